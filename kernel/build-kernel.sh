@@ -1,0 +1,181 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# build-kernel.sh - build (or find in the cache) the minimal guest kernel used
+# by the QEMU harness in tests/kernel/.
+#
+# Usage:
+#   kernel/build-kernel.sh [--stock | --patched] [--source 6.1|6.12] [--jobs N]
+#
+#   --stock     the Debian linux-source-VER tree as shipped (default)
+#   --patched   the same tree with kernel/patches/series applied in order
+#               (each line names a git-format-patch file in kernel/patches/,
+#               '#' comments and blank lines ignored; applied with patch -p1).
+#               Without a series file --patched is identical to --stock.
+#   --source V  kernel source version: Debian package linux-source-V,
+#               tarball /usr/src/linux-source-V.tar.xz (default 6.1)
+#   --jobs N    make -jN (default: number of CPUs)
+#
+# Stdout: exactly one line, the absolute path of the built bzImage.
+# Stderr: progress; the full build log is CACHEDIR/build.log.
+#
+# Config: `make tinyconfig`, then kernel/config.fragment appended, then
+# `make olddefconfig`; every line of the fragment is checked against the final
+# .config and the build fails if any did not take effect.
+#
+# Cache: ${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}/kernel-HASH
+# where HASH = sha256 over (source version, config fragment, this script, and
+# for --patched the series file plus every patch it lists).  A finished build
+# leaves CACHEDIR/bzImage and CACHEDIR/.done; later calls return at once.
+# Concurrent callers serialise on an flock of CACHEDIR.lock.
+#
+# Missing tools or the source package are installed with apt-get (root or
+# sudo needed only then).
+
+set -euo pipefail
+export LC_ALL=C TZ=UTC
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+mode=stock
+srcver=6.1
+jobs=$(nproc 2>/dev/null || echo 2)
+
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stock) mode=stock ;;
+	--patched) mode=patched ;;
+	--source) srcver=$2; shift ;;
+	--source=*) srcver=${1#--source=} ;;
+	--jobs) jobs=$2; shift ;;
+	-h|--help) sed -n '3,32p' "$0"; exit 0 ;;
+	*) echo "build-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+
+log() { echo "build-kernel: $*" >&2; }
+die() { echo "build-kernel: error: $*" >&2; exit 1; }
+
+fragment=$here/config.fragment
+patchdir=$here/patches
+series=$patchdir/series
+[ -r "$fragment" ] || die "missing $fragment"
+
+# --- patch list ------------------------------------------------------------
+patches=()
+if [ "$mode" = patched ] && [ -f "$series" ]; then
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=$(echo "$line" | tr -d '[:space:]')
+		[ -n "$line" ] || continue
+		[ -f "$patchdir/$line" ] || die "series lists missing patch $line"
+		patches+=("$patchdir/$line")
+	done <"$series"
+fi
+
+# --- cache key ---------------------------------------------------------------
+hash=$( {
+	echo "source=$srcver"
+	echo "--- fragment"; cat "$fragment"
+	echo "--- script"; cat "$0"
+	for p in "${patches[@]}"; do
+		echo "--- patch $(basename "$p")"; cat "$p"
+	done
+} | sha256sum | cut -c1-16)
+
+cache=${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}
+dir=$cache/kernel-$hash
+mkdir -p "$cache"
+
+if [ -f "$dir/.done" ] && [ -f "$dir/bzImage" ]; then
+	echo "$dir/bzImage"
+	exit 0
+fi
+
+# --- dependencies ------------------------------------------------------------
+need_pkgs=()
+tarball=/usr/src/linux-source-$srcver.tar.xz
+[ -f "$tarball" ] || need_pkgs+=("linux-source-$srcver")
+for t in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils \
+	cpio:cpio perl:perl; do
+	command -v "${t%%:*}" >/dev/null 2>&1 || need_pkgs+=("${t#*:}")
+done
+[ -f /usr/include/gelf.h ] || need_pkgs+=(libelf-dev)
+[ -f /usr/include/openssl/opensslv.h ] || need_pkgs+=(libssl-dev)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+	log "installing ${need_pkgs[*]}"
+	sudo=
+	[ "$(id -u)" = 0 ] || sudo=sudo
+	$sudo apt-get update -q >&2 || die "apt-get update failed"
+	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
+		"${need_pkgs[@]}" >&2 || die "apt-get install ${need_pkgs[*]} failed"
+fi
+[ -f "$tarball" ] || die "$tarball not found after installing linux-source-$srcver"
+
+# --- build under lock --------------------------------------------------------
+exec 9>"$dir.lock"
+if ! flock -n 9; then
+	log "waiting for another build of $dir"
+	flock 9
+fi
+if [ -f "$dir/.done" ] && [ -f "$dir/bzImage" ]; then
+	echo "$dir/bzImage"
+	exit 0
+fi
+
+rm -rf "$dir"
+mkdir -p "$dir"
+buildlog=$dir/build.log
+: >"$buildlog"
+fail() {
+	echo "build-kernel: error: $*; last lines of $buildlog:" >&2
+	tail -n 40 "$buildlog" >&2
+	exit 1
+}
+
+t0=$(date +%s)
+log "extracting $tarball into $dir (mode=$mode, ${#patches[@]} patches)"
+tar -xJf "$tarball" -C "$dir" >>"$buildlog" 2>&1 || fail "extract failed"
+src=$dir/linux-source-$srcver
+[ -d "$src" ] || src=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n1)
+[ -f "$src/Makefile" ] || fail "no kernel tree in $dir"
+
+for p in "${patches[@]}"; do
+	log "applying $(basename "$p")"
+	patch -d "$src" -p1 --batch --forward <"$p" >>"$buildlog" 2>&1 ||
+		fail "patch $(basename "$p") does not apply"
+done
+
+kmake() { make -C "$src" ARCH=x86_64 "$@" >>"$buildlog" 2>&1; }
+
+kmake tinyconfig || fail "make tinyconfig failed"
+{ echo; cat "$fragment"; } >>"$src/.config"
+kmake olddefconfig || fail "make olddefconfig failed"
+
+# every fragment line must be in the final .config
+bad=0
+while IFS= read -r line; do
+	case "$line" in
+	CONFIG_*=*) want=$line ;;
+	"# CONFIG_"*" is not set") want=$line ;;
+	*) continue ;;
+	esac
+	opt=${want#\# }; opt=${opt%%[= ]*}
+	if ! grep -qxF -- "$want" "$src/.config"; then
+		if [[ "$want" == "# "* ]] && ! grep -q "^$opt=" "$src/.config"; then
+			continue # unset and not even visible: fine
+		fi
+		got=$(grep -E "^(# )?$opt[= ]" "$src/.config" || echo "(absent)")
+		echo "build-kernel: config: wanted '$want', got '$got'" >&2
+		bad=1
+	fi
+done <"$fragment"
+[ $bad = 0 ] || fail "config fragment did not take effect"
+
+log "compiling with -j$jobs (log: $buildlog)"
+kmake -j"$jobs" bzImage || fail "kernel build failed"
+cp "$src/arch/x86/boot/bzImage" "$dir/bzImage"
+cp "$src/.config" "$dir/config"
+touch "$dir/.done"
+log "built in $(( $(date +%s) - t0 ))s: $dir/bzImage"
+echo "$dir/bzImage"

@@ -1,0 +1,631 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * replay - record a source tree as a creation-order manifest (on the host)
+ * and recreate it with plain system calls (in a QEMU guest), so that the
+ * real kernel allocates inodes and blocks for exactly the operation sequence
+ * orlov-populate models.
+ *
+ *   replay manifest SRC
+ *       Print the manifest of SRC (not including SRC itself): depth first,
+ *       a directory before its contents, siblings in strcmp order of their
+ *       raw names, symlinks never followed.  Lines:
+ *         d MODE UID GID PATH
+ *         f MODE UID GID SIZE PATH EXTENTS      EXTENTS = off+len,... or -
+ *         l UID GID PATH TARGET
+ *         h PATH OLDPATH                        2nd+ sighting of an inode
+ *         c|b MODE UID GID MAJOR MINOR PATH
+ *         p MODE UID GID PATH                   fifo
+ *         s MODE UID GID PATH                   socket
+ *       MODE is octal permission bits (07777); PATH, OLDPATH and TARGET
+ *       have bytes < 0x21, '%' and > 0x7e written as %XX.
+ *
+ *   replay run [--colour N] MANIFEST PAYLOAD DEST
+ *       Fork until getpid() % 16 == N (default 0), then create every entry
+ *       of MANIFEST under DEST, in order, in this one process; file data is
+ *       read from PAYLOAD/PATH.  Stops at the first error (exit 1).
+ *
+ * Build: gcc -static -O2 -o replay replay.c
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define CHUNK (64 * 1024)
+
+static const char *prog = "replay";
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+	p = realloc(p, n ? n : 1);
+	if (!p)
+		die("out of memory");
+	return p;
+}
+
+/* ---------------------------------------------------------------- escape */
+
+static void put_escaped(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (; *p; p++) {
+		if (*p < 0x21 || *p == '%' || *p > 0x7e)
+			fprintf(out, "%%%02X", *p);
+		else
+			fputc(*p, out);
+	}
+}
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* in place */
+static char *unescape(char *s)
+{
+	char *r = s, *w = s;
+
+	while (*r) {
+		if (*r == '%') {
+			int h = r[1] ? hexval(r[1]) : -1;
+			int l = (h >= 0 && r[2]) ? hexval(r[2]) : -1;
+
+			if (h < 0 || l < 0)
+				die("bad escape in manifest: %s", s);
+			*w++ = (char)(h * 16 + l);
+			r += 3;
+		} else {
+			*w++ = *r++;
+		}
+	}
+	*w = 0;
+	return s;
+}
+
+/* -------------------------------------------------------------- manifest */
+
+struct link_ent {
+	dev_t dev;
+	ino_t ino;
+	char *path;
+};
+
+static struct link_ent *links;
+static size_t nlinks, alinks;
+
+static const char *link_lookup(dev_t dev, ino_t ino)
+{
+	for (size_t i = 0; i < nlinks; i++)
+		if (links[i].dev == dev && links[i].ino == ino)
+			return links[i].path;
+	return NULL;
+}
+
+static void link_add(dev_t dev, ino_t ino, const char *path)
+{
+	if (nlinks == alinks) {
+		alinks = alinks ? alinks * 2 : 64;
+		links = xrealloc(links, alinks * sizeof(*links));
+	}
+	links[nlinks].dev = dev;
+	links[nlinks].ino = ino;
+	links[nlinks].path = strdup(path);
+	if (!links[nlinks].path)
+		die("out of memory");
+	nlinks++;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void print_extents(FILE *out, int dirfd, const char *name,
+			  const char *path, off_t size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	off_t pos = 0;
+	int any = 0;
+
+	if (fd < 0)
+		die("open %s: %s", path, strerror(errno));
+	while (pos < size) {
+		off_t d = lseek(fd, pos, SEEK_DATA);
+		off_t h;
+
+		if (d < 0) {
+			if (errno == ENXIO)
+				break;
+			if (errno == EINVAL && pos == 0) {
+				/* no SEEK_DATA support: all data */
+				d = 0;
+				h = size;
+				goto emit;
+			}
+			die("SEEK_DATA %s: %s", path, strerror(errno));
+		}
+		if (d >= size)
+			break;
+		h = lseek(fd, d, SEEK_HOLE);
+		if (h < 0)
+			die("SEEK_HOLE %s: %s", path, strerror(errno));
+		if (h > size)
+			h = size;
+emit:
+		fprintf(out, "%s%lld+%lld", any ? "," : "", (long long)d,
+			(long long)(h - d));
+		any = 1;
+		pos = h;
+	}
+	if (!any)
+		fputs("-", out);
+	close(fd);
+}
+
+static void walk(FILE *out, int dirfd, const char *rel)
+{
+	DIR *d;
+	struct dirent *de;
+	char **names = NULL;
+	size_t n = 0, a = 0;
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || !(d = fdopendir(fd)))
+		die("opendir %s: %s", *rel ? rel : ".", strerror(errno));
+	while ((errno = 0, de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n == a) {
+			a = a ? a * 2 : 32;
+			names = xrealloc(names, a * sizeof(*names));
+		}
+		names[n] = strdup(de->d_name);
+		if (!names[n])
+			die("out of memory");
+		n++;
+	}
+	if (errno)
+		die("readdir %s: %s", rel, strerror(errno));
+	qsort(names, n, sizeof(*names), cmp_names);
+
+	for (size_t i = 0; i < n; i++) {
+		struct stat st;
+		size_t plen = strlen(rel) + strlen(names[i]) + 2;
+		char *path = xmalloc(plen);
+		unsigned mode;
+
+		if (*rel)
+			snprintf(path, plen, "%s/%s", rel, names[i]);
+		else
+			snprintf(path, plen, "%s", names[i]);
+		if (fstatat(dirfd, names[i], &st, AT_SYMLINK_NOFOLLOW) < 0)
+			die("stat %s: %s", path, strerror(errno));
+		mode = st.st_mode & 07777;
+
+		if (!S_ISDIR(st.st_mode) && st.st_nlink > 1) {
+			const char *old = link_lookup(st.st_dev, st.st_ino);
+
+			if (old) {
+				fputs("h ", out);
+				put_escaped(out, path);
+				fputc(' ', out);
+				put_escaped(out, old);
+				fputc('\n', out);
+				free(path);
+				free(names[i]);
+				continue;
+			}
+			link_add(st.st_dev, st.st_ino, path);
+		}
+
+		if (S_ISDIR(st.st_mode)) {
+			int sub;
+
+			fprintf(out, "d %04o %u %u ", mode, (unsigned)st.st_uid,
+				(unsigned)st.st_gid);
+			put_escaped(out, path);
+			fputc('\n', out);
+			sub = openat(dirfd, names[i],
+				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub < 0)
+				die("open %s: %s", path, strerror(errno));
+			walk(out, sub, path);
+			close(sub);
+		} else if (S_ISREG(st.st_mode)) {
+			fprintf(out, "f %04o %u %u %lld ", mode,
+				(unsigned)st.st_uid, (unsigned)st.st_gid,
+				(long long)st.st_size);
+			put_escaped(out, path);
+			fputc(' ', out);
+			print_extents(out, dirfd, names[i], path, st.st_size);
+			fputc('\n', out);
+		} else if (S_ISLNK(st.st_mode)) {
+			char *target = xmalloc(st.st_size + PATH_MAX + 1);
+			ssize_t len = readlinkat(dirfd, names[i], target,
+						 st.st_size + PATH_MAX);
+
+			if (len < 0)
+				die("readlink %s: %s", path, strerror(errno));
+			target[len] = 0;
+			fprintf(out, "l %u %u ", (unsigned)st.st_uid,
+				(unsigned)st.st_gid);
+			put_escaped(out, path);
+			fputc(' ', out);
+			put_escaped(out, target);
+			fputc('\n', out);
+			free(target);
+		} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
+			fprintf(out, "%c %04o %u %u %u %u ",
+				S_ISCHR(st.st_mode) ? 'c' : 'b', mode,
+				(unsigned)st.st_uid, (unsigned)st.st_gid,
+				major(st.st_rdev), minor(st.st_rdev));
+			put_escaped(out, path);
+			fputc('\n', out);
+		} else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
+			fprintf(out, "%c %04o %u %u ",
+				S_ISFIFO(st.st_mode) ? 'p' : 's', mode,
+				(unsigned)st.st_uid, (unsigned)st.st_gid);
+			put_escaped(out, path);
+			fputc('\n', out);
+		} else {
+			die("%s: unsupported file type 0%o", path,
+			    (unsigned)(st.st_mode & S_IFMT));
+		}
+		free(path);
+		free(names[i]);
+	}
+	free(names);
+	closedir(d);
+}
+
+static int do_manifest(const char *src)
+{
+	int fd = open(src, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open %s: %s", src, strerror(errno));
+	walk(stdout, fd, "");
+	close(fd);
+	if (fflush(stdout) || ferror(stdout))
+		die("write error on stdout");
+	return 0;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static unsigned long parse_num(const char *s, int base, const char *what,
+			       unsigned long lineno)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s)
+		die("manifest line %lu: missing %s", lineno, what);
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || end == s)
+		die("manifest line %lu: bad %s '%s'", lineno, what, s);
+	return (unsigned long)v;
+}
+
+static void xchown_chmod(int destfd, const char *path, unsigned mode,
+			 unsigned uid, unsigned gid)
+{
+	if (fchownat(destfd, path, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+		die("chown %s: %s", path, strerror(errno));
+	if (fchmodat(destfd, path, mode, 0) < 0)
+		die("chmod %s: %s", path, strerror(errno));
+}
+
+static void copy_file(int destfd, int payfd, const char *path, unsigned mode,
+		      unsigned uid, unsigned gid, off_t size, char *extents,
+		      char *buf)
+{
+	int out = openat(destfd, path, O_CREAT | O_WRONLY | O_EXCL | O_CLOEXEC,
+			 mode & 0777);
+	int in = -1;
+	off_t end = 0;
+
+	if (out < 0)
+		die("create %s: %s", path, strerror(errno));
+	if (strcmp(extents, "-")) {
+		in = openat(payfd, path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (in < 0)
+			die("open payload %s: %s", path, strerror(errno));
+	}
+	for (char *e = strtok(extents, ","); in >= 0 && e; e = strtok(NULL, ",")) {
+		char *plus = strchr(e, '+');
+		long long off, len;
+
+		if (!plus)
+			die("%s: bad extent '%s'", path, e);
+		*plus = 0;
+		off = strtoll(e, NULL, 10);
+		len = strtoll(plus + 1, NULL, 10);
+		if (off < 0 || len <= 0)
+			die("%s: bad extent %lld+%lld", path, off, len);
+		if (lseek(out, off, SEEK_SET) != off)
+			die("lseek %s: %s", path, strerror(errno));
+		while (len > 0) {
+			size_t want = len > CHUNK ? CHUNK : (size_t)len;
+			ssize_t r = pread(in, buf, want, off);
+			size_t done = 0;
+
+			if (r < 0)
+				die("read payload %s: %s", path, strerror(errno));
+			if ((size_t)r != want)
+				die("payload %s shorter than manifest", path);
+			while (done < want) {
+				ssize_t w = write(out, buf + done, want - done);
+
+				if (w < 0)
+					die("write %s: %s", path, strerror(errno));
+				done += w;
+			}
+			off += want;
+			len -= want;
+		}
+		end = off;
+	}
+	if (end < size && ftruncate(out, size) < 0)
+		die("ftruncate %s: %s", path, strerror(errno));
+	if (in >= 0)
+		close(in);
+	if (fchown(out, uid, gid) < 0)
+		die("chown %s: %s", path, strerror(errno));
+	if (fchmod(out, mode) < 0)
+		die("chmod %s: %s", path, strerror(errno));
+	if (close(out) < 0)
+		die("close %s: %s", path, strerror(errno));
+}
+
+static void replay(const char *manifest, const char *payload, const char *dest)
+{
+	FILE *m = fopen(manifest, "re");
+	int destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int payfd = open(payload, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char *line = NULL, *buf = xmalloc(CHUNK);
+	size_t cap = 0;
+	ssize_t len;
+	unsigned long lineno = 0;
+
+	if (!m)
+		die("open %s: %s", manifest, strerror(errno));
+	if (destfd < 0)
+		die("open %s: %s", dest, strerror(errno));
+	if (payfd < 0)
+		die("open %s: %s", payload, strerror(errno));
+	umask(0);
+
+	while ((len = getline(&line, &cap, m)) >= 0) {
+		char *f[8], *sp;
+		int nf = 0;
+
+		lineno++;
+		if (len && line[len - 1] == '\n')
+			line[--len] = 0;
+		if (!len)
+			continue;
+		for (char *t = strtok_r(line, " ", &sp); t && nf < 8;
+		     t = strtok_r(NULL, " ", &sp))
+			f[nf++] = t;
+		for (int i = nf; i < 8; i++)
+			f[i] = NULL;
+		if (strlen(f[0]) != 1)
+			die("manifest line %lu: bad type '%s'", lineno, f[0]);
+
+		switch (f[0][0]) {
+		case 'd': {
+			unsigned mode = parse_num(f[1], 8, "mode", lineno);
+			unsigned uid = parse_num(f[2], 10, "uid", lineno);
+			unsigned gid = parse_num(f[3], 10, "gid", lineno);
+			char *p;
+
+			if (!f[4])
+				die("manifest line %lu: missing path", lineno);
+			p = unescape(f[4]);
+			if (mkdirat(destfd, p, mode & 0777) < 0)
+				die("mkdir %s: %s", p, strerror(errno));
+			xchown_chmod(destfd, p, mode, uid, gid);
+			break;
+		}
+		case 'f': {
+			unsigned mode = parse_num(f[1], 8, "mode", lineno);
+			unsigned uid = parse_num(f[2], 10, "uid", lineno);
+			unsigned gid = parse_num(f[3], 10, "gid", lineno);
+			off_t size = parse_num(f[4], 10, "size", lineno);
+
+			if (!f[5] || !f[6])
+				die("manifest line %lu: missing field", lineno);
+			copy_file(destfd, payfd, unescape(f[5]), mode, uid, gid,
+				  size, f[6], buf);
+			break;
+		}
+		case 'l': {
+			unsigned uid = parse_num(f[1], 10, "uid", lineno);
+			unsigned gid = parse_num(f[2], 10, "gid", lineno);
+			char *p, *t;
+
+			if (!f[3] || !f[4])
+				die("manifest line %lu: missing field", lineno);
+			p = unescape(f[3]);
+			t = unescape(f[4]);
+			if (symlinkat(t, destfd, p) < 0)
+				die("symlink %s: %s", p, strerror(errno));
+			if (fchownat(destfd, p, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+				die("lchown %s: %s", p, strerror(errno));
+			break;
+		}
+		case 'h': {
+			char *p, *o;
+
+			if (!f[1] || !f[2])
+				die("manifest line %lu: missing field", lineno);
+			p = unescape(f[1]);
+			o = unescape(f[2]);
+			if (linkat(destfd, o, destfd, p, 0) < 0)
+				die("link %s -> %s: %s", p, o, strerror(errno));
+			break;
+		}
+		case 'c':
+		case 'b': {
+			unsigned mode = parse_num(f[1], 8, "mode", lineno);
+			unsigned uid = parse_num(f[2], 10, "uid", lineno);
+			unsigned gid = parse_num(f[3], 10, "gid", lineno);
+			unsigned ma = parse_num(f[4], 10, "major", lineno);
+			unsigned mi = parse_num(f[5], 10, "minor", lineno);
+			char *p;
+
+			if (!f[6])
+				die("manifest line %lu: missing path", lineno);
+			p = unescape(f[6]);
+			if (mknodat(destfd, p,
+				    (f[0][0] == 'c' ? S_IFCHR : S_IFBLK) |
+					    (mode & 0777),
+				    makedev(ma, mi)) < 0)
+				die("mknod %s: %s", p, strerror(errno));
+			xchown_chmod(destfd, p, mode, uid, gid);
+			break;
+		}
+		case 'p':
+		case 's': {
+			unsigned mode = parse_num(f[1], 8, "mode", lineno);
+			unsigned uid = parse_num(f[2], 10, "uid", lineno);
+			unsigned gid = parse_num(f[3], 10, "gid", lineno);
+			char *p;
+
+			if (!f[4])
+				die("manifest line %lu: missing path", lineno);
+			p = unescape(f[4]);
+			if (mknodat(destfd, p,
+				    (f[0][0] == 'p' ? S_IFIFO : S_IFSOCK) |
+					    (mode & 0777), 0) < 0)
+				die("mknod %s: %s", p, strerror(errno));
+			xchown_chmod(destfd, p, mode, uid, gid);
+			break;
+		}
+		default:
+			die("manifest line %lu: bad type '%s'", lineno, f[0]);
+		}
+	}
+	if (ferror(m))
+		die("read %s: %s", manifest, strerror(errno));
+	fclose(m);
+	free(line);
+	free(buf);
+	close(destfd);
+	close(payfd);
+}
+
+/*
+ * ext2 colours the block goal of a new file by current->pid % 16: become a
+ * process with the wanted colour.  The parent forks until a child has it,
+ * waits for that child and exits with its status.
+ */
+static void become_colour(int colour)
+{
+	for (int tries = 0; getpid() % 16 != colour; tries++) {
+		pid_t c;
+		int st;
+
+		if (tries > 4096)
+			die("could not get a pid with colour %d", colour);
+		c = fork();
+		if (c < 0)
+			die("fork: %s", strerror(errno));
+		if (c == 0) {
+			if (getpid() % 16 == colour)
+				return; /* this child does the work */
+			_exit(0);
+		}
+		if (waitpid(c, &st, 0) < 0)
+			die("waitpid: %s", strerror(errno));
+		if (c % 16 != colour) {
+			if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+				die("colour probe child failed");
+			continue;
+		}
+		if (WIFEXITED(st))
+			exit(WEXITSTATUS(st));
+		exit(128 + (WIFSIGNALED(st) ? WTERMSIG(st) : 0));
+	}
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: replay manifest SRC\n"
+		"       replay run [--colour N] MANIFEST PAYLOAD DEST\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		usage();
+	if (!strcmp(argv[1], "manifest")) {
+		if (argc != 3)
+			usage();
+		return do_manifest(argv[2]);
+	}
+	if (!strcmp(argv[1], "run")) {
+		int colour = 0, i = 2;
+
+		if (i < argc && (!strcmp(argv[i], "--colour") ||
+				 !strcmp(argv[i], "--color"))) {
+			if (i + 1 >= argc)
+				usage();
+			colour = (int)parse_num(argv[i + 1], 10, "colour", 0);
+			if (colour > 15)
+				die("colour must be 0..15");
+			i += 2;
+		}
+		if (argc - i != 3)
+			usage();
+		become_colour(colour);
+		replay(argv[i], argv[i + 1], argv[i + 2]);
+		return 0;
+	}
+	usage();
+	return 2;
+}
