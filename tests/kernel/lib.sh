@@ -44,6 +44,18 @@ kt_need() { # kt_need CMD PKG [CMD PKG]...
 			"${missing[@]}" >&2
 }
 
+# install Debian packages unconditionally (root or sudo only)
+kt_install() {
+	local sudo=
+	if [ "$(id -u)" != 0 ]; then
+		command -v sudo >/dev/null 2>&1 || return 1
+		sudo=sudo
+	fi
+	kt_log "installing $*"
+	$sudo apt-get update -q >&2 &&
+		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q "$@" >&2
+}
+
 # QEMU present (installing it when we can)?  Skip (77) otherwise.
 kt_require_qemu() {
 	kt_need qemu-system-x86_64 qemu-system-x86 || true

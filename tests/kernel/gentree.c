@@ -1,0 +1,377 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * gentree - generate a deterministic (seeded) source tree for the
+ * crosscheck corpus.
+ *
+ *   gentree [--seed N] [--profile P] [--scale N] [--no-special] DIR
+ *
+ * DIR must not exist.  The same arguments give the same tree (names,
+ * sizes, contents, holes, modes, links) on any host; ownership and device
+ * nodes only when run as root (else --no-special is implied for devices).
+ *
+ * Profiles:
+ *   mixed  nested directories with a mix of everything (default)
+ *   deep   a long chain of nested directories with a few entries each
+ *   wide   a few directories with thousands of entries (multi-block dirs)
+ *   big    files around the direct / indirect / double-indirect boundaries
+ *          of 1 KiB, 2 KiB and 4 KiB blocks, and sparse files
+ *   small  many small files and fast symlinks (lots of inodes)
+ * --scale is roughly the number of entries (default depends on profile).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+static uint64_t rng_state;
+static int is_root, no_special;
+static long budget;
+
+static void die(const char *what, const char *path)
+{
+	fprintf(stderr, "gentree: %s %s: %s\n", what, path, strerror(errno));
+	exit(1);
+}
+
+static uint64_t rnd(void)
+{
+	/* xorshift64* */
+	rng_state ^= rng_state >> 12;
+	rng_state ^= rng_state << 25;
+	rng_state ^= rng_state >> 27;
+	return rng_state * 0x2545F4914F6CDD1DULL;
+}
+
+static unsigned rn(unsigned n) /* 0..n-1 */
+{
+	return n ? (unsigned)((rnd() >> 11) % n) : 0;
+}
+
+/* ---- regular files ------------------------------------------------------ */
+
+struct fileref {
+	char *path;
+};
+static struct fileref *files;
+static size_t nfiles, afiles;
+
+static void remember(const char *path)
+{
+	if (nfiles == afiles) {
+		afiles = afiles ? 2 * afiles : 256;
+		files = realloc(files, afiles * sizeof(*files));
+		if (!files)
+			exit(1);
+	}
+	files[nfiles++].path = strdup(path);
+}
+
+static void fill(unsigned char *buf, size_t n)
+{
+	for (size_t i = 0; i < n; i += 8) {
+		uint64_t v = rnd();
+
+		for (size_t j = 0; j < 8 && i + j < n; j++)
+			buf[i + j] = (unsigned char)(v >> (8 * j)) | 1;
+	}
+}
+
+static void write_range(int fd, const char *path, off_t off, off_t len)
+{
+	static unsigned char buf[65536];
+
+	while (len > 0) {
+		size_t n = len > (off_t)sizeof(buf) ? sizeof(buf) : (size_t)len;
+
+		fill(buf, n);
+		if (pwrite(fd, buf, n, off) != (ssize_t)n)
+			die("write", path);
+		off += n;
+		len -= n;
+	}
+}
+
+/* data ranges are 4096-aligned so that every host filesystem reports them
+ * the same way via SEEK_DATA (the last may end unaligned at EOF) */
+static void make_file(const char *path, off_t size, int sparse, unsigned mode)
+{
+	int fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0600);
+
+	if (fd < 0)
+		die("create", path);
+	if (!sparse) {
+		write_range(fd, path, 0, size);
+	} else {
+		off_t pos = 0;
+		unsigned pieces = 1 + rn(4);
+
+		for (unsigned i = 0; i < pieces && size > 0; i++) {
+			off_t gap = (off_t)rn((unsigned)(size / 4096 / pieces + 1)) * 4096;
+			off_t len = (off_t)(1 + rn(8)) * 4096;
+
+			pos += gap;
+			if (pos >= size)
+				break;
+			if (pos + len > size)
+				len = size - pos;
+			write_range(fd, path, pos, len);
+			pos += len;
+		}
+		if (ftruncate(fd, size) < 0)
+			die("ftruncate", path);
+	}
+	if (fchmod(fd, mode) < 0)
+		die("chmod", path);
+	close(fd);
+	remember(path);
+}
+
+/* sizes around the block-map boundaries for 1/2/4 KiB blocks */
+static off_t boundary_size(int huge_ok)
+{
+	static const unsigned bs[] = { 1024, 2048, 4096 };
+	unsigned b = bs[rn(3)];
+	off_t per = b / 4;
+	off_t edges[] = {
+		12, 12 + per, 12 + per + per * per,
+	};
+	off_t e = edges[rn(b == 1024 && huge_ok ? 3 : 2)];
+	long delta = (long)rn(3) - 1; /* -1, 0, +1 blocks */
+	off_t sz = (e + delta) * b;
+
+	switch (rn(3)) {
+	case 0: return sz - 1;
+	case 1: return sz;
+	default: return sz + 1;
+	}
+}
+
+static off_t small_size(void)
+{
+	switch (rn(6)) {
+	case 0: return 0;
+	case 1: return 1 + rn(100);
+	case 2: return 1 + rn(4096);
+	case 3: return 4096 * (1 + rn(4));
+	case 4: return 1 + rn(20000);
+	default: return 1 + rn(60000);
+	}
+}
+
+/* ---- names --------------------------------------------------------------- */
+
+static void gen_name(char *out, size_t cap, unsigned idx)
+{
+	static const char *stems[] = {
+		"a", "B", "file", "dir", "Zeta", "_x", "data", "README",
+		"x.y.z", "l" /* long */, "caf\xc3\xa9", "sp ace",
+	};
+	const char *stem = stems[rn(sizeof(stems) / sizeof(stems[0]))];
+
+	if (!strcmp(stem, "l") && rn(4) == 0) {
+		size_t len = 40 + rn(200);
+		size_t n = 0;
+
+		if (len > cap - 16)
+			len = cap - 16;
+		for (; n < len; n++)
+			out[n] = 'a' + rn(26);
+		snprintf(out + n, cap - n, "%u", idx);
+		return;
+	}
+	snprintf(out, cap, "%s%u", stem, idx);
+}
+
+/* ---- tree ----------------------------------------------------------------- */
+
+static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
+		       int kind_bias);
+
+static void make_dir(const char *path, int depth, int maxdepth, unsigned nent,
+		     int kind_bias)
+{
+	unsigned mode = rn(8) == 0 ? 0750 : 0755;
+
+	if (mkdir(path, 0700) < 0)
+		die("mkdir", path);
+	for (unsigned i = 0; i < nent && budget > 0; i++)
+		make_entry(path, i, depth, maxdepth, kind_bias);
+	if (chmod(path, mode) < 0)
+		die("chmod", path);
+	if (is_root && rn(4) == 0 && chown(path, rn(3) * 1000, rn(3) * 100) < 0)
+		die("chown", path);
+}
+
+enum { BIAS_MIXED, BIAS_SMALL, BIAS_BIG };
+
+static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
+		       int kind_bias)
+{
+	char name[300], path[4096];
+	unsigned k = rn(100);
+
+	gen_name(name, sizeof(name), idx);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return;
+	budget--;
+
+	if (depth < maxdepth && k < (kind_bias == BIAS_SMALL ? 5 : 12)) {
+		make_dir(path, depth + 1, maxdepth, 2 + rn(12), kind_bias);
+		return;
+	}
+	if (k < 60) {
+		off_t size;
+		int sparse = 0;
+
+		if (kind_bias == BIAS_BIG || rn(40) == 0) {
+			sparse = rn(3) == 0;
+			size = boundary_size(sparse);
+		} else {
+			size = small_size();
+		}
+		make_file(path, size, sparse,
+			  rn(10) == 0 ? 0755 : (rn(20) == 0 ? 04755 : 0644));
+		if (is_root && rn(8) == 0 && chown(path, 1000 + rn(3), 100) < 0)
+			die("chown", path);
+		return;
+	}
+	if (k < 72) { /* fast symlink */
+		char t[64];
+
+		snprintf(t, sizeof(t), "../target-%u", rn(1000));
+		if (symlink(t, path) < 0)
+			die("symlink", path);
+		return;
+	}
+	if (k < 78) { /* slow symlink: >= 60 bytes, sometimes > one block */
+		static char t[1100];
+		size_t len = rn(4) == 0 ? 300 + rn(700) : 60 + rn(200);
+
+		for (size_t i = 0; i < len; i++)
+			t[i] = (i % 16 == 15) ? '/' : 'a' + rn(26);
+		t[len] = 0;
+		if (symlink(t, path) < 0)
+			die("symlink", path);
+		return;
+	}
+	if (k < 86 && nfiles) { /* hard link to an earlier file */
+		const char *old = files[rn((unsigned)nfiles)].path;
+
+		if (link(old, path) < 0)
+			die("link", path);
+		return;
+	}
+	if (k < 90) {
+		if (mkfifo(path, 0644) < 0)
+			die("mkfifo", path);
+		return;
+	}
+	if (k < 94 && is_root && !no_special) {
+		if (mknod(path, (rn(2) ? S_IFCHR : S_IFBLK) | 0660,
+			  makedev(1 + rn(8), rn(256))) < 0)
+			die("mknod", path);
+		return;
+	}
+	if (k < 96 && is_root && !no_special) {
+		if (mknod(path, S_IFSOCK | 0755, 0) < 0)
+			die("mknod", path);
+		return;
+	}
+	make_file(path, small_size(), 0, 0644);
+}
+
+int main(int argc, char **argv)
+{
+	unsigned long long seed = 1;
+	const char *profile = "mixed", *dir = NULL;
+	long scale = -1;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--seed") && i + 1 < argc)
+			seed = strtoull(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--profile") && i + 1 < argc)
+			profile = argv[++i];
+		else if (!strcmp(argv[i], "--scale") && i + 1 < argc)
+			scale = strtol(argv[++i], NULL, 10);
+		else if (!strcmp(argv[i], "--no-special"))
+			no_special = 1;
+		else if (argv[i][0] != '-' && !dir)
+			dir = argv[i];
+		else {
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small] [--scale N] [--no-special] DIR\n");
+			return 2;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "gentree: no DIR\n");
+		return 2;
+	}
+	rng_state = seed * 0x9E3779B97F4A7C15ULL + 0x1234567ULL;
+	if (!rng_state)
+		rng_state = 1;
+	is_root = geteuid() == 0;
+	umask(0);
+
+	if (!strcmp(profile, "mixed")) {
+		budget = scale > 0 ? scale : 500;
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (unsigned i = 0; budget > 0; i++)
+			make_entry(dir, i, 0, 5, BIAS_MIXED);
+	} else if (!strcmp(profile, "small")) {
+		budget = scale > 0 ? scale : 2000;
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (unsigned i = 0; budget > 0; i++)
+			make_entry(dir, i, 0, 3, BIAS_SMALL);
+	} else if (!strcmp(profile, "big")) {
+		budget = scale > 0 ? scale : 40;
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (unsigned i = 0; budget > 0; i++)
+			make_entry(dir, i, 0, 1, BIAS_BIG);
+	} else if (!strcmp(profile, "deep")) {
+		char path[4096];
+		long depth = scale > 0 ? scale : 60;
+
+		snprintf(path, sizeof(path), "%s", dir);
+		if (mkdir(path, 0755) < 0)
+			die("mkdir", path);
+		for (long d = 0; d < depth; d++) {
+			size_t l = strlen(path);
+
+			budget = 1 + rn(4);
+			for (unsigned i = 0; budget > 0; i++)
+				make_entry(path, i, 0, 0, BIAS_SMALL);
+			if (l + 8 >= sizeof(path))
+				break;
+			snprintf(path + l, sizeof(path) - l, "/d%ld", d);
+			if (mkdir(path, 0755) < 0)
+				die("mkdir", path);
+		}
+	} else if (!strcmp(profile, "wide")) {
+		char path[4096];
+		long n = scale > 0 ? scale : 3000;
+
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (int w = 0; w < 3; w++) {
+			snprintf(path, sizeof(path), "%s/wide%d", dir, w);
+			if (mkdir(path, 0755) < 0)
+				die("mkdir", path);
+			budget = w == 0 ? n : n / 4;
+			for (unsigned i = 0; budget > 0; i++)
+				make_entry(path, i, 0, w == 2 ? 2 : 0, BIAS_SMALL);
+		}
+	} else {
+		fprintf(stderr, "gentree: unknown profile %s\n", profile);
+		return 2;
+	}
+	return 0;
+}
