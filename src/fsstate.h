@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The allocator state of one filesystem, as the ext2 driver holds it in
+ * memory after a fresh mount: per-group descriptor counters, the free
+ * counters (exact, as percpu counters are on a uniprocessor kernel), the
+ * Orlov debts (zero at mount), the bitmaps and the reservation windows.
+ * Loaded from the image by image.c, changed only by orlov.c and balloc.c,
+ * written back once at the end.
+ */
+#ifndef ORLOV_FSSTATE_H
+#define ORLOV_FSSTATE_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <ext2fs/ext2_types.h>
+#include <et/com_err.h>
+
+struct fs_geom {
+	uint32_t ngroups;
+	uint32_t inodes_per_group;
+	uint32_t blocks_per_group;
+	uint32_t inodes_count;
+	uint32_t blocks_count;
+	uint32_t first_data_block;
+	uint32_t first_ino;
+	uint32_t block_size;
+	uint32_t inode_size;
+};
+
+/* One reservation window; the head node is the kernel's dummy [0,0]. */
+struct rsv_window {
+	uint32_t start;		/* 0 with end 0: not allocated */
+	uint32_t end;
+	uint32_t goal_size;
+	uint32_t alloc_hit;
+};
+
+/* The kernel's per-filesystem red-black tree of windows.  Only one writer
+ * runs at a time, so the tree never holds more than a handful of windows;
+ * a sorted array of pointers is the same ordered set, simpler. */
+struct rsv_tree {
+	struct rsv_window **win;
+	unsigned int n, cap;
+	struct rsv_window head;
+};
+
+struct fs_state {
+	struct fs_geom g;
+	uint32_t *free_inodes;	/* bg_free_inodes_count */
+	uint32_t *free_blocks;	/* bg_free_blocks_count */
+	uint32_t *used_dirs;	/* bg_used_dirs_count */
+	uint8_t *debts;		/* s_debts[] */
+	uint64_t freei_total;	/* s_freeinodes_counter */
+	uint64_t freeb_total;	/* s_freeblocks_counter */
+	uint64_t dirs_total;	/* s_dirs_counter */
+	uint8_t *bbitmap;	/* block bitmaps, bytes_per_group each */
+	uint8_t *ibitmap;	/* inode bitmaps, ibytes_per_group each */
+	uint32_t bytes_per_group, ibytes_per_group;
+	struct rsv_tree rsv;
+	unsigned int colour;	/* pid % 16 of the kernel's writer */
+	FILE *trace;		/* --trace, or NULL */
+};
+
+errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);
+void fs_state_free(struct fs_state *fs);
+/* Recompute totals from the per-group counters, as ext2_fill_super does. */
+void fs_state_sum(struct fs_state *fs);
+
+uint32_t group_first_block(const struct fs_state *fs, uint32_t group);
+uint32_t group_last_block(const struct fs_state *fs, uint32_t group);
+
+static inline uint8_t *group_bbitmap(const struct fs_state *fs, uint32_t g)
+{
+	return fs->bbitmap + (size_t)g * fs->bytes_per_group;
+}
+
+static inline uint8_t *group_ibitmap(const struct fs_state *fs, uint32_t g)
+{
+	return fs->ibitmap + (size_t)g * fs->ibytes_per_group;
+}
+
+static inline int bit_test(const uint8_t *map, uint32_t nr)
+{
+	return (map[nr >> 3] >> (nr & 7)) & 1;
+}
+
+/* Returns the old value, like ext2_set_bit_atomic. */
+static inline int bit_set(uint8_t *map, uint32_t nr)
+{
+	int old = bit_test(map, nr);
+
+	map[nr >> 3] |= (uint8_t)(1u << (nr & 7));
+	return old;
+}
+
+static inline void bit_clear(uint8_t *map, uint32_t nr)
+{
+	map[nr >> 3] &= (uint8_t)~(1u << (nr & 7));
+}
+
+/* First zero bit in [start, size), or size. */
+uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start);
+
+int block_in_use(const struct fs_state *fs, uint32_t blk);
+
+#endif

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util.h"
+#include "orlov_err.h"
+
+errcode_t sb_append(struct strbuf *b, const char *s, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *ns;
+
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		ns = realloc(b->s, cap);
+		if (!ns)
+			return ENOMEM;
+		b->s = ns;
+		b->cap = cap;
+	}
+	memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+	return 0;
+}
+
+errcode_t sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return EINVAL;
+	if ((size_t)n < sizeof(tmp))
+		return sb_append(b, tmp, (size_t)n);
+	{
+		char *big = malloc((size_t)n + 1);
+		errcode_t err;
+
+		if (!big)
+			return ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+		err = sb_append(b, big, (size_t)n);
+		free(big);
+		return err;
+	}
+}
+
+void sb_truncate(struct strbuf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->s[len] = '\0';
+	}
+}
+
+void sb_free(struct strbuf *b)
+{
+	free(b->s);
+	b->s = NULL;
+	b->len = b->cap = 0;
+}
+
+void fput_escaped(FILE *f, const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x21 || c > 0x7e || c == '%')
+			fprintf(f, "%%%02X", c);
+		else
+			putc(c, f);
+	}
+}
+
+errcode_t path_join(const char *dir, const char *name, size_t name_len,
+		    char **out)
+{
+	size_t dl = strlen(dir);
+	char *p;
+
+	while (dl && dir[dl - 1] == '/')
+		dl--;
+	p = malloc(dl + 1 + name_len + 1);
+	if (!p)
+		return ENOMEM;
+	memcpy(p, dir, dl);
+	p[dl] = '/';
+	memcpy(p + dl + 1, name, name_len);
+	p[dl + 1 + name_len] = '\0';
+	*out = p;
+	return 0;
+}
+
+errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return ORLOV_ERR_USAGE;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end || v > max)
+		return ORLOV_ERR_USAGE;
+	*out = v;
+	return 0;
+}

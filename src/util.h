@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_UTIL_H
+#define ORLOV_UTIL_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <et/com_err.h>
+
+/* A growable string. */
+struct strbuf {
+	char *s;
+	size_t len, cap;
+};
+
+errcode_t sb_append(struct strbuf *b, const char *s, size_t n);
+errcode_t sb_printf(struct strbuf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void sb_truncate(struct strbuf *b, size_t len);
+void sb_free(struct strbuf *b);
+
+/*
+ * Print a path so that any byte string survives one line of text: bytes
+ * below 0x21, above 0x7e and '%' become %XX.  Used by -v, --trace and
+ * orlov-layout, so their outputs can be compared as text.
+ */
+void fput_escaped(FILE *f, const char *s, size_t n);
+
+/* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */
+errcode_t path_join(const char *dir, const char *name, size_t name_len,
+		    char **out);
+
+/* Parse an unsigned decimal number; ORLOV_ERR_USAGE when malformed. */
+errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
+
+#endif
