@@ -87,6 +87,27 @@ kt_replay() {
 	echo "$out"
 }
 
+# path of the gentree generator, building it if needed
+kt_gentree() {
+	if [ -n "${GENTREE:-}" ]; then
+		echo "$GENTREE"; return
+	fi
+	if [ -x "$top_builddir/tests/kernel/gentree" ] &&
+		[ "$top_builddir/tests/kernel/gentree" -nt "$kt_here/gentree.c" ]; then
+		echo "$top_builddir/tests/kernel/gentree"; return
+	fi
+	local h out
+	h=$(sha256sum "$kt_here/gentree.c" | cut -c1-16)
+	out=$ORLOV_CACHE/gentree-$h
+	if [ ! -x "$out" ]; then
+		mkdir -p "$ORLOV_CACHE"
+		gcc -O2 -Wall -o "$out.tmp.$$" "$kt_here/gentree.c" >&2 ||
+			kt_die "cannot build gentree"
+		mv -f "$out.tmp.$$" "$out"
+	fi
+	echo "$out"
+}
+
 file_is_static() {
 	# a static binary has no PT_INTERP; readelf may be missing, so be lax
 	if command -v readelf >/dev/null 2>&1; then

@@ -1,0 +1,250 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# crosscheck.sh - populate the same starting image once with orlov-populate
+# (offline) and once with the real ext2 driver (QEMU guest, replaying the
+# source tree's manifest with plain syscalls), then compare the layouts.
+#
+# Usage:
+#   tests/kernel/crosscheck.sh [--cases FILE] [--only REGEX] [--keep DIR]
+#       [--policy orlov|oldalloc] [--kernel stock|patched] [--batch N]
+#
+#   --cases   corpus file (default tests/kernel/cases.list; format there)
+#   --only    run only the cases whose name matches this extended regex
+#   --keep    keep all artefacts (images, trees, logs) in DIR
+#   --policy  allocator: passed to the tool as --policy and, for oldalloc,
+#             to the guest's mount as -o oldalloc (default orlov)
+#   --kernel  which kernel/build-kernel.sh build to boot (default stock;
+#             ORLOV_KERNEL=bzImage overrides)
+#   --batch   cases (disks) per QEMU boot (default 20)
+#
+# Environment: ORLOV_POPULATE (default $top_builddir/src/orlov-populate),
+# ORLOV_LAYOUT (default $top_builddir/src/orlov-layout), ORLOV_CACHE.
+#
+# Per case the kernel side is always checked (guest replay succeeded, the
+# tree read back in the guest equals the manifest, e2fsck -fn clean).  If
+# both tool binaries exist the tool side is run and `orlov-layout diff`
+# must report identical layouts.  Output is TAP; exit 0 if every case
+# passed, 1 on any failure, 77 if QEMU is missing or the tool binaries are
+# not built (after the kernel side passed).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+cases=$kt_here/cases.list
+only=
+keep=
+policy=orlov
+kmode=${ORLOV_KERNEL_MODE:-stock}
+batch=20
+while [ $# -gt 0 ]; do
+	case $1 in
+	--cases) cases=$2; shift ;;
+	--only) only=$2; shift ;;
+	--keep) keep=$2; shift ;;
+	--policy) policy=$2; shift ;;
+	--kernel) kmode=$2; shift ;;
+	--batch) batch=$2; shift ;;
+	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
+	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
+	esac
+	shift
+done
+case $policy in orlov|oldalloc) ;; *) kt_die "bad --policy $policy" ;; esac
+export ORLOV_KERNEL_MODE=$kmode
+export MKE2FS_CONFIG=$kt_here/mke2fs.conf
+UUID=6f726c6f-762d-706f-7075-6c6174650001
+
+kt_require_qemu
+kt_need mke2fs e2fsprogs debugfs e2fsprogs || true
+for c in mke2fs debugfs e2fsck; do
+	command -v $c >/dev/null || kt_die "$c missing (e2fsprogs)"
+done
+
+tool=${ORLOV_POPULATE:-$top_builddir/src/orlov-populate}
+layout=${ORLOV_LAYOUT:-$top_builddir/src/orlov-layout}
+have_tool=true
+if [ ! -x "$tool" ] || [ ! -x "$layout" ]; then
+	have_tool=false
+	kt_log "tool binaries not found ($tool, $layout): kernel side only"
+fi
+
+kernel=$(kt_kernel) || exit 1
+replay=$(kt_replay) || exit 1
+gentree=$(kt_gentree) || exit 1
+
+if [ -n "$keep" ]; then
+	rm -rf "$keep"
+	mkdir -p "$keep"
+	work=$(cd "$keep" && pwd)
+else
+	work=$(kt_tmpdir)
+	trap 'rm -rf "$work"' EXIT
+fi
+mkdir -p "$work/payload" "$work/img" "$work/log" "$work/res"
+
+# ---- cases --------------------------------------------------------------------
+names=() sizes=() gargs=() margs=()
+while IFS= read -r line || [ -n "$line" ]; do
+	line=${line%%#*}
+	[ -n "${line// /}" ] || continue
+	left=${line%%|*}
+	right=${line#*|}
+	[ "$left" != "$line" ] || kt_die "bad case line: $line"
+	read -r n sz rest <<<"$left"
+	if [ -n "$only" ] && ! [[ $n =~ $only ]]; then
+		continue
+	fi
+	names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
+done <"$cases"
+ncases=${#names[@]}
+[ "$ncases" -gt 0 ] || kt_die "no cases selected"
+
+t_prep=$(date +%s)
+for i in $(seq 0 $((ncases - 1))); do
+	n=${names[$i]}
+	src=$work/payload/$n
+	# shellcheck disable=SC2086
+	"$gentree" ${gargs[$i]} "$src" || kt_die "$n: gentree failed"
+	"$replay" manifest "$src" >"$work/payload/$n.manifest" ||
+		kt_die "$n: manifest failed"
+	base=$work/img/$n.base.img
+	rm -f "$base"
+	# shellcheck disable=SC2086
+	mke2fs -F -q ${margs[$i]} -U "$UUID" \
+		-E "hash_seed=$UUID,root_owner=0:0" "$base" "${sizes[$i]}" \
+		>"$work/log/$n.mke2fs" 2>&1 || { cat "$work/log/$n.mke2fs"; kt_die "$n: mke2fs failed"; }
+	debugfs -w -R 'mkdir /t' "$base" >>"$work/log/$n.mke2fs" 2>&1 &&
+		debugfs -w -R 'mkdir /t/u' "$base" >>"$work/log/$n.mke2fs" 2>&1 ||
+		kt_die "$n: debugfs mkdir failed"
+	debugfs -R 'stat /t/u' "$base" 2>/dev/null | grep -q 'Type: directory' ||
+		kt_die "$n: /t/u not created"
+	cp --sparse=always "$base" "$work/img/$n.K.img"
+	cp --sparse=always "$base" "$work/img/$n.T.img"
+	if $have_tool; then
+		"$tool" --policy "$policy" --block-colour 0 --target /t/u \
+			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
+		echo $? >"$work/log/$n.tool.rc"
+	fi
+done
+kt_log "prepared $ncases cases in $(( $(date +%s) - t_prep ))s"
+
+# ---- kernel side: one boot per batch ----------------------------------------------
+mopts=
+[ "$policy" = oldalloc ] && mopts="-o oldalloc"
+letters=abcdefghijklmnopqrstuvwxyz
+boot_fail=false
+t_boot=$(date +%s)
+for start in $(seq 0 "$batch" $((ncases - 1))); do
+	gs=$work/guest-$start.sh
+	disks=()
+	{
+		echo 'run_case() {'
+		echo '	name=$1 dev=$2'
+		echo "	if ! mount -t ext2 $mopts \"\$dev\" /mnt; then"
+		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'
+		echo '	fi'
+		echo '	replay run --colour 0 /payload/$name.manifest /payload/$name /mnt/t/u'
+		echo '	rc=$?'
+		echo '	mount -o remount,ro /mnt || rc=92'
+		echo '	[ $rc != 0 ] || replay manifest /mnt/t/u >/results/$name.manifest || rc=93'
+		echo '	umount /mnt || rc=91'
+		echo '	echo $rc >/results/$name.rc'
+		echo '	echo "case $name rc=$rc"'
+		echo '}'
+		j=0
+		for i in $(seq "$start" $((start + batch - 1))); do
+			[ "$i" -lt "$ncases" ] || break
+			echo "run_case ${names[$i]} /dev/vd${letters:$j:1}"
+			disks+=(-d "$work/img/${names[$i]}.K.img")
+			j=$((j + 1))
+		done
+		echo 'exit 0'
+	} >"$gs"
+	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" -s "$gs" \
+		"${disks[@]}" -r "$work/res" -o "$work/log/guest-$start.out" \
+		-l "$work/log/console-$start.log" -t 1500 -b 180
+	grc=$?
+	[ $grc = 77 ] && exit 77
+	if [ $grc != 0 ]; then
+		boot_fail=true
+		kt_log "guest run failed (rc=$grc), see $work/log/console-$start.log"
+	fi
+done
+kt_log "kernel side: $(( $(date +%s) - t_boot ))s in QEMU"
+
+# ---- compare ---------------------------------------------------------------------
+strip_extents() { awk '$1 == "f" { $7 = "" } { print }' "$1"; }
+
+echo "1..$ncases"
+failed=0
+skipped=0
+for i in $(seq 0 $((ncases - 1))); do
+	n=${names[$i]}
+	num=$((i + 1))
+	why=
+	krc=$(cat "$work/res/$n.rc" 2>/dev/null || echo missing)
+	if [ "$krc" != 0 ]; then
+		why="guest replay rc=$krc"
+	elif ! diff <(strip_extents "$work/payload/$n.manifest") \
+		<(strip_extents "$work/res/$n.manifest") >"$work/log/$n.kdiff"; then
+		why="tree read back in guest differs from manifest ($work/log/$n.kdiff)"
+		head -n 5 "$work/log/$n.kdiff" | sed 's/^/# /'
+	elif ! e2fsck -fn "$work/img/$n.K.img" >"$work/log/$n.K.fsck" 2>&1; then
+		why="e2fsck of kernel image failed"
+		tail -n 5 "$work/log/$n.K.fsck" | sed 's/^/# /'
+	fi
+	if [ -n "$why" ]; then
+		echo "not ok $num - $n: kernel side: $why"
+		failed=$((failed + 1))
+		continue
+	fi
+	if ! $have_tool; then
+		kpaths=$(grep -c . "$work/payload/$n.manifest")
+		echo "ok $num - $n # SKIP tool not built (kernel side ok, $kpaths entries)"
+		skipped=$((skipped + 1))
+		continue
+	fi
+	trc=$(cat "$work/log/$n.tool.rc")
+	if [ "$trc" != 0 ]; then
+		echo "not ok $num - $n: orlov-populate rc=$trc"
+		tail -n 5 "$work/log/$n.tool" | sed 's/^/# /'
+		failed=$((failed + 1))
+		continue
+	fi
+	if ! e2fsck -fn "$work/img/$n.T.img" >"$work/log/$n.T.fsck" 2>&1; then
+		echo "not ok $num - $n: e2fsck of tool image failed"
+		tail -n 5 "$work/log/$n.T.fsck" | sed 's/^/# /'
+		failed=$((failed + 1))
+		continue
+	fi
+	"$layout" diff "$work/img/$n.K.img" "$work/img/$n.T.img" \
+		>"$work/log/$n.layout" 2>&1
+	lrc=$?
+	summary=$(grep -o 'paths=[0-9]* same_inode=[0-9]* same_blocks=[0-9]*' \
+		"$work/log/$n.layout" | tail -n1)
+	p=$(sed -n 's/.*paths=\([0-9]*\).*/\1/p' <<<"$summary")
+	si=$(sed -n 's/.*same_inode=\([0-9]*\).*/\1/p' <<<"$summary")
+	sb=$(sed -n 's/.*same_blocks=\([0-9]*\).*/\1/p' <<<"$summary")
+	echo "# $n ${p:-?}/${si:-?}/${sb:-?}"
+	if [ $lrc = 0 ]; then
+		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
+	else
+		echo "not ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
+		grep -v 'paths=' "$work/log/$n.layout" | head -n 5 | sed 's/^/# /'
+		failed=$((failed + 1))
+	fi
+done
+
+if [ $failed -gt 0 ] || $boot_fail; then
+	if [ -z "$keep" ]; then
+		keepdir=${TMPDIR:-/tmp}/orlov-crosscheck-failed.$$
+		mv "$work" "$keepdir" && trap - EXIT &&
+			echo "# artefacts kept in $keepdir"
+	fi
+	exit 1
+fi
+if [ $skipped -gt 0 ]; then
+	echo "# tool side skipped for $skipped cases (orlov-populate/orlov-layout not built)"
+	exit 77
+fi
+exit 0
