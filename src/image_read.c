@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2_ext_attr.h>
+
+#include "image_read.h"
+#include "orlov_err.h"
+
+errcode_t ir_open(const char *path, ext2_filsys *ret)
+{
+	/* No EXT2_FLAG_RW: a layout check must never change the image. */
+	return ext2fs_open2(path, NULL, EXT2_FLAG_64BITS, 0, 0,
+			    unix_io_manager, ret);
+}
+
+int ir_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+int ir_path_cmp(const char *a, const char *b)
+{
+	const unsigned char *p = (const unsigned char *)a;
+	const unsigned char *q = (const unsigned char *)b;
+
+	for (; *p && *p == *q; p++, q++)
+		;
+	if (*p == *q)
+		return 0;
+	/* End of string first, then the separator, then any name byte. */
+	if (!*p)
+		return -1;
+	if (!*q)
+		return 1;
+	if (*p == '/')
+		return -1;
+	if (*q == '/')
+		return 1;
+	return *p < *q ? -1 : 1;
+}
+
+errcode_t ir_normalize_path(const char *in, char **out)
+{
+	size_t n = strlen(in), i, o = 0;
+	char *p = malloc(n + 2);
+
+	if (!p)
+		return ENOMEM;
+	p[o++] = '/';
+	for (i = 0; i < n; i++) {
+		if (in[i] == '/' && p[o - 1] == '/')
+			continue;
+		p[o++] = in[i];
+	}
+	if (o > 1 && p[o - 1] == '/')
+		o--;
+	p[o] = '\0';
+	*out = p;
+	return 0;
+}
+
+errcode_t ir_lookup(ext2_filsys fs, const char *path, ext2_ino_t *ino)
+{
+	return ext2fs_namei(fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, ino);
+}
+
+errcode_t ir_read_inode(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode)
+{
+	memset(inode, 0, sizeof(*inode));
+	return ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)inode,
+				      sizeof(*inode));
+}
+
+/* ---- directories ---- */
+
+struct dir_collect {
+	struct ir_dir *d;
+	errcode_t err;
+};
+
+static int collect_dirent(ext2_ino_t dir, int entry,
+			  struct ext2_dir_entry *dirent, int offset,
+			  int blocksize, char *buf, void *priv)
+{
+	struct dir_collect *dc = priv;
+	struct ir_dir *d = dc->d;
+	size_t len = (size_t)ext2fs_dirent_name_len(dirent);
+	struct ir_dirent *e;
+
+	if ((len == 1 && dirent->name[0] == '.') ||
+	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
+		return 0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct ir_dirent *ne = realloc(d->e, cap * sizeof(*ne));
+
+		if (!ne) {
+			dc->err = ENOMEM;
+			return DIRENT_ABORT;
+		}
+		d->e = ne;
+		d->cap = cap;
+	}
+	e = &d->e[d->n];
+	e->name = malloc(len + 1);
+	if (!e->name) {
+		dc->err = ENOMEM;
+		return DIRENT_ABORT;
+	}
+	memcpy(e->name, dirent->name, len);
+	e->name[len] = '\0';
+	e->len = len;
+	e->ino = dirent->inode;
+	d->n++;
+	return 0;
+}
+
+static int dirent_cmp(const void *a, const void *b)
+{
+	const struct ir_dirent *x = a, *y = b;
+
+	return ir_name_cmp(x->name, x->len, y->name, y->len);
+}
+
+errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out)
+{
+	struct dir_collect dc = { out, 0 };
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	err = ext2fs_dir_iterate2(fs, dir, 0, NULL, collect_dirent, &dc);
+	if (!err)
+		err = dc.err;
+	if (err) {
+		ir_dir_free(out);
+		return err;
+	}
+	qsort(out->e, out->n, sizeof(*out->e), dirent_cmp);
+	return 0;
+}
+
+void ir_dir_free(struct ir_dir *d)
+{
+	size_t i;
+
+	for (i = 0; i < d->n; i++)
+		free(d->e[i].name);
+	free(d->e);
+	memset(d, 0, sizeof(*d));
+}
+
+const char *ir_type_name(unsigned int mode)
+{
+	switch (mode & LINUX_S_IFMT) {
+	case LINUX_S_IFDIR:	return "dir";
+	case LINUX_S_IFREG:	return "file";
+	case LINUX_S_IFLNK:	return "symlink";
+	case LINUX_S_IFIFO:	return "fifo";
+	case LINUX_S_IFSOCK:	return "sock";
+	case LINUX_S_IFCHR:	return "chr";
+	case LINUX_S_IFBLK:	return "blk";
+	}
+	return NULL;
+}
+
+/* ---- block lists ---- */
+
+struct block_collect {
+	struct ir_blocks *bl;
+	errcode_t err;
+};
+
+static int collect_block(ext2_filsys fs, blk64_t *blocknr,
+			 e2_blkcnt_t blockcnt, blk64_t ref_blk,
+			 int ref_offset, void *priv)
+{
+	struct block_collect *bc = priv;
+	struct ir_blocks *bl = bc->bl;
+
+	if (bl->n == bl->cap) {
+		size_t cap = bl->cap ? bl->cap * 2 : 64;
+		blk64_t *nb = realloc(bl->b, cap * sizeof(*nb));
+
+		if (!nb) {
+			bc->err = ENOMEM;
+			return BLOCK_ABORT;
+		}
+		bl->b = nb;
+		bl->cap = cap;
+	}
+	bl->b[bl->n++] = *blocknr;
+	return 0;
+}
+
+errcode_t ir_block_list(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode, struct ir_blocks *out)
+{
+	struct block_collect bc = { out, 0 };
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	/*
+	 * Devices keep their number and fast symlinks their target in
+	 * i_block; iterating those would list garbage "blocks".
+	 */
+	if (!ext2fs_inode_has_valid_blocks2(fs, (struct ext2_inode *)inode))
+		return 0;
+	/*
+	 * Without BLOCK_FLAG_DEPTH_TRAVERSE each mapping block comes before
+	 * the blocks it maps, which is the order the tool allocates them.
+	 */
+	err = ext2fs_block_iterate3(fs, ino, BLOCK_FLAG_READ_ONLY, NULL,
+				    collect_block, &bc);
+	if (!err)
+		err = bc.err;
+	if (err)
+		ir_blocks_free(out);
+	return err;
+}
+
+void ir_blocks_free(struct ir_blocks *bl)
+{
+	free(bl->b);
+	memset(bl, 0, sizeof(*bl));
+}
+
+errcode_t ir_format_blocks(const struct ir_blocks *bl, struct strbuf *out)
+{
+	size_t i = 0, j;
+	errcode_t err;
+
+	if (!bl->n)
+		return sb_append(out, "-", 1);
+	while (i < bl->n) {
+		for (j = i; j + 1 < bl->n && bl->b[j + 1] == bl->b[j] + 1; j++)
+			;
+		if (j > i)
+			err = sb_printf(out, "%s%llu-%llu", i ? "," : "",
+					(unsigned long long)bl->b[i],
+					(unsigned long long)bl->b[j]);
+		else
+			err = sb_printf(out, "%s%llu", i ? "," : "",
+					(unsigned long long)bl->b[i]);
+		if (err)
+			return err;
+		i = j + 1;
+	}
+	return 0;
+}
+
+errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
+		      struct ext2_inode_large *inode, struct strbuf *out)
+{
+	const char *type = ir_type_name(inode->i_mode);
+	struct ir_blocks bl;
+	blk64_t acl;
+	errcode_t err;
+
+	if (!type)
+		return ORLOV_ERR_CORRUPT;
+	err = ir_block_list(fs, ino, inode, &bl);
+	if (err)
+		return err;
+	err = sb_printf(out, "ino=%lu group=%lu %s blocks=", (unsigned long)ino,
+			(unsigned long)((ino - 1) / fs->super->s_inodes_per_group),
+			type);
+	if (!err)
+		err = ir_format_blocks(&bl, out);
+	ir_blocks_free(&bl);
+	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)inode);
+	if (!err && acl)
+		err = sb_printf(out, " xattr=%llu", (unsigned long long)acl);
+	return err;
+}
+
+errcode_t ir_sb_escaped(struct strbuf *b, const char *s, size_t n)
+{
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; i < n && !err; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x21 || c > 0x7e || c == '%')
+			err = sb_printf(b, "%%%02X", c);
+		else
+			err = sb_append(b, &s[i], 1);
+	}
+	return err;
+}
+
+/* ---- the walk ---- */
+
+struct walk {
+	ext2_filsys fs;
+	ir_walk_fn fn;
+	void *priv;
+	ext2fs_inode_bitmap seen;	/* directories entered */
+	struct strbuf path;
+	const char *doing;		/* for the error context */
+};
+
+static errcode_t walk_one(struct walk *w, ext2_ino_t ino)
+{
+	struct ext2_inode_large inode;
+	struct ir_dir d;
+	size_t i, plen = w->path.len;
+	errcode_t err;
+
+	w->doing = "reading inode of";
+	err = ir_read_inode(w->fs, ino, &inode);
+	if (err)
+		return err;
+	w->doing = "examining";
+	err = w->fn(w->path.s, ino, &inode, w->priv);
+	if (err || !LINUX_S_ISDIR(inode.i_mode))
+		return err;
+	w->doing = "walking directory";
+	if (ext2fs_fast_test_inode_bitmap2(w->seen, ino))
+		return ORLOV_ERR_CORRUPT;	/* a cycle: never finish */
+	ext2fs_fast_mark_inode_bitmap2(w->seen, ino);
+	w->doing = "reading directory";
+	err = ir_read_dir(w->fs, ino, &d);
+	if (err)
+		return err;
+	for (i = 0; i < d.n && !err; i++) {
+		sb_truncate(&w->path, plen);
+		if (plen > 1)
+			err = sb_append(&w->path, "/", 1);
+		if (!err)
+			err = sb_append(&w->path, d.e[i].name, d.e[i].len);
+		if (!err)
+			err = walk_one(w, d.e[i].ino);
+	}
+	ir_dir_free(&d);
+	if (!err)
+		sb_truncate(&w->path, plen);
+	return err;
+}
+
+errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
+		  void *priv, struct strbuf *ctx)
+{
+	struct walk w;
+	ext2_ino_t ino;
+	errcode_t err;
+
+	memset(&w, 0, sizeof(w));
+	w.fs = fs;
+	w.fn = fn;
+	w.priv = priv;
+	err = sb_append(&w.path, root, strlen(root));
+	if (err)
+		return err;
+	w.doing = "looking up";
+	err = ir_lookup(fs, root, &ino);
+	if (!err) {
+		w.doing = "allocating inode bitmap for";
+		err = ext2fs_allocate_inode_bitmap(fs, "directories walked",
+						   &w.seen);
+	}
+	if (!err)
+		err = walk_one(&w, ino);
+	if (err && ctx) {
+		sb_truncate(ctx, 0);
+		if (!sb_printf(ctx, "while %s ", w.doing))
+			ir_sb_escaped(ctx, w.path.s, w.path.len);
+	}
+	if (w.seen)
+		ext2fs_free_inode_bitmap(w.seen);
+	sb_free(&w.path);
+	return err;
+}
+
+/* ---- extended attributes ---- */
+
+/* On-disk ext2 ACL (fs/ext2/acl.h layout) and the getxattr(2) form. */
+#define EXT2_ACL_VERSION	1
+#define POSIX_ACL_XATTR_VERSION	2
+#define ACL_TAG_USER		0x02
+#define ACL_TAG_GROUP		0x08
+#define ACL_UNDEFINED_ID	0xffffffffU
+
+static uint16_t get16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] | p[1] << 8);
+}
+
+static uint32_t get32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static void put16(unsigned char *p, uint16_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = v >> 8;
+}
+
+static void put32(unsigned char *p, uint32_t v)
+{
+	p[0] = v & 0xff;
+	p[1] = (v >> 8) & 0xff;
+	p[2] = (v >> 16) & 0xff;
+	p[3] = v >> 24;
+}
+
+/*
+ * The ext2 driver stores ACLs compactly (4-byte entries for the tags
+ * without an id, 8-byte ones for named users and groups); getxattr(2)
+ * returns 8-byte entries throughout with ACL_UNDEFINED_ID.
+ */
+static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
+			      unsigned char **out, size_t *out_len)
+{
+	size_t off = 4, n = 0, o;
+	unsigned char *x;
+
+	if (len < 4 || get32(v) != EXT2_ACL_VERSION)
+		return ORLOV_ERR_CORRUPT;
+	while (off < len) {
+		uint16_t tag;
+
+		if (len - off < 4)
+			return ORLOV_ERR_CORRUPT;
+		tag = get16(v + off);
+		off += (tag == ACL_TAG_USER || tag == ACL_TAG_GROUP) ? 8 : 4;
+		if (off > len)
+			return ORLOV_ERR_CORRUPT;
+		n++;
+	}
+	x = malloc(4 + 8 * n);
+	if (!x)
+		return ENOMEM;
+	put32(x, POSIX_ACL_XATTR_VERSION);
+	for (off = 4, o = 4; off < len; o += 8) {
+		uint16_t tag = get16(v + off);
+
+		put16(x + o, tag);
+		put16(x + o + 2, get16(v + off + 2));
+		if (tag == ACL_TAG_USER || tag == ACL_TAG_GROUP) {
+			put32(x + o + 4, get32(v + off + 4));
+			off += 8;
+		} else {
+			put32(x + o + 4, ACL_UNDEFINED_ID);
+			off += 4;
+		}
+	}
+	*out = x;
+	*out_len = o;
+	return 0;
+}
+
+static const char *xattr_prefix(unsigned int index, int *is_acl)
+{
+	*is_acl = 0;
+	switch (index) {
+	case 1:	return "user.";
+	case 2: *is_acl = 1; return "system.posix_acl_access";
+	case 3: *is_acl = 1; return "system.posix_acl_default";
+	case 4:	return "trusted.";
+	case 6:	return "security.";
+	case 7:	return "system.";
+	case 8:	return "system.richacl";
+	}
+	return NULL;
+}
+
+static int xattr_cmp(const void *a, const void *b)
+{
+	const struct ir_xattr *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
+				   struct ir_xattrs *out)
+{
+	const struct ext2_ext_attr_header *h = (const void *)buf;
+	size_t off = sizeof(*h), cap = 0;
+
+	if (ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC ||
+	    ext2fs_le32_to_cpu(h->h_blocks) != 1)
+		return ORLOV_ERR_CORRUPT;
+	for (;;) {
+		const unsigned char *e = buf + off;
+		size_t nlen, voff, vlen, plen;
+		const char *prefix;
+		struct ir_xattr *x;
+		int is_acl;
+		errcode_t err;
+
+		if (bs - off < 4)
+			return ORLOV_ERR_CORRUPT;
+		if (get32(e) == 0)
+			break;
+		if (bs - off < sizeof(struct ext2_ext_attr_entry))
+			return ORLOV_ERR_CORRUPT;
+		nlen = e[0];
+		voff = get16(e + 2);
+		vlen = get32(e + 8);
+		if (EXT2_EXT_ATTR_LEN(nlen) > bs - off || get32(e + 4) ||
+		    voff > bs || vlen > bs - voff)
+			return ORLOV_ERR_CORRUPT;
+		prefix = xattr_prefix(e[1], &is_acl);
+		if (!prefix)
+			return ORLOV_ERR_CORRUPT;
+		if (out->n == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct ir_xattr *na = realloc(out->a,
+						      ncap * sizeof(*na));
+
+			if (!na)
+				return ENOMEM;
+			out->a = na;
+			cap = ncap;
+		}
+		x = &out->a[out->n];
+		plen = strlen(prefix);
+		x->name = malloc(plen + nlen + 1);
+		if (!x->name)
+			return ENOMEM;
+		x->value = NULL;
+		out->n++;
+		memcpy(x->name, prefix, plen);
+		memcpy(x->name + plen, e + sizeof(struct ext2_ext_attr_entry),
+		       nlen);
+		x->name[plen + nlen] = '\0';
+		if (is_acl) {
+			err = acl_to_xattr(buf + voff, vlen, &x->value,
+					   &x->len);
+			if (err)
+				return err;
+		} else {
+			x->value = malloc(vlen ? vlen : 1);
+			if (!x->value)
+				return ENOMEM;
+			memcpy(x->value, buf + voff, vlen);
+			x->len = vlen;
+		}
+		off += EXT2_EXT_ATTR_LEN(nlen);
+	}
+	qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
+	return 0;
+}
+
+errcode_t ir_read_xattrs(ext2_filsys fs, blk64_t blk, struct ir_xattrs *out)
+{
+	unsigned char *buf;
+	errcode_t err;
+
+	memset(out, 0, sizeof(*out));
+	if (!blk)
+		return 0;
+	if (blk < fs->super->s_first_data_block ||
+	    blk >= ext2fs_blocks_count(fs->super))
+		return ORLOV_ERR_CORRUPT;
+	err = ext2fs_get_mem(fs->blocksize, &buf);
+	if (err)
+		return err;
+	err = io_channel_read_blk64(fs->io, blk, 1, buf);
+	if (!err)
+		err = parse_xattr_block(buf, fs->blocksize, out);
+	ext2fs_free_mem(&buf);
+	if (err)
+		ir_xattrs_free(out);
+	return err;
+}
+
+void ir_xattrs_free(struct ir_xattrs *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		free(x->a[i].name);
+		free(x->a[i].value);
+	}
+	free(x->a);
+	memset(x, 0, sizeof(*x));
+}
+
+/* ---- symlinks, devices, times ---- */
+
+errcode_t ir_symlink_target(ext2_filsys fs, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, struct strbuf *out)
+{
+	size_t size = EXT2_I_SIZE(inode);
+	ext2_file_t f;
+	unsigned int got;
+	errcode_t err, err2;
+	char *buf;
+
+	sb_truncate(out, 0);
+	if (ext2fs_is_fast_symlink((struct ext2_inode *)inode)) {
+		if (size >= sizeof(inode->i_block))
+			return ORLOV_ERR_CORRUPT;
+		return sb_append(out, (const char *)inode->i_block, size);
+	}
+	if (size >= fs->blocksize)
+		return ORLOV_ERR_CORRUPT;
+	buf = malloc(size + 1);
+	if (!buf)
+		return ENOMEM;
+	err = ext2fs_file_open2(fs, ino, (struct ext2_inode *)inode, 0, &f);
+	if (!err) {
+		err = ext2fs_file_read(f, buf, (unsigned int)size, &got);
+		if (!err && got != size)
+			err = ORLOV_ERR_CORRUPT;
+		err2 = ext2fs_file_close(f);
+		if (!err)
+			err = err2;
+	}
+	if (!err)
+		err = sb_append(out, buf, size);
+	free(buf);
+	return err;
+}
+
+void ir_rdev(const struct ext2_inode_large *inode, unsigned int *major,
+	     unsigned int *minor)
+{
+	uint32_t old = ext2fs_le32_to_cpu(inode->i_block[0]);
+	uint32_t nw = ext2fs_le32_to_cpu(inode->i_block[1]);
+
+	/* Old 8:8 encoding in i_block[0]; else the 12:20 one in [1]. */
+	if (old) {
+		*major = (old >> 8) & 0xff;
+		*minor = old & 0xff;
+	} else {
+		*major = (nw & 0xfff00) >> 8;
+		*minor = (nw & 0xff) | ((nw >> 12) & 0xfff00);
+	}
+}
+
+void ir_inode_time(ext2_filsys fs, const struct ext2_inode_large *inode,
+		   enum ir_time which, int64_t *sec, uint32_t *nsec,
+		   int *has_nsec)
+{
+	size_t end, room = 0;
+	uint32_t base, extra;
+
+	if (which == IR_MTIME) {
+		base = inode->i_mtime;
+		extra = inode->i_mtime_extra;
+		end = offsetof(struct ext2_inode_large, i_mtime_extra);
+	} else {
+		base = inode->i_ctime;
+		extra = inode->i_ctime_extra;
+		end = offsetof(struct ext2_inode_large, i_ctime_extra);
+	}
+	end += sizeof(uint32_t);
+	if (EXT2_INODE_SIZE(fs->super) > EXT2_GOOD_OLD_INODE_SIZE)
+		room = EXT2_GOOD_OLD_INODE_SIZE + inode->i_extra_isize;
+	*sec = (int32_t)base;
+	*nsec = 0;
+	*has_nsec = room >= end &&
+		    room <= (size_t)EXT2_INODE_SIZE(fs->super);
+	if (*has_nsec) {
+		*sec += (int64_t)(extra & EXT4_EPOCH_MASK) << 32;
+		*nsec = extra >> EXT4_EPOCH_BITS;
+	}
+}

@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_IMAGE_READ_H
+#define ORLOV_IMAGE_READ_H
+
+/*
+ * Read-only inspection of an ext2/ext3 image, as orlov-layout needs it:
+ * sorted directory listings, a deterministic depth-first walk, the
+ * ordered block list of an inode, and the extended attributes that the
+ * Linux ext2 driver would see (external block only).
+ */
+
+#include <stddef.h>
+#include <stdint.h>
+#include <ext2fs/ext2fs.h>
+
+#include "util.h"
+
+/* Open @path read-only (never for writing, never mounted). */
+errcode_t ir_open(const char *path, ext2_filsys *ret);
+
+/*
+ * Tree order of two absolute image paths: component by component, each
+ * compared bytewise with a shorter prefix first.  That is the plain
+ * bytewise order with '/' ranked below every other byte, since a name
+ * never holds '/' or NUL.
+ */
+int ir_path_cmp(const char *a, const char *b);
+
+/* Bytewise name order, shorter prefix first. */
+int ir_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
+
+/*
+ * Make @in an absolute path with single slashes and no trailing slash
+ * ("usr//bin/" -> "/usr/bin", "" -> "/").  ".." is left for the image to
+ * resolve.
+ */
+errcode_t ir_normalize_path(const char *in, char **out);
+
+/* Resolve an absolute image path; the last component is not followed. */
+errcode_t ir_lookup(ext2_filsys fs, const char *path, ext2_ino_t *ino);
+
+/* Read a whole inode (large inode fields zeroed when absent). */
+errcode_t ir_read_inode(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode);
+
+/* The entries of one directory, without "." and "..", in name order. */
+struct ir_dirent {
+	char *name;		/* NUL-terminated copy; may hold any byte */
+	size_t len;
+	ext2_ino_t ino;
+};
+
+struct ir_dir {
+	struct ir_dirent *e;
+	size_t n, cap;
+};
+
+errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out);
+void ir_dir_free(struct ir_dir *d);
+
+/* "dir", "file", "symlink", "fifo", "sock", "chr", "blk"; NULL if none. */
+const char *ir_type_name(unsigned int mode);
+
+/*
+ * The ordered block list of an inode: logical order with every mapping
+ * block (IND, DIND, TIND) right before the blocks it maps, holes skipped.
+ */
+struct ir_blocks {
+	blk64_t *b;
+	size_t n, cap;
+};
+
+errcode_t ir_block_list(ext2_filsys fs, ext2_ino_t ino,
+			struct ext2_inode_large *inode, struct ir_blocks *out);
+void ir_blocks_free(struct ir_blocks *bl);
+
+/* "a-b,c,..." for runs of consecutive numbers, "-" when empty. */
+errcode_t ir_format_blocks(const struct ir_blocks *bl, struct strbuf *out);
+
+/*
+ * The rest of a dump line after the path:
+ * "ino=N group=G TYPE blocks=LIST[ xattr=B]".
+ */
+errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
+		      struct ext2_inode_large *inode, struct strbuf *out);
+
+/* Append @s escaped as fput_escaped() prints it. */
+errcode_t ir_sb_escaped(struct strbuf *b, const char *s, size_t n);
+
+/*
+ * Depth-first walk from @root (an absolute, normalized image path): the
+ * callback sees @root first, a directory before its entries, entries in
+ * name order.  A directory met twice is reported as ORLOV_ERR_CORRUPT
+ * instead of looping.  On failure @ctx (if not NULL) receives
+ * "while <doing what> <escaped path>" for com_err.
+ */
+typedef errcode_t (*ir_walk_fn)(const char *path, ext2_ino_t ino,
+				struct ext2_inode_large *inode, void *priv);
+
+errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
+		  void *priv, struct strbuf *ctx);
+
+/*
+ * Extended attributes from the inode's external block, as the ext2
+ * driver keeps them (ext2 ignores in-inode attributes).  Full names
+ * ("user.foo"); POSIX ACL values converted from the on-disk ext2 form to
+ * the posix_acl_xattr form that getxattr(2) returns.  Sorted by name.
+ */
+struct ir_xattr {
+	char *name;
+	unsigned char *value;
+	size_t len;
+};
+
+struct ir_xattrs {
+	struct ir_xattr *a;
+	size_t n;
+};
+
+errcode_t ir_read_xattrs(ext2_filsys fs, blk64_t blk, struct ir_xattrs *out);
+void ir_xattrs_free(struct ir_xattrs *x);
+
+/* Target of a fast or slow symlink (NUL-terminated in @out). */
+errcode_t ir_symlink_target(ext2_filsys fs, ext2_ino_t ino,
+			    struct ext2_inode_large *inode, struct strbuf *out);
+
+/* Device number of a chr/blk inode, old or new encoding. */
+void ir_rdev(const struct ext2_inode_large *inode, unsigned int *major,
+	     unsigned int *minor);
+
+/*
+ * A timestamp of the inode: seconds, and nanoseconds when the inode is
+ * large enough to hold the _extra field (*has_nsec says so).
+ */
+enum ir_time { IR_MTIME, IR_CTIME };
+
+void ir_inode_time(ext2_filsys fs, const struct ext2_inode_large *inode,
+		   enum ir_time which, int64_t *sec, uint32_t *nsec,
+		   int *has_nsec);
+
+#endif
