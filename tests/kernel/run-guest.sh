@@ -8,7 +8,7 @@
 #   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR -s GUEST_SCRIPT
 #       [-d IMAGE]... [-o OUTFILE] [-t TIMEOUT_S] [-b BOOT_TIMEOUT_S]
 #       [-m MEM_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
-#       [-r RESULT_DIR [-R RESULT_MB]]
+#       [-r RESULT_DIR [-R RESULT_MB]] [-i]
 #
 #   -k  kernel (kernel/build-kernel.sh prints one)
 #   -p  directory copied to /payload in the guest (may be large)
@@ -32,6 +32,8 @@
 #       after the -d images, its name is in $ORLOV_RESULT_DEV) and the host
 #       unpacks it into RESULT_DIR.  Much faster than the serial console.
 #   -R  size of that disk in MiB (default 512)
+#   -i  interactive: serial console on this terminal (Ctrl-A X quits),
+#       no timeout, no retry, no output capture (see kernel/boot.sh --shell)
 #
 # The guest script can read $ORLOV_NDISKS (number of -d images).
 #
@@ -41,9 +43,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel= payload= script= outfile= timeout=600 boot_timeout=120 mem= extra=
-conslog= tries=3 resdir= resmb=512
+conslog= tries=3 resdir= resmb=512 interactive=false
 images=()
-while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:h' opt; do
+while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:ih' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	p) payload=$OPTARG ;;
@@ -58,7 +60,8 @@ while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:h' opt; do
 	n) tries=$OPTARG ;;
 	r) resdir=$OPTARG ;;
 	R) resmb=$OPTARG ;;
-	h) sed -n '3,42p' "$0"; exit 0 ;;
+	i) interactive=true ;;
+	h) sed -n '3,44p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -181,6 +184,13 @@ if [ -n "$resdir" ]; then
 fi
 serial=$work/serial.log
 cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
+
+if $interactive; then
+	qemu-system-x86_64 -accel tcg -nodefaults -nographic -no-reboot \
+		-m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+		-serial mon:stdio "${drives[@]}"
+	exit $?
+fi
 
 result=
 for try in $(seq 1 "$tries"); do
