@@ -1,0 +1,170 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# t-patches.sh - static checks of the kernel patch series (TAP output).
+#
+#   kernel/patches/series       applies to linux-source-6.1 (the guest kernel)
+#   kernel/patches/6.12/series  the same series rebased onto linux-source-6.12
+#
+# For each version whose source tarball is installed (/usr/src/linux-source-
+# VER.tar.xz; installed with apt-get when root/sudo allow it):
+#   - every patch applies in order with `patch -p1 -F0` (no fuzz; offsets
+#     are fine) to the pristine files it touches, and
+#   - scripts/checkpatch.pl --strict --no-tree of that tree reports nothing,
+#     except CAMELCASE checks on Opt_* mount option tokens (the files'
+#     established naming, which checkpatch cannot know about).
+# With ORLOV_PATCH_BUILD=1 the patched tree is also built (fs/ext2/ fs/ext4/,
+# W=1, tinyconfig + ext2/ext4/tracing) and any warning in a file the series
+# touches, other than kernel-doc warnings already present upstream, fails.
+#
+# The pristine extraction is cached in $ORLOV_CACHE/patches-src/VER.
+# Exit: 0 all passed, 1 a check failed, 77 nothing could be checked.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+patches=$top_srcdir/kernel/patches
+srcroot=$ORLOV_CACHE/patches-src
+mkdir -p "$srcroot" || kt_die "cannot create $srcroot"
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/t-patches.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+n=0 failed=0 passed=0
+ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $*"; }
+notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+
+# pristine source tree of VER (cached); prints its path
+pristine() {
+	local ver=$1 tarball=/usr/src/linux-source-$1.tar.xz dir stamp
+	dir=$srcroot/$ver
+	if [ ! -f "$tarball" ]; then
+		kt_install "linux-source-$ver" >/dev/null 2>&1 || true
+		[ -f "$tarball" ] || return 1
+	fi
+	stamp=$(stat -c '%s %Y' "$tarball")
+	if [ ! -f "$dir/.orlov-pristine" ] ||
+	   [ "$(cat "$dir/.orlov-pristine")" != "$stamp" ]; then
+		kt_log "extracting $tarball into $dir"
+		rm -rf "$dir" "$dir.new" && mkdir -p "$dir.new" &&
+			tar -xJf "$tarball" -C "$dir.new" --strip-components=1 &&
+			echo "$stamp" >"$dir.new/.orlov-pristine" &&
+			mv "$dir.new" "$dir" || return 1
+	fi
+	echo "$dir"
+}
+
+# patch files of a series file, in order
+series_list() {
+	local dir=$1 line
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		line=$(echo "$line" | tr -d '[:space:]')
+		[ -n "$line" ] && echo "$dir/$line"
+	done <"$dir/series"
+}
+
+# apply the series to copies of the files it touches: check_apply SRC WORK P...
+check_apply() {
+	local src=$1 work=$2 p f out rc=0
+	shift 2
+	rm -rf "$work" && mkdir -p "$work"
+	for p in "$@"; do
+		sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$p"
+	done | sort -u | while read -r f; do
+		if [ -f "$src/$f" ]; then
+			mkdir -p "$work/$(dirname "$f")" && cp "$src/$f" "$work/$f"
+		fi
+	done
+	for p in "$@"; do
+		if ! out=$(cd "$work" && patch -p1 -F0 -N --batch -s <"$p" 2>&1); then
+			echo "# $(basename "$p") does not apply:"
+			echo "$out" | sed 's/^/#   /'
+			rc=1
+			break
+		fi
+		[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
+	done
+	return $rc
+}
+
+# checkpatch one patch; succeed when only Opt_* CAMELCASE checks remain
+check_style() {
+	local src=$1 p=$2 out bad
+	out=$(perl "$src/scripts/checkpatch.pl" --strict --no-tree --show-types \
+		--no-summary --terse "$p" 2>/dev/null)
+	bad=$(echo "$out" | grep -E '(ERROR|WARNING|CHECK):' |
+		grep -Ev 'CHECK:CAMELCASE: Avoid CamelCase: <Opt_[a-z0-9_]+>$')
+	[ -n "$out" ] && echo "$out" | sed 's/^/#   /'
+	[ -z "$bad" ]
+}
+
+# optional: W=1 build of fs/ext2 and fs/ext4 in a patched copy of the tree
+check_build() {
+	local src=$1 ver=$2 tree=$srcroot/$ver-build obj=$srcroot/$ver-obj p f
+	shift 2
+	kt_need flex flex bison bison bc bc || true
+	rm -rf "$tree" && cp -al "$src" "$tree" || return 1
+	for p in "$@"; do
+		# break the hard links of the files the patch touches first
+		for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$p"); do
+			[ -f "$tree/$f" ] && cp --remove-destination "$src/$f" "$tree/$f"
+		done
+		(cd "$tree" && patch -p1 -F0 -N --batch -s <"$p") || return 1
+	done
+	mkdir -p "$obj"
+	make -s -C "$tree" O="$obj" tinyconfig >/dev/null 2>&1 || return 1
+	"$tree/scripts/config" --file "$obj/.config" --enable 64BIT \
+		--enable BLOCK --enable EXT2_FS --enable EXT2_FS_XATTR \
+		--enable EXT4_FS --disable EXT4_USE_FOR_EXT2 --enable FTRACE \
+		--enable EVENT_TRACING --enable QUOTA --enable PRINTK || return 1
+	make -s -C "$tree" O="$obj" olddefconfig >/dev/null 2>&1 || return 1
+	make -C "$tree" O="$obj" -j"$(nproc)" W=1 fs/ext2/ fs/ext4/ \
+		>"$obj/build.log" 2>&1 || { tail -20 "$obj/build.log" | sed 's/^/#   /'; return 1; }
+	! grep -E 'warning:' "$obj/build.log" |
+		grep -Ev 'not described in|isn.t a kernel-doc comment|Excess function parameter' |
+		sed 's/^/#   /' | grep .
+}
+
+versions="6.1 6.12"
+echo "1..$(( $(echo $versions | wc -w) * 3 ))"
+for ver in $versions; do
+	if [ "$ver" = 6.1 ]; then dir=$patches; else dir=$patches/$ver; fi
+	if [ ! -f "$dir/series" ]; then
+		skip "$ver: no series file $dir/series"
+		skip "$ver: checkpatch"
+		skip "$ver: build"
+		continue
+	fi
+	if ! src=$(pristine "$ver"); then
+		skip "$ver: linux-source-$ver not installable here"
+		skip "$ver: checkpatch"
+		skip "$ver: build"
+		continue
+	fi
+	mapfile -t list < <(series_list "$dir")
+	if check_apply "$src" "$tmp/$ver" "${list[@]}"; then
+		ok "$ver: ${#list[@]} patches apply without fuzz"
+	else
+		notok "$ver: series does not apply"
+	fi
+	bad=
+	for p in "${list[@]}"; do
+		check_style "$src" "$p" || bad="$bad $(basename "$p")"
+	done
+	if [ -z "$bad" ]; then
+		ok "$ver: checkpatch --strict clean (Opt_* CamelCase excepted)"
+	else
+		notok "$ver: checkpatch --strict:$bad"
+	fi
+	if [ "${ORLOV_PATCH_BUILD:-0}" != 1 ]; then
+		skip "$ver: build (set ORLOV_PATCH_BUILD=1)"
+	elif check_build "$src" "$ver" "${list[@]}"; then
+		ok "$ver: fs/ext2 fs/ext4 build with W=1, no new warnings"
+	else
+		notok "$ver: build"
+	fi
+done
+
+[ $failed = 0 ] || exit 1
+[ $passed -gt 0 ] || { echo "skipped: no kernel source available"; exit 77; }
+exit 0
