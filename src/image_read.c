@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <ext2fs/ext2_ext_attr.h>
-
 #include "image_read.h"
+/* After ext2fs.h, which defines the __u32 its structures use. */
+#include <ext2fs/ext2_ext_attr.h>
 #include "orlov_err.h"
 
 errcode_t ir_open(const char *path, ext2_filsys *ret)
