@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <ext2fs/ext2fs.h>
+#include <e2p/e2p.h>
+
+#include "image.h"
+#include "orlov_err.h"
+
+struct staged {
+	uint32_t ino;
+	struct ext2_inode_large inode;
+};
+
+struct image {
+	ext2_filsys fs;
+	struct staged *inodes;
+	size_t n, cap;
+	uint32_t *slot;		/* open-addressing index into inodes, by ino */
+	size_t nslots;
+	char *buf;		/* one block, for reads */
+};
+
+/* What the ext2 driver of Linux 6.1 mounts read-write. */
+#define OK_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG)
+#define OK_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
+		      EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
+		      0x0004 /* btree_dir, never used */)
+
+static errcode_t check_features(ext2_filsys fs, const char **what)
+{
+	struct ext2_super_block *sb = fs->super;
+	uint32_t bad, bit;
+
+	if (sb->s_feature_incompat & EXT3_FEATURE_INCOMPAT_RECOVER)
+		return ORLOV_ERR_NEEDS_RECOVERY;
+	if (!(sb->s_state & EXT2_VALID_FS) || (sb->s_state & EXT2_ERROR_FS))
+		return ORLOV_ERR_NOT_CLEAN;
+	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT;
+	for (bit = 0; bit < 32; bit++)
+		if (bad & (1U << bit)) {
+			*what = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
+			return ORLOV_ERR_UNSUPP_FEATURE;
+		}
+	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT;
+	for (bit = 0; bit < 32; bit++)
+		if (bad & (1U << bit)) {
+			*what = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
+			return ORLOV_ERR_UNSUPP_FEATURE;
+		}
+	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)
+		return ORLOV_ERR_UNSUPP_BLOCKSIZE;
+	return 0;
+}
+
+errcode_t image_open(const char *path, struct image **out, const char **what)
+{
+	struct image *img;
+	errcode_t err;
+	int mount_flags = 0;
+
+	*what = "checking whether mounted";
+	err = ext2fs_check_if_mounted(path, &mount_flags);
+	if (err)
+		return err;
+	if (mount_flags & EXT2_MF_MOUNTED)
+		return ORLOV_ERR_MOUNTED;
+
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return ENOMEM;
+	*what = "opening filesystem";
+	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
+			   unix_io_manager, &img->fs);
+	if (err) {
+		free(img);
+		return err;
+	}
+	*what = "checking filesystem";
+	err = check_features(img->fs, what);
+	if (!err) {
+		*what = "reading bitmaps";
+		err = ext2fs_read_bitmaps(img->fs);
+	}
+	if (!err) {
+		img->buf = malloc(img->fs->blocksize);
+		if (!img->buf)
+			err = ENOMEM;
+	}
+	if (err) {
+		image_abort(img);
+		return err;
+	}
+	*out = img;
+	return 0;
+}
+
+void image_abort(struct image *img)
+{
+	if (!img)
+		return;
+	if (img->fs) {
+		/* Forget every change: nothing dirty may reach the disk. */
+		img->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+				    EXT2_FLAG_IB_DIRTY);
+		ext2fs_free(img->fs);
+	}
+	free(img->inodes);
+	free(img->slot);
+	free(img->buf);
+	free(img);
+}
+
+errcode_t image_load_state(struct image *img, struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	struct fs_geom g;
+	errcode_t err;
+	uint32_t i;
+
+	memset(&g, 0, sizeof(g));
+	g.ngroups = e->group_desc_count;
+	g.inodes_per_group = e->super->s_inodes_per_group;
+	g.blocks_per_group = e->super->s_blocks_per_group;
+	g.inodes_count = e->super->s_inodes_count;
+	g.blocks_count = (uint32_t)ext2fs_blocks_count(e->super);
+	g.first_data_block = e->super->s_first_data_block;
+	g.first_ino = EXT2_FIRST_INODE(e->super);
+	g.block_size = e->blocksize;
+	g.inode_size = EXT2_INODE_SIZE(e->super);
+	err = fs_state_init(fs, &g);
+	if (err)
+		return err;
+	for (i = 0; i < g.ngroups; i++) {
+		blk64_t first = g.first_data_block + (blk64_t)i * g.blocks_per_group;
+		uint32_t nb = g.blocks_per_group;
+
+		if (first + nb > g.blocks_count)
+			nb = (uint32_t)(g.blocks_count - first);
+		fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
+		fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
+		fs->used_dirs[i] = ext2fs_bg_used_dirs_count(e, i);
+		err = ext2fs_get_block_bitmap_range2(e->block_map, first, nb,
+						     group_bbitmap(fs, i));
+		if (!err)
+			err = ext2fs_get_inode_bitmap_range2(e->inode_map,
+				(ext2_ino_t)i * g.inodes_per_group + 1,
+				g.inodes_per_group, group_ibitmap(fs, i));
+		if (err)
+			return err;
+		/* Past the end of the last group: in use, as on disk. */
+		for (; nb < g.blocks_per_group; nb++)
+			bit_set(group_bbitmap(fs, i), nb);
+	}
+	fs_state_sum(fs);
+	return 0;
+}
+
+void image_hash_seed(const struct image *img, uint32_t seed[4])
+{
+	const unsigned char *s = (const unsigned char *)img->fs->super->s_hash_seed;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		seed[i] = (uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
+			  (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24;
+}
+
+int image_has_filetype(const struct image *img)
+{
+	return ext2fs_has_feature_filetype(img->fs->super);
+}
+
+errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino)
+{
+	ext2_ino_t i;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	err = ext2fs_namei(img->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &i);
+	if (err)
+		return err;
+	err = ext2fs_read_inode(img->fs, i, &inode);
+	if (err)
+		return err;
+	if (!LINUX_S_ISDIR(inode.i_mode))
+		return ORLOV_ERR_NOT_DIR;
+	*ino = i;
+	return 0;
+}
+
+errcode_t image_read_inode(struct image *img, uint32_t ino,
+			   struct ext2_inode_large *inode)
+{
+	memset(inode, 0, sizeof(*inode));
+	return ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)inode,
+				      sizeof(*inode));
+}
+
+static errcode_t read_ptrs(struct image *img, uint32_t blk, uint32_t *ptrs)
+{
+	uint32_t apb = img->fs->blocksize / 4, i;
+	errcode_t err = io_channel_read_blk64(img->fs->io, blk, 1, img->buf);
+
+	if (err)
+		return err;
+	for (i = 0; i < apb; i++)
+		ptrs[i] = ext2fs_le32_to_cpu(((uint32_t *)img->buf)[i]);
+	return 0;
+}
+
+/* Load the indirect tree under i_block[12 + level] into the block map. */
+static errcode_t load_ind(struct image *img, const struct fs_state *fs,
+			  struct ifile *f, int level, uint32_t *path,
+			  int depth, uint32_t blk)
+{
+	uint32_t apb = fs->g.block_size / 4, i, *ptrs;
+	errcode_t err;
+
+	if (blk >= fs->g.blocks_count)
+		return ORLOV_ERR_CORRUPT;
+	ptrs = malloc(apb * sizeof(*ptrs));
+	if (!ptrs)
+		return ENOMEM;
+	err = read_ptrs(img, blk, ptrs);
+	if (!err)
+		err = bmap_attach(fs, f, level, path, depth, blk, ptrs);
+	for (i = 0; !err && depth < level && i < apb; i++) {
+		if (!ptrs[i])
+			continue;
+		path[depth] = i;
+		err = load_ind(img, fs, f, level, path, depth + 1, ptrs[i]);
+	}
+	free(ptrs);
+	return err;
+}
+
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, nblocks, lb, phys, path[3];
+	errcode_t err;
+	int level;
+
+	if (inode->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	memcpy(d->map.i_block, inode->i_block, sizeof(d->map.i_block));
+	for (level = 0; level < 3; level++) {
+		if (!inode->i_block[EXT2_IND_BLOCK + level])
+			continue;
+		err = load_ind(img, fs, &d->map, level, path, 0,
+			       inode->i_block[EXT2_IND_BLOCK + level]);
+		if (err)
+			return err;
+	}
+	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);
+	for (lb = 0; lb < nblocks; lb++) {
+		bmap_lookup(fs, &d->map, lb, &phys);
+		if (!phys)
+			return ORLOV_ERR_CORRUPT;	/* ext2 dirs have no holes */
+		err = io_channel_read_blk64(img->fs->io, phys, 1, img->buf);
+		if (!err)
+			err = dirbuf_add_block(d, bs, phys,
+					       (unsigned char *)img->buf);
+		if (err)
+			return err;
+	}
+	/* i_blocks counts an attribute block too; the map does not. */
+	d->map.nblocks = inode->i_blocks / (bs / 512) - (inode->i_file_acl ? 1 : 0);
+	return 0;
+}
+
+errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+			     const void *buf)
+{
+	return io_channel_write_blk64(img->fs->io, blk, (int)count, buf);
+}
+
+static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
+{
+	struct image *img = ctx;
+	uint32_t apb = img->fs->blocksize / 4, i;
+
+	for (i = 0; i < apb; i++)
+		((uint32_t *)img->buf)[i] = ext2fs_cpu_to_le32(ptr[i]);
+	return io_channel_write_blk64(img->fs->io, blk, 1, img->buf);
+}
+
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f)
+{
+	return bmap_visit_indirect(fs, f, write_ind, img);
+}
+
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, b, run;
+	errcode_t err;
+
+	for (b = 0; b < d->nblocks; b += run) {
+		for (run = 1; b + run < d->nblocks &&
+		     d->phys[b + run] == d->phys[b] + run; run++)
+			;
+		err = image_write_blocks(img, d->phys[b], run,
+					 d->data + (size_t)b * bs);
+		if (err)
+			return err;
+	}
+	return image_write_indirect(img, fs, &d->map);
+}
+
+static size_t slot_of(const struct image *img, uint32_t ino)
+{
+	size_t h = (size_t)ino * 2654435761U;
+
+	return h & (img->nslots - 1);
+}
+
+static errcode_t rehash(struct image *img, size_t nslots)
+{
+	uint32_t *slot = malloc(nslots * sizeof(*slot));
+	size_t i;
+
+	if (!slot)
+		return ENOMEM;
+	memset(slot, 0xff, nslots * sizeof(*slot));
+	free(img->slot);
+	img->slot = slot;
+	img->nslots = nslots;
+	for (i = 0; i < img->n; i++) {
+		size_t s = slot_of(img, img->inodes[i].ino);
+
+		while (img->slot[s] != UINT32_MAX)
+			s = (s + 1) & (nslots - 1);
+		img->slot[s] = (uint32_t)i;
+	}
+	return 0;
+}
+
+struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
+{
+	size_t s;
+
+	if (!img->nslots)
+		return NULL;
+	for (s = slot_of(img, ino); img->slot[s] != UINT32_MAX;
+	     s = (s + 1) & (img->nslots - 1))
+		if (img->inodes[img->slot[s]].ino == ino)
+			return &img->inodes[img->slot[s]].inode;
+	return NULL;
+}
+
+errcode_t image_stage_inode(struct image *img, uint32_t ino,
+			    const struct ext2_inode_large *inode)
+{
+	struct ext2_inode_large *old = image_staged_inode(img, ino);
+	errcode_t err;
+	size_t s;
+
+	if (old) {
+		*old = *inode;
+		return 0;
+	}
+	if (img->n == img->cap) {
+		size_t cap = img->cap ? img->cap * 2 : 1024;
+		struct staged *ni = realloc(img->inodes, cap * sizeof(*ni));
+
+		if (!ni)
+			return ENOMEM;
+		img->inodes = ni;
+		img->cap = cap;
+	}
+	if (2 * (img->n + 1) > img->nslots) {
+		err = rehash(img, img->nslots ? img->nslots * 2 : 2048);
+		if (err)
+			return err;
+	}
+	img->inodes[img->n].ino = ino;
+	img->inodes[img->n].inode = *inode;
+	s = slot_of(img, ino);
+	while (img->slot[s] != UINT32_MAX)
+		s = (s + 1) & (img->nslots - 1);
+	img->slot[s] = (uint32_t)img->n;
+	img->n++;
+	return 0;
+}
+
+void image_set_large_file(struct image *img)
+{
+	ext2fs_set_feature_large_file(img->fs->super);
+}
+
+static int staged_cmp(const void *a, const void *b)
+{
+	const struct staged *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what)
+{
+	ext2_filsys e = img->fs;
+	const struct fs_geom *g = &fs->g;
+	errcode_t err;
+	uint32_t i;
+	size_t k;
+
+	/* In inode order, so inode table blocks are written sequentially. */
+	qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
+	free(img->slot);
+	img->slot = NULL;
+	img->nslots = 0;
+	*what = "writing inode";
+	for (k = 0; k < img->n; k++) {
+		err = ext2fs_write_inode_full(e, img->inodes[k].ino,
+			(struct ext2_inode *)&img->inodes[k].inode,
+			(int)(g->inode_size < sizeof(struct ext2_inode_large) ?
+			      g->inode_size : sizeof(struct ext2_inode_large)));
+		if (err)
+			return err;
+	}
+
+	*what = "updating bitmaps";
+	for (i = 0; i < g->ngroups; i++) {
+		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
+		uint32_t nb = g->blocks_per_group;
+
+		if (first + nb > g->blocks_count)
+			nb = (uint32_t)(g->blocks_count - first);
+		err = ext2fs_set_block_bitmap_range2(e->block_map, first, nb,
+						     group_bbitmap(fs, i));
+		if (!err)
+			err = ext2fs_set_inode_bitmap_range2(e->inode_map,
+				(ext2_ino_t)i * g->inodes_per_group + 1,
+				g->inodes_per_group, group_ibitmap(fs, i));
+		if (err)
+			return err;
+		ext2fs_bg_free_blocks_count_set(e, i, fs->free_blocks[i]);
+		ext2fs_bg_free_inodes_count_set(e, i, fs->free_inodes[i]);
+		ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
+		ext2fs_group_desc_csum_set(e, i);
+	}
+	ext2fs_free_blocks_count_set(e->super, fs->freeb_total);
+	e->super->s_free_inodes_count = (uint32_t)fs->freei_total;
+	ext2fs_mark_super_dirty(e);
+	ext2fs_mark_bb_dirty(e);
+	ext2fs_mark_ib_dirty(e);
+
+	*what = "writing filesystem metadata";
+	err = ext2fs_close_free(&img->fs);
+	if (err)
+		return err;
+	free(img->inodes);
+	free(img->buf);
+	free(img);
+	return 0;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one module of orlov-populate that talks to libext2fs (image_read.c is
+ * its read-only half, for orlov-layout).  Nothing referenced by the image's
+ * metadata is written before image_commit(): data, indirect and new
+ * directory blocks go to blocks still free in the on-disk bitmaps, so an
+ * abort leaves the filesystem as it was.
+ */
+#ifndef ORLOV_IMAGE_H
+#define ORLOV_IMAGE_H
+
+#include <ext2fs/ext2_fs.h>
+
+#include "dir.h"
+
+struct image;
+
+/* Open read-write; refuses a mounted image, a dirty or unrecovered one,
+ * and features the ext2 driver cannot write.  *what says what failed. */
+errcode_t image_open(const char *path, struct image **out, const char **what);
+/* Close without writing metadata back. */
+void image_abort(struct image *img);
+
+errcode_t image_load_state(struct image *img, struct fs_state *fs);
+void image_hash_seed(const struct image *img, uint32_t seed[4]);
+int image_has_filetype(const struct image *img);
+
+/* Resolve @path (absolute, inside the image) without following a final
+ * symlink; ORLOV_ERR_NOT_DIR when it is no directory. */
+errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino);
+errcode_t image_read_inode(struct image *img, uint32_t ino,
+			   struct ext2_inode_large *inode);
+/* Load an existing directory's blocks and block map. */
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d);
+
+errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+			     const void *buf);
+/* Write a file's indirect blocks (held in memory by bmap). */
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f);
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d);
+
+/* Metadata: queue the inode; written at commit. */
+errcode_t image_stage_inode(struct image *img, uint32_t ino,
+			    const struct ext2_inode_large *inode);
+struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
+
+void image_set_large_file(struct image *img);
+
+/* Write inodes, bitmaps, counters and the superblock, and close. */
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what);
+
+#endif

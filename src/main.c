@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* orlov-populate: options in, exit code out. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ext2fs/ext2fs.h>
+
+#include "options.h"
+#include "populate.h"
+#include "orlov_err.h"
+
+int main(int argc, char **argv)
+{
+	const char *prog = "orlov-populate", *msg = "";
+	struct options o;
+	struct populate_result res;
+	errcode_t err;
+
+	add_error_table(&et_orlv_error_table);
+	add_error_table(&et_ext2_error_table);
+	err = options_parse(argc, argv, &o, &msg);
+	if (err) {
+		com_err(prog, err, "(%s); try --help", msg);
+		return 2;
+	}
+	if (o.help) {
+		options_usage(stdout, prog);
+		return 0;
+	}
+	if (o.version) {
+		printf("%s %s\n", prog, PACKAGE_VERSION);
+		return 0;
+	}
+	memset(&res, 0, sizeof(res));
+	err = populate(&o, &res);
+	if (err) {
+		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
+			res.where ? res.where : o.image);
+		populate_result_free(&res);
+		return 1;
+	}
+	populate_result_free(&res);
+	return 0;
+}

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <getopt.h>
+#include <string.h>
+
+#include "options.h"
+#include "util.h"
+#include "orlov_err.h"
+
+enum {
+	OPT_POLICY = 256,
+	OPT_TOPDIR,
+	OPT_SEED,
+	OPT_COLOUR,
+	OPT_TRACE,
+	OPT_NO_XATTRS,
+};
+
+static const struct option longopts[] = {
+	{ "target", required_argument, NULL, 't' },
+	{ "policy", required_argument, NULL, OPT_POLICY },
+	{ "topdir", required_argument, NULL, OPT_TOPDIR },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "block-colour", required_argument, NULL, OPT_COLOUR },
+	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+void options_usage(FILE *f, const char *prog)
+{
+	fprintf(f,
+"Usage: %s [OPTIONS] IMAGE SOURCE\n"
+"Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
+"every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n"
+"\n"
+"  -t, --target PATH      existing directory in IMAGE to fill (default /)\n"
+"      --policy P         orlov (default) or oldalloc (the kernel's find_group_dir)\n"
+"      --topdir R         start group of a top-level directory: hash (default,\n"
+"                         ext4's half-MD4 name hash) or random (PRNG, --seed)\n"
+"      --seed N           seed for --topdir random (default 0)\n"
+"      --block-colour N   block goal colour 0-15, the kernel's writer pid %% 16\n"
+"                         (default 0)\n"
+"      --trace FILE       write one record per allocation decision to FILE\n"
+"      --no-xattrs        do not copy extended attributes and ACLs\n"
+"  -v, --verbose          one line per entry: path, inode, group\n"
+"  -q, --quiet            print errors only\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n", prog);
+}
+
+errcode_t options_parse(int argc, char **argv, struct options *o,
+			const char **msg)
+{
+	uint64_t v;
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->target = "/";
+	o->xattrs = 1;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "t:vqhV", longopts, NULL)) != -1) {
+		switch (c) {
+		case 't':
+			o->target = optarg;
+			break;
+		case OPT_POLICY:
+			if (!strcmp(optarg, "orlov"))
+				o->policy = POLICY_ORLOV;
+			else if (!strcmp(optarg, "oldalloc"))
+				o->policy = POLICY_OLDALLOC;
+			else
+				return *msg = "--policy takes orlov or oldalloc", ORLOV_ERR_USAGE;
+			break;
+		case OPT_TOPDIR:
+			if (!strcmp(optarg, "hash"))
+				o->topdir = TOPDIR_HASH;
+			else if (!strcmp(optarg, "random"))
+				o->topdir = TOPDIR_RANDOM;
+			else
+				return *msg = "--topdir takes hash or random", ORLOV_ERR_USAGE;
+			break;
+		case OPT_SEED:
+			if (parse_u64(optarg, UINT64_MAX, &o->seed))
+				return *msg = "--seed takes a number", ORLOV_ERR_USAGE;
+			break;
+		case OPT_COLOUR:
+			if (parse_u64(optarg, 15, &v))
+				return *msg = "--block-colour takes a number from 0 to 15", ORLOV_ERR_USAGE;
+			o->colour = (unsigned int)v;
+			break;
+		case OPT_TRACE:
+			o->trace = optarg;
+			break;
+		case OPT_NO_XATTRS:
+			o->xattrs = 0;
+			break;
+		case 'v':
+			o->verbosity = 1;
+			break;
+		case 'q':
+			o->verbosity = -1;
+			break;
+		case 'h':
+			o->help = 1;
+			return 0;
+		case 'V':
+			o->version = 1;
+			return 0;
+		default:
+			return *msg = "unknown option or missing argument", ORLOV_ERR_USAGE;
+		}
+	}
+	if (argc - optind != 2)
+		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
+	if (o->target[0] != '/')
+		return *msg = "--target must be an absolute path inside the image", ORLOV_ERR_USAGE;
+	o->image = argv[optind];
+	o->source = argv[optind + 1];
+	return 0;
+}

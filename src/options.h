@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_OPTIONS_H
+#define ORLOV_OPTIONS_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <et/com_err.h>
+
+enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
+enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
+
+struct options {
+	const char *image;
+	const char *source;
+	const char *target;	/* directory inside the image, "/" by default */
+	enum alloc_policy policy;
+	enum topdir_rule topdir;
+	uint64_t seed;		/* --seed, for --topdir random */
+	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
+	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
+	const char *trace;	/* --trace FILE */
+	int xattrs;		/* copy extended attributes (default on) */
+	int help, version;
+};
+
+/* Parse argv into @o.  On a usage error, *msg says what was wrong. */
+errcode_t options_parse(int argc, char **argv, struct options *o,
+			const char **msg);
+void options_usage(FILE *f, const char *prog);
+
+#endif

@@ -1,0 +1,965 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The populate loop.  Entries come from the walker in the creation order
+ * of the kernel contract, and each is created with the same steps, in the
+ * same order, as the ext2 driver's namei.c does them:
+ *   mkdir:   new inode, its first block, then the entry in the parent
+ *   file:    new inode, the entry in the parent, data front to back, close
+ *   symlink: new inode, its block if slow, then the entry in the parent
+ *   other:   new inode, the entry in the parent
+ *   link:    the entry in the parent
+ * A first pass checks names, sizes and readability and that the tree fits,
+ * before anything is written.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/sysmacros.h>
+#include <linux/fs.h>
+
+#include "populate.h"
+#include "image.h"
+#include "orlov.h"
+#include "walk.h"
+#include "xattr.h"
+#include "util.h"
+#include "orlov_err.h"
+
+/* EXT2_FL_INHERITED, EXT2_REG_FLMASK, EXT2_OTHER_FLMASK of fs/ext2/ext2.h */
+#define FL_INHERITED (FS_SECRM_FL | FS_UNRM_FL | FS_COMPR_FL | FS_SYNC_FL | \
+		      FS_NODUMP_FL | FS_NOATIME_FL | FS_COMPRBLK_FL | \
+		      FS_NOCOMP_FL | FS_JOURNAL_DATA_FL | FS_NOTAIL_FL | \
+		      FS_DIRSYNC_FL)
+#define FL_REG_MASK (~(uint32_t)(FS_DIRSYNC_FL | FS_TOPDIR_FL))
+#define FL_OTHER_MASK ((uint32_t)(FS_NODUMP_FL | FS_NOATIME_FL))
+
+#define RUN_BLOCKS 256		/* data written in runs of up to this */
+
+struct frame {
+	struct dirbuf d;
+	struct ext2_inode_large inode;
+	uint32_t flags;		/* i_flags, for inheritance and TOPDIR */
+	int is_target;
+};
+
+struct link_ent {
+	dev_t dev;
+	ino_t src_ino;
+	uint32_t ino;
+};
+
+struct shared_xattr {
+	uint32_t blk, hash;
+	unsigned char *data;
+};
+
+struct ctx {
+	const struct options *o;
+	struct populate_result *res;
+	struct image *img;
+	struct fs_state fs;
+	uint32_t seed[4];
+	uint64_t rng;
+	struct frame *stack;
+	size_t depth, cap;
+	struct link_ent *links;	/* sorted on (dev, ino) as they come: hashed */
+	size_t nlinks, links_cap;
+	size_t *link_slot;
+	size_t link_slots;
+	struct shared_xattr *xa;
+	size_t nxa;
+	unsigned char *run, *chunk, *xblock;
+	uint32_t run_start, run_len;
+	uint8_t *group_used;
+	int progress;
+	time_t last_progress;
+	/* first pass */
+	uint64_t need_inodes, need_blocks;
+	uint32_t target_ino;
+	struct dirbuf *target;
+};
+
+static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
+		      const char *path)
+{
+	if (!c->res->what) {
+		c->res->what = what;
+		free(c->res->where);
+		c->res->where = NULL;
+		if (path) {
+			size_t sl = strlen(c->o->source), pl = strlen(path);
+
+			/* Source paths are shown under SOURCE as given. */
+			c->res->where = malloc(sl + pl + 2);
+			if (c->res->where)
+				snprintf(c->res->where, sl + pl + 2, "%s%s%s",
+					 c->o->source, pl ? "/" : "", path);
+		}
+	}
+	return err;
+}
+
+static void walk_error(void *ctx, errcode_t err, const char *what,
+		       const char *path)
+{
+	fail(ctx, err, what, path);
+}
+
+/* ---- hard links ---------------------------------------------------- */
+
+static size_t link_hash(const struct ctx *c, dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ULL ^ (uint64_t)dev;
+
+	return (size_t)(h ^ (h >> 29)) & (c->link_slots - 1);
+}
+
+static struct link_ent *link_find(struct ctx *c, dev_t dev, ino_t ino)
+{
+	size_t s;
+
+	if (!c->link_slots)
+		return NULL;
+	for (s = link_hash(c, dev, ino); c->link_slot[s] != SIZE_MAX;
+	     s = (s + 1) & (c->link_slots - 1)) {
+		struct link_ent *l = &c->links[c->link_slot[s]];
+
+		if (l->dev == dev && l->src_ino == ino)
+			return l;
+	}
+	return NULL;
+}
+
+static errcode_t link_add(struct ctx *c, dev_t dev, ino_t ino, uint32_t img_ino)
+{
+	size_t s, i;
+
+	if (c->nlinks == c->links_cap) {
+		size_t cap = c->links_cap ? c->links_cap * 2 : 256;
+		struct link_ent *nl = realloc(c->links, cap * sizeof(*nl));
+
+		if (!nl)
+			return ENOMEM;
+		c->links = nl;
+		c->links_cap = cap;
+	}
+	c->links[c->nlinks].dev = dev;
+	c->links[c->nlinks].src_ino = ino;
+	c->links[c->nlinks].ino = img_ino;
+	c->nlinks++;
+	if (2 * c->nlinks > c->link_slots) {
+		size_t n = c->link_slots ? c->link_slots * 2 : 1024;
+		size_t *ns = malloc(n * sizeof(*ns));
+
+		if (!ns)
+			return ENOMEM;
+		free(c->link_slot);
+		c->link_slot = ns;
+		c->link_slots = n;
+		for (s = 0; s < n; s++)
+			ns[s] = SIZE_MAX;
+		for (i = 0; i < c->nlinks; i++) {
+			for (s = link_hash(c, c->links[i].dev, c->links[i].src_ino);
+			     ns[s] != SIZE_MAX; s = (s + 1) & (n - 1))
+				;
+			ns[s] = i;
+		}
+		return 0;
+	}
+	for (s = link_hash(c, dev, ino); c->link_slot[s] != SIZE_MAX;
+	     s = (s + 1) & (c->link_slots - 1))
+		;
+	c->link_slot[s] = c->nlinks - 1;
+	return 0;
+}
+
+/* ---- small helpers -------------------------------------------------- */
+
+static unsigned int ftype_of(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return EXT2_FT_REG_FILE;
+	case S_IFDIR: return EXT2_FT_DIR;
+	case S_IFCHR: return EXT2_FT_CHRDEV;
+	case S_IFBLK: return EXT2_FT_BLKDEV;
+	case S_IFIFO: return EXT2_FT_FIFO;
+	case S_IFSOCK: return EXT2_FT_SOCK;
+	case S_IFLNK: return EXT2_FT_SYMLINK;
+	}
+	return EXT2_FT_UNKNOWN;
+}
+
+static uint32_t mask_flags(mode_t mode, uint32_t flags)
+{
+	if (S_ISDIR(mode))
+		return flags;
+	if (S_ISREG(mode))
+		return flags & FL_REG_MASK;
+	return flags & FL_OTHER_MASK;
+}
+
+static struct frame *top(struct ctx *c)
+{
+	return &c->stack[c->depth - 1];
+}
+
+static uint32_t extra_time(const struct timespec *ts)
+{
+	int64_t sec = (int64_t)ts->tv_sec;
+	uint32_t epoch = (uint32_t)(((sec - (int64_t)(int32_t)sec) >> 32) & 3);
+
+	return ((uint32_t)ts->tv_nsec << 2) | epoch;
+}
+
+static void fill_inode(const struct ctx *c, const struct src_entry *e,
+		       uint32_t flags, struct ext2_inode_large *in)
+{
+	const struct stat *st = &e->st;
+
+	memset(in, 0, sizeof(*in));
+	in->i_mode = (uint16_t)st->st_mode;
+	in->i_uid = (uint16_t)st->st_uid;
+	in->osd2.linux2.l_i_uid_high = (uint16_t)(st->st_uid >> 16);
+	in->i_gid = (uint16_t)st->st_gid;
+	in->osd2.linux2.l_i_gid_high = (uint16_t)(st->st_gid >> 16);
+	in->i_atime = (uint32_t)st->st_atim.tv_sec;
+	in->i_mtime = (uint32_t)st->st_mtim.tv_sec;
+	in->i_ctime = (uint32_t)st->st_ctim.tv_sec;
+	in->i_links_count = 1;
+	in->i_flags = flags;
+	if (c->fs.g.inode_size >= EXT2_GOOD_OLD_INODE_SIZE + 32) {
+		/* Room for the nanosecond fields, as mke2fs sizes them. */
+		in->i_extra_isize = 32;
+		in->i_atime_extra = extra_time(&st->st_atim);
+		in->i_mtime_extra = extra_time(&st->st_mtim);
+		in->i_ctime_extra = extra_time(&st->st_ctim);
+	}
+}
+
+static void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
+		       const struct ifile *f, int has_xattr)
+{
+	uint64_t sectors = (f->nblocks + (has_xattr ? 1 : 0)) *
+			   (c->fs.g.block_size / 512);
+
+	memcpy(in->i_block, f->i_block, sizeof(in->i_block));
+	in->i_blocks = (uint32_t)sectors;
+	in->osd2.linux2.l_i_blocks_hi = 0;
+}
+
+static void trace_inode(struct ctx *c, const struct frame *parent,
+			const struct src_entry *e, int is_dir,
+			const struct orlov_figures *f, uint32_t ino)
+{
+	if (!c->fs.trace)
+		return;
+	fprintf(c->fs.trace, "ext2_inode_alloc: dir=%u name=", parent->d.map.ino);
+	fput_escaped(c->fs.trace, e->name, e->name_len);
+	fprintf(c->fs.trace,
+		" mode=%s branch=%s pgroup=%d avefreei=%d avefreeb=%d max_dirs=%d min_inodes=%d min_blocks=%d max_debt=%d group=%u ino=%u path=",
+		is_dir ? "dir" : "other", orlov_branch_name(f->branch),
+		f->pgroup, f->avefreei, f->avefreeb, f->max_dirs,
+		f->min_inodes, f->min_blocks, f->max_debt,
+		(ino - 1) / c->fs.g.inodes_per_group, ino);
+	fput_escaped(c->fs.trace, e->path, strlen(e->path));
+	putc('\n', c->fs.trace);
+}
+
+static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
+{
+	uint32_t group = (ino - 1) / c->fs.g.inodes_per_group;
+
+	c->res->entries++;
+	c->group_used[group] = 1;
+	if (c->o->verbosity > 0) {
+		fput_escaped(stdout, c->o->target, strlen(c->o->target));
+		if (strcmp(c->o->target, "/"))
+			putchar('/');
+		fput_escaped(stdout, e->path, strlen(e->path));
+		printf(" %u %u\n", ino, group);
+	} else if (c->progress) {
+		time_t now = time(NULL);
+
+		if (now != c->last_progress) {
+			c->last_progress = now;
+			fprintf(stderr, "\r%llu entries, %llu MiB",
+				(unsigned long long)c->res->entries,
+				(unsigned long long)(c->res->bytes >> 20));
+		}
+	}
+}
+
+/* ext2_new_inode: choose the group by policy, take the inode. */
+static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
+			   int is_dir, uint32_t *ino)
+{
+	struct frame *p = top(c);
+	int pgroup = (int)p->d.map.group, group;
+	struct orlov_figures f;
+	errcode_t err;
+
+	if (is_dir && c->o->policy == POLICY_OLDALLOC) {
+		group = find_group_dir(&c->fs, &f);
+	} else if (is_dir) {
+		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
+			     (p->flags & FS_TOPDIR_FL);
+		uint32_t start = 0;
+
+		if (topdir && c->o->topdir == TOPDIR_HASH) {
+			start = dirhash_half_md4(c->seed, e->name,
+						 (int)e->name_len) % c->fs.g.ngroups;
+		} else if (topdir) {
+			/* splitmix64, scaled as prandom_u32_max() scales */
+			uint64_t z = (c->rng += 0x9E3779B97F4A7C15ULL);
+
+			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+			z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+			z ^= z >> 31;
+			start = (uint32_t)(((z & 0xffffffffU) * c->fs.g.ngroups) >> 32);
+		}
+		group = find_group_orlov(&c->fs, pgroup, topdir, start, &f);
+	} else {
+		group = find_group_other(&c->fs, pgroup, p->d.map.ino, &f);
+	}
+	err = orlov_take_inode(&c->fs, group, is_dir, ino);
+	if (err)
+		return fail(c, err, "allocating an inode for", e->path);
+	trace_inode(c, p, e, is_dir, &f, *ino);
+	report(c, e, *ino);
+	return 0;
+}
+
+static errcode_t add_link(struct ctx *c, const struct src_entry *e,
+			  uint32_t ino)
+{
+	errcode_t err = dir_add_link(&c->fs, &top(c)->d, e->name, e->name_len,
+				     ino, ftype_of(e->st.st_mode));
+
+	return err ? fail(c, err, "adding a directory entry for", e->path) : 0;
+}
+
+/* ---- file data -------------------------------------------------------- */
+
+static errcode_t run_flush(struct ctx *c)
+{
+	errcode_t err = 0;
+
+	if (c->run_len)
+		err = image_write_blocks(c->img, c->run_start, c->run_len, c->run);
+	c->run_len = 0;
+	return err;
+}
+
+static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
+{
+	uint32_t bs = c->fs.g.block_size;
+	errcode_t err;
+
+	if (c->run_len && (phys != c->run_start + c->run_len ||
+			   c->run_len == RUN_BLOCKS)) {
+		err = run_flush(c);
+		if (err)
+			return err;
+	}
+	if (!c->run_len)
+		c->run_start = phys;
+	memcpy(c->run + (size_t)c->run_len * bs, blk, bs);
+	c->run_len++;
+	return 0;
+}
+
+/*
+ * Write the data ranges front to back.  The kernel maps a block when a
+ * write() first touches it, so blocks are allocated in logical order and
+ * only where data is; a block shared by two ranges is written once.
+ */
+static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
+			   struct ifile *f)
+{
+	uint32_t bs = c->fs.g.block_size;
+	uint64_t size = (uint64_t)e->st.st_size, off = 0, s, t;
+	uint64_t cur = UINT64_MAX;	/* logical block being filled */
+	unsigned char *blk = c->xblock;
+	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
+	uint32_t phys;
+	errcode_t err;
+
+	while (off < size) {
+		err = e->data->next_data(e, off, &s, &t);
+		if (err)
+			return fail(c, err, "reading", e->path);
+		if (s >= size || s >= t)
+			break;
+		while (s < t) {
+			size_t n = (size_t)(t - s < chunk_cap ? t - s : chunk_cap);
+			size_t k = 0;
+
+			err = e->data->read(e, c->chunk, n, s);
+			if (err)
+				return fail(c, err, "reading", e->path);
+			while (k < n) {
+				uint64_t lb = (s + k) / bs;
+				size_t in = (size_t)((s + k) % bs);
+				size_t m = bs - in < n - k ? bs - in : n - k;
+
+				if (lb != cur) {
+					if (cur != UINT64_MAX) {
+						err = bmap_get_block(&c->fs, f, 1, (uint32_t)cur, &phys);
+						if (!err)
+							err = run_add(c, phys, blk);
+						if (err)
+							return fail(c, err, "writing data of", e->path);
+					}
+					memset(blk, 0, bs);
+					cur = lb;
+				}
+				memcpy(blk + in, c->chunk + k, m);
+				k += m;
+			}
+			s += n;
+		}
+		off = t;
+	}
+	if (cur != UINT64_MAX) {
+		err = bmap_get_block(&c->fs, f, 1, (uint32_t)cur, &phys);
+		if (!err)
+			err = run_add(c, phys, blk);
+		if (err)
+			return fail(c, err, "writing data of", e->path);
+	}
+	err = run_flush(c);
+	if (!err)
+		err = image_write_indirect(c->img, &c->fs, f);
+	return err ? fail(c, err, "writing data of", e->path) : 0;
+}
+
+/* ext2_xattr_set2: an identical block is shared (mbcache), else a new one
+ * near the start of the inode's group. */
+static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
+			      struct ifile *f, uint32_t *blk_out)
+{
+	uint32_t bs = c->fs.g.block_size, hash, blk;
+	const char *bad = NULL;
+	unsigned long count = 1;
+	errcode_t err;
+	size_t i;
+
+	*blk_out = 0;
+	if (!c->o->xattrs || !e->nxattrs)
+		return 0;
+	err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock, bs, &bad);
+	if (err)
+		return fail(c, err, "storing extended attributes of", e->path);
+	hash = xattr_block_hash(c->xblock);
+	for (i = 0; hash && i < c->nxa; i++) {
+		struct shared_xattr *x = &c->xa[i];
+		uint32_t ref;
+
+		if (x->hash != hash || memcmp(x->data + 8, c->xblock + 8, bs - 8))
+			continue;
+		ref = (uint32_t)x->data[4] | (uint32_t)x->data[5] << 8 |
+		      (uint32_t)x->data[6] << 16 | (uint32_t)x->data[7] << 24;
+		if (ref >= EXT2_XATTR_REFCOUNT_MAX)
+			continue;
+		ref++;
+		x->data[4] = (unsigned char)ref;
+		x->data[5] = (unsigned char)(ref >> 8);
+		x->data[6] = (unsigned char)(ref >> 16);
+		x->data[7] = (unsigned char)(ref >> 24);
+		*blk_out = x->blk;
+		return 0;
+	}
+	err = ext2_new_blocks(&c->fs, f->ino, f->has_alloc_info ? &f->bi : NULL,
+			      group_first_block(&c->fs, f->group), &count, &blk);
+	if (err)
+		return fail(c, err, "allocating an attribute block for", e->path);
+	{
+		struct shared_xattr *nx = realloc(c->xa, (c->nxa + 1) * sizeof(*nx));
+
+		if (!nx)
+			return ENOMEM;
+		c->xa = nx;
+		nx[c->nxa].blk = blk;
+		nx[c->nxa].hash = hash;
+		nx[c->nxa].data = malloc(bs);
+		if (!nx[c->nxa].data)
+			return ENOMEM;
+		memcpy(nx[c->nxa].data, c->xblock, bs);
+		c->nxa++;
+	}
+	*blk_out = blk;
+	return 0;
+}
+
+/* ---- the visitor ------------------------------------------------------ */
+
+static errcode_t push(struct ctx *c)
+{
+	if (c->depth == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 32;
+		struct frame *ns = realloc(c->stack, cap * sizeof(*ns));
+
+		if (!ns)
+			return ENOMEM;
+		c->stack = ns;
+		c->cap = cap;
+	}
+	memset(&c->stack[c->depth], 0, sizeof(c->stack[0]));
+	c->depth++;
+	return 0;
+}
+
+static errcode_t enter_dir(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+	struct frame *p, *n;
+	uint32_t ino, flags;
+	errcode_t err;
+
+	if (!c->depth) {
+		/* The source root maps onto the target directory. */
+		err = push(c);
+		if (err)
+			return err;
+		n = top(c);
+		/* The frame owns the target's blocks from now on. */
+		n->d = *c->target;
+		free(c->target);
+		c->target = NULL;
+		n->is_target = 1;
+		err = image_read_inode(c->img, c->target_ino, &n->inode);
+		n->flags = n->inode.i_flags;
+		return err ? fail(c, err, "reading target directory", NULL) : 0;
+	}
+	err = new_inode(c, e, 1, &ino);
+	if (err)
+		return err;
+	p = top(c);
+	flags = mask_flags(e->st.st_mode, p->flags & FL_INHERITED) |
+		(e->fsflags & FS_TOPDIR_FL);
+	err = push(c);
+	if (err)
+		return err;
+	p = &c->stack[c->depth - 2];
+	n = top(c);
+	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group, image_has_filetype(c->img));
+	n->flags = flags;
+	fill_inode(c, e, flags, &n->inode);
+	n->inode.i_links_count = 2;
+	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
+	if (err)
+		return fail(c, err, "creating directory", e->path);
+	err = dir_add_link(&c->fs, &p->d, e->name, e->name_len, ino, EXT2_FT_DIR);
+	if (err)
+		return fail(c, err, "adding a directory entry for", e->path);
+	p->inode.i_links_count++;
+	return write_xattrs(c, e, &n->d.map, &n->inode.i_file_acl);
+}
+
+static errcode_t leave_dir(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+	struct frame *n = top(c);
+	errcode_t err;
+
+	if (n->is_target)
+		return 0;	/* written back at commit */
+	n->inode.i_size = (uint32_t)dir_size(&n->d, c->fs.g.block_size);
+	set_blocks(c, &n->inode, &n->d.map, n->inode.i_file_acl != 0);
+	err = image_write_dir(c->img, &c->fs, &n->d);
+	if (!err)
+		err = image_stage_inode(c->img, n->d.map.ino, &n->inode);
+	dirbuf_release(&c->fs, &n->d);
+	c->depth--;
+	return err ? fail(c, err, "writing directory", e->path) : 0;
+}
+
+static errcode_t leaf(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+	struct ext2_inode_large in;
+	struct ifile f;
+	struct link_ent *l = NULL;
+	uint32_t ino, xblk = 0, flags, bs = c->fs.g.block_size;
+	mode_t m = e->st.st_mode;
+	errcode_t err;
+
+	if (e->st.st_nlink > 1)
+		l = link_find(c, e->st.st_dev, e->st.st_ino);
+	if (l) {
+		struct ext2_inode_large *old = image_staged_inode(c->img, l->ino);
+
+		err = add_link(c, e, l->ino);
+		if (err)
+			return err;
+		if (!old || old->i_links_count == 65000)
+			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
+		old->i_links_count++;
+		report(c, e, l->ino);
+		return 0;
+	}
+
+	err = new_inode(c, e, 0, &ino);
+	if (err)
+		return err;
+	flags = mask_flags(m, top(c)->flags & FL_INHERITED);
+	fill_inode(c, e, flags, &in);
+	ifile_init(&f, ino, c->fs.g.inodes_per_group);
+
+	if (S_ISLNK(m) && e->link_len + 1 > sizeof(in.i_block)) {
+		/* Slow symlink: its one block before the parent's entry. */
+		uint32_t phys;
+
+		err = bmap_get_block(&c->fs, &f, 0, 0, &phys);
+		if (err)
+			return fail(c, err, "writing symlink", e->path);
+		memset(c->xblock, 0, bs);
+		memcpy(c->xblock, e->link_target, e->link_len);
+		err = image_write_blocks(c->img, phys, 1, c->xblock);
+		if (err)
+			return fail(c, err, "writing symlink", e->path);
+	} else if (S_ISLNK(m)) {
+		memcpy(in.i_block, e->link_target, e->link_len);
+	}
+	err = add_link(c, e, ino);
+	if (err)
+		return err;
+
+	if (S_ISREG(m)) {
+		err = copy_data(c, e, &f);
+		/* Last close: the window goes back (ext2_release_file). */
+		ext2_discard_reservation(&c->fs, &f.bi);
+		if (err)
+			goto out;
+		c->res->bytes += (uint64_t)e->st.st_size;
+		if ((uint64_t)e->st.st_size > 0x7fffffffULL)
+			image_set_large_file(c->img);
+	}
+	err = write_xattrs(c, e, &f, &xblk);
+	if (err)
+		goto out;
+
+	if (S_ISLNK(m)) {
+		in.i_size = (uint32_t)e->link_len;
+		if (e->link_len + 1 > sizeof(in.i_block))
+			set_blocks(c, &in, &f, xblk != 0);
+		else
+			in.i_blocks = xblk ? bs / 512 : 0;
+	} else if (S_ISREG(m)) {
+		in.i_size = (uint32_t)e->st.st_size;
+		in.i_size_high = (uint32_t)((uint64_t)e->st.st_size >> 32);
+		set_blocks(c, &in, &f, xblk != 0);
+	} else {
+		in.i_blocks = xblk ? bs / 512 : 0;
+		if (S_ISCHR(m) || S_ISBLK(m)) {
+			unsigned int ma = major(e->st.st_rdev), mi = minor(e->st.st_rdev);
+
+			/* old_encode_dev when it fits, else new_encode_dev */
+			if (ma < 256 && mi < 256)
+				in.i_block[0] = (ma << 8) | mi;
+			else
+				in.i_block[1] = (mi & 0xff) | (ma << 8) |
+						((mi & ~0xffU) << 12);
+		}
+	}
+	in.i_file_acl = xblk;
+	err = image_stage_inode(c->img, ino, &in);
+	if (!err && e->st.st_nlink > 1)
+		err = link_add(c, e->st.st_dev, e->st.st_ino, ino);
+	if (err)
+		fail(c, err, "recording", e->path);
+out:
+	ifile_release(&c->fs, &f);
+	return err;
+}
+
+/* ---- first pass: will it fit, is every name and file acceptable ------- */
+
+static errcode_t check_name(struct ctx *c, const struct src_entry *e)
+{
+	if (e->name_len > EXT2_NAME_LEN)
+		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+	/* Only names directly in the target can collide with what is there. */
+	if (c->depth == 1 && dir_lookup(c->target, c->fs.g.block_size,
+					 e->name, e->name_len, NULL))
+		return fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
+	return 0;
+}
+
+static errcode_t scan_enter(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+	errcode_t err;
+
+	if (c->depth) {
+		err = check_name(c, e);
+		if (err)
+			return err;
+		c->need_inodes++;
+		c->need_blocks += 1 + (e->nxattrs && c->o->xattrs);
+	}
+	c->depth++;
+	return 0;
+}
+
+static errcode_t scan_leave(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+
+	(void)e;
+	c->depth--;
+	return 0;
+}
+
+static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
+{
+	struct ctx *c = ctx;
+	uint32_t bs = c->fs.g.block_size, apb = bs / 4;
+	uint64_t max_blocks = EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
+			      (uint64_t)apb * apb * apb;
+	errcode_t err = check_name(c, e);
+
+	if (err)
+		return err;
+	if (e->st.st_nlink > 1) {
+		if (link_find(c, e->st.st_dev, e->st.st_ino))
+			return 0;
+		err = link_add(c, e->st.st_dev, e->st.st_ino, 0);
+		if (err)
+			return err;
+	}
+	c->need_inodes++;
+	if (e->nxattrs && c->o->xattrs) {
+		const char *bad = NULL;
+
+		err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock, bs, &bad);
+		if (err)
+			return fail(c, err, "checking extended attributes of", e->path);
+		c->need_blocks++;
+	}
+	if (S_ISLNK(e->st.st_mode)) {
+		if (e->link_len + 1 > bs)
+			return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, "checking", e->path);
+		if (e->link_len + 1 > 60)
+			c->need_blocks++;
+	} else if (S_ISREG(e->st.st_mode)) {
+		uint64_t off = 0, s, t, nb = 0, last = UINT64_MAX;
+
+		/* Opening it here also proves it readable before we write. */
+		while (off < (uint64_t)e->st.st_size) {
+			err = e->data->next_data(e, off, &s, &t);
+			if (err)
+				return fail(c, err, "reading", e->path);
+			if (s >= t)
+				break;
+			nb += (t - 1) / bs - s / bs + 1 - (s / bs == last);
+			last = (t - 1) / bs;
+			off = t;
+		}
+		if (last != UINT64_MAX && last >= max_blocks)
+			return fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
+		c->need_blocks += bmap_blocks_needed(apb, nb);
+	} else if (!S_ISCHR(e->st.st_mode) && !S_ISBLK(e->st.st_mode) &&
+		   !S_ISFIFO(e->st.st_mode) && !S_ISSOCK(e->st.st_mode)) {
+		return fail(c, ORLOV_ERR_UNSUPP_FILETYPE, "checking", e->path);
+	}
+	return 0;
+}
+
+static errcode_t first_pass(struct ctx *c)
+{
+	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1 };
+	struct walk_visitor v = {
+		.enter_dir = scan_enter, .leave_dir = scan_leave,
+		.leaf = scan_leaf, .error = walk_error, .ctx = c,
+	};
+	errcode_t err = walk_tree(c->o->source, &wo, &v);
+
+	c->depth = 0;
+	c->nlinks = 0;
+	free(c->link_slot);
+	c->link_slot = NULL;
+	c->link_slots = 0;
+	if (err)
+		return err;
+	if (c->need_inodes > c->fs.freei_total)
+		return fail(c, ORLOV_ERR_NO_INODES, "checking", "");
+	if (c->need_blocks > c->fs.freeb_total)
+		return fail(c, ORLOV_ERR_NO_BLOCKS, "checking", "");
+	return 0;
+}
+
+/* ---- driver ------------------------------------------------------------ */
+
+static errcode_t open_target(struct ctx *c)
+{
+	struct ext2_inode_large in;
+	errcode_t err;
+
+	err = image_lookup_dir(c->img, c->o->target, &c->target_ino);
+	if (!err)
+		err = image_read_inode(c->img, c->target_ino, &in);
+	if (err) {
+		fail(c, err, "looking up target directory", NULL);
+		c->res->where = strdup(c->o->target);
+		return err;
+	}
+	c->target = calloc(1, sizeof(*c->target));
+	if (!c->target)
+		return ENOMEM;
+	dirbuf_init(c->target, c->target_ino, c->fs.g.inodes_per_group,
+		    image_has_filetype(c->img));
+	err = image_load_dir(c->img, &c->fs, &in, c->target);
+	if (err) {
+		fail(c, err, "reading target directory", NULL);
+		c->res->where = strdup(c->o->target);
+	}
+	return err;
+}
+
+static errcode_t commit(struct ctx *c)
+{
+	struct frame *t = &c->stack[0];
+	const char *what = NULL;
+	errcode_t err;
+	size_t i;
+
+	/* The target: new blocks, link count, size; ext2_add_link clears
+	 * the (unused by ext2) index flag. */
+	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
+	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
+	t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
+	err = image_write_dir(c->img, &c->fs, &t->d);
+	for (i = 0; !err && i < c->nxa; i++)
+		err = image_write_blocks(c->img, c->xa[i].blk, 1, c->xa[i].data);
+	if (!err)
+		err = image_stage_inode(c->img, c->target_ino, &t->inode);
+	if (err)
+		return fail(c, err, "writing", NULL);
+	err = image_commit(c->img, &c->fs, &what);
+	c->img = NULL;
+	if (err) {
+		fail(c, err, what, NULL);
+		c->res->where = strdup(c->o->image);
+	}
+	return err;
+}
+
+static void ctx_free(struct ctx *c)
+{
+	size_t i;
+
+	if (c->img)
+		image_abort(c->img);
+	while (c->depth > 0) {
+		dirbuf_release(&c->fs, &top(c)->d);
+		c->depth--;
+	}
+	if (c->target)
+		dirbuf_release(&c->fs, c->target);
+	free(c->target);
+	free(c->stack);
+	free(c->links);
+	free(c->link_slot);
+	for (i = 0; i < c->nxa; i++)
+		free(c->xa[i].data);
+	free(c->xa);
+	free(c->run);
+	free(c->chunk);
+	free(c->xblock);
+	free(c->group_used);
+	if (c->fs.trace)
+		fclose(c->fs.trace);
+	fs_state_free(&c->fs);
+}
+
+errcode_t populate(const struct options *o, struct populate_result *res)
+{
+	struct ctx c;
+	struct timespec t0, t1;
+	const char *what = NULL;
+	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
+	struct walk_visitor v = {
+		.enter_dir = enter_dir, .leave_dir = leave_dir, .leaf = leaf,
+		.error = walk_error,
+	};
+	errcode_t err;
+	uint32_t i, bs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.res = res;
+	c.rng = o->seed;
+	v.ctx = &c;
+
+	err = image_open(o->image, &c.img, &what);
+	if (err) {
+		res->what = what;
+		res->where = strdup(o->image);
+		return err;
+	}
+	err = image_load_state(c.img, &c.fs);
+	if (err) {
+		res->what = "loading allocator state from";
+		res->where = strdup(o->image);
+		goto out;
+	}
+	c.fs.colour = o->colour;
+	image_hash_seed(c.img, c.seed);
+	bs = c.fs.g.block_size;
+	c.run = malloc((size_t)RUN_BLOCKS * bs);
+	c.chunk = malloc((size_t)RUN_BLOCKS * bs);
+	c.xblock = malloc(bs);
+	c.group_used = calloc(c.fs.g.ngroups, 1);
+	if (!c.run || !c.chunk || !c.xblock || !c.group_used) {
+		err = ENOMEM;
+		goto out;
+	}
+	err = open_target(&c);
+	if (!err)
+		err = first_pass(&c);
+	if (err)
+		goto out;
+	if (o->trace) {
+		c.fs.trace = fopen(o->trace, "w");
+		if (!c.fs.trace) {
+			err = (errcode_t)errno;
+			res->what = "opening trace file";
+			res->where = strdup(o->trace);
+			goto out;
+		}
+	}
+	c.progress = o->verbosity == 0 && isatty(STDERR_FILENO);
+	err = walk_tree(o->source, &wo, &v);
+	if (c.progress)
+		fputc('\n', stderr);
+	if (err)
+		goto out;
+	err = commit(&c);
+	if (err)
+		goto out;
+	for (i = 0; i < c.fs.g.ngroups; i++)
+		res->groups_used += c.group_used[i];
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (o->verbosity >= 0)
+		printf("%llu entries, %llu bytes, %u groups used, %.2f seconds\n",
+		       (unsigned long long)res->entries,
+		       (unsigned long long)res->bytes, res->groups_used,
+		       res->seconds);
+out:
+	ctx_free(&c);
+	return err;
+}
+
+void populate_result_free(struct populate_result *res)
+{
+	free(res->where);
+	res->where = NULL;
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_POPULATE_H
+#define ORLOV_POPULATE_H
+
+#include "options.h"
+
+struct populate_result {
+	/* On error: what was being done and where (a source or image path). */
+	const char *what;
+	char *where;
+	/* On success: the summary line's figures. */
+	uint64_t entries, bytes;
+	uint32_t groups_used;
+	double seconds;
+};
+
+/* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */
+errcode_t populate(const struct options *o, struct populate_result *res);
+void populate_result_free(struct populate_result *res);
+
+#endif

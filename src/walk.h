@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The source of a tree to copy.  The populate loop sees entries only
+ * through this interface, in creation order: depth first, a directory
+ * before its contents, names of one directory compared bytewise.  The host
+ * directory walker is one implementation; another reader (a tar stream)
+ * can serve the same visitor.
+ */
+#ifndef ORLOV_WALK_H
+#define ORLOV_WALK_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <et/com_err.h>
+
+struct src_xattr {
+	char *name;		/* full name, "user.foo", "system.posix_acl_access" */
+	unsigned char *value;
+	size_t size;
+};
+
+struct src_entry;
+
+/* Data access for a regular file: extents in ascending order. */
+struct src_data_ops {
+	/* Next data range at or after @off: [*start, *end), or *start ==
+	 * *end == st_size when only a hole remains. */
+	errcode_t (*next_data)(const struct src_entry *e, uint64_t off,
+			       uint64_t *start, uint64_t *end);
+	/* Read exactly @len bytes at @off. */
+	errcode_t (*read)(const struct src_entry *e, void *buf, size_t len,
+			  uint64_t off);
+};
+
+struct src_entry {
+	const char *path;	/* relative to the source root, "" for it */
+	const char *name;	/* last component */
+	size_t name_len;
+	struct stat st;
+	uint32_t fsflags;	/* FS_IOC_GETFLAGS of directories, else 0 */
+	const char *link_target;	/* symlinks */
+	size_t link_len;
+	struct src_xattr *xattrs;
+	size_t nxattrs;
+	const struct src_data_ops *data;	/* regular files */
+	void *priv;		/* the reader's own */
+};
+
+/* What the walker calls, in creation order.  A non-zero return stops the
+ * walk and is returned by walk_tree(). */
+struct walk_visitor {
+	errcode_t (*enter_dir)(void *ctx, const struct src_entry *e);
+	errcode_t (*leave_dir)(void *ctx, const struct src_entry *e);
+	errcode_t (*leaf)(void *ctx, const struct src_entry *e);
+	/* Called once with what failed and where, before the walk returns an
+	 * error the walker itself found (the visitor reports it). */
+	void (*error)(void *ctx, errcode_t err, const char *what,
+		      const char *path);
+	void *ctx;
+};
+
+struct walk_opts {
+	int want_xattrs;	/* read extended attributes */
+	int want_data;		/* regular files get data ops (else NULL) */
+};
+
+/* Walk the host directory @root.  The root itself is passed to enter_dir
+ * with path "" (its contents go into the target directory). */
+errcode_t walk_tree(const char *root, const struct walk_opts *opts,
+		    const struct walk_visitor *v);
+
+#endif
