@@ -145,7 +145,8 @@ errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out)
 		ir_dir_free(out);
 		return err;
 	}
-	qsort(out->e, out->n, sizeof(*out->e), dirent_cmp);
+	if (out->n > 1)
+		qsort(out->e, out->n, sizeof(*out->e), dirent_cmp);
 	return 0;
 }
 
@@ -551,7 +552,8 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 		}
 		off += EXT2_EXT_ATTR_LEN(nlen);
 	}
-	qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
+	if (out->n > 1)
+		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
 	return 0;
 }
 

@@ -62,9 +62,9 @@ static void usage(FILE *f)
 "          inode's blocks in logical order, each indirect block right before\n"
 "          the blocks it maps, holes skipped, as ranges a-b of consecutive\n"
 "          numbers or single numbers, comma-separated; - when empty.\n"
-"  diff    compare inode number and block list (xattr block included) of\n"
-"          every path present in either image; print the first differing\n"
-"          path (\"first difference: PATH\", \"expected: LINE\",\n"
+"  diff    compare the dump lines (inode number, type, block list, xattr\n"
+"          block) of every path present in either image; print the first\n"
+"          differing path (\"first difference: PATH\", \"expected: LINE\",\n"
 "          \"actual:   LINE\", LINE being a dump line or \"missing\"), then\n"
 "          \"paths=N same_inode=N same_blocks=N\".\n"
 "  stats   per group \"group=G inodes_used=N dirs=N blocks_used=N\" from the\n"
@@ -658,7 +658,8 @@ static errcode_t read_src_xattrs(int fd, const char *path,
 		ir_xattrs_free(out);
 		return err;
 	}
-	qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
+	if (out->n > 1)
+		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
 	return 0;
 }
 
@@ -1066,7 +1067,8 @@ static errcode_t read_src_dir(struct verify *v, int dirfd, struct sent **out,
 		free_sents(s, n);
 		return err;
 	}
-	qsort(s, n, sizeof(*s), sent_cmp);
+	if (n > 1)
+		qsort(s, n, sizeof(*s), sent_cmp);
 	*out = s;
 	*nout = n;
 	return 0;
@@ -1171,7 +1173,8 @@ static errcode_t check_links(struct verify *v)
 {
 	size_t i, j, k;
 
-	qsort(v->links, v->nlinks, sizeof(*v->links), vlink_cmp);
+	if (v->nlinks > 1)
+		qsort(v->links, v->nlinks, sizeof(*v->links), vlink_cmp);
 	for (i = 0; i < v->nlinks; i = j) {
 		for (j = i + 1; j < v->nlinks &&
 		     v->links[j].dev == v->links[i].dev &&
