@@ -13,8 +13,12 @@ export MKE2FS_CONFIG="$(cd "$(dirname "$0")" && pwd)/mke2fs.conf"
 
 lt_here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "${top_srcdir:-$lt_here/../..}" && pwd)
-builddir=${builddir:-${top_builddir:-$top_srcdir}}
-ORLOV_LAYOUT=${ORLOV_LAYOUT:-$builddir/src/orlov-layout}
+# make check runs the tests from the top build directory.
+builddir=$(cd "${builddir:-${top_builddir:-.}}" && pwd)
+if [ -z "${ORLOV_LAYOUT:-}" ]; then
+	ORLOV_LAYOUT=$builddir/src/orlov-layout
+	[ -x "$ORLOV_LAYOUT" ] || ORLOV_LAYOUT=$top_srcdir/src/orlov-layout
+fi
 golden=$lt_here/golden
 
 LT_UUID=6f1d1e2c-0000-4000-8000-000000000001
