@@ -102,7 +102,7 @@ for l in \
 	'mismatch: /dir1/file: mode (expected 4755, got 0644)' \
 	'mismatch: /dir1/sparse: mtime (expected 1600000000, got 5)' \
 	'mismatch: /fifo: ctime (expected [0-9]*, got 6)' \
-	'mismatch: /name%20with%20space: uid (expected 0*, got 7)' \
+	"mismatch: /name%20with%20space: uid (expected $(id -u), got 7)" \
 	'mismatch: /p%25c: entry (expected present, got missing)' \
 	'mismatch: /dir1/hard2: links (expected 2, got 1)' \
 	'mismatch: /hard1: links (expected 2, got 1)' \
