@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Attribute blocks: layout, hashes (checked against libext2fs, which
+ * e2fsck uses), POSIX ACL conversion, limits. */
+#include "config.h"
+
+#include <string.h>
+#include <ext2fs/ext2fs.h>
+
+#include "xattr.h"
+#include "orlov_err.h"
+#include "tap.h"
+
+static uint32_t le32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+int main(void)
+{
+	unsigned char block[1024], acl[4 + 5 * 8];
+	char v1[] = "bar", v2[] = "\xff\x80 a longer value with high bytes";
+	struct src_xattr xs[3] = {
+		{ .name = "user.zz", .value = (unsigned char *)v1, .size = 3 },
+		{ .name = "user.a\xe9", .value = (unsigned char *)v2, .size = sizeof(v2) - 1 },
+		{ .name = "system.posix_acl_access", .value = acl, .size = sizeof(acl) },
+	};
+	static const uint16_t tags[5] = { 1, 2, 4, 0x10, 0x20 };
+	const char *bad = NULL;
+	struct ext2_ext_attr_entry *e;
+	unsigned char *p;
+	int i;
+
+	/* version 2, entries user_obj, user:1000, group_obj, mask, other */
+	memset(acl, 0, sizeof(acl));
+	acl[0] = 2;
+	for (i = 0; i < 5; i++) {
+		unsigned char *a = acl + 4 + 8 * i;
+
+		a[0] = (unsigned char)tags[i];
+		a[2] = 6;
+		if (tags[i] == 2) {
+			a[4] = 0xe8;
+			a[5] = 0x03;
+		} else {
+			memset(a + 4, 0xff, 4);	/* ACL_UNDEFINED_ID */
+		}
+	}
+
+	is_int(xattr_build_block(xs, 3, block, sizeof(block), &bad), 0, "block built");
+	is_int(le32(block), EXT2_XATTR_MAGIC, "magic");
+	is_int(le32(block + 4), 1, "refcount 1");
+	is_int(le32(block + 8), 1, "h_blocks 1");
+
+	/* Entries sorted by index, then name length, then name: the ACL
+	 * (index 2) after the user ones (index 1): "zz" before "a\xe9"? Both
+	 * length 2: memcmp order puts "a\xe9" first. */
+	p = block + 32;
+	e = (struct ext2_ext_attr_entry *)p;
+	is_int(e->e_name_index, 1, "first entry: user");
+	is_int(memcmp(p + 16, "a\xe9", 2), 0, "first entry: a\\xe9");
+	is_int(e->e_hash, ext2fs_ext_attr_hash_entry_signed(e, block + e->e_value_offs),
+	       "entry hash with signed name bytes, as the kernel and e2fsck compute it");
+	p += (16 + e->e_name_len + 3) & ~3;
+	e = (struct ext2_ext_attr_entry *)p;
+	is_int(memcmp(p + 16, "zz", 2), 0, "second entry: zz");
+	is_int(e->e_hash, ext2fs_ext_attr_hash_entry_signed(e, block + e->e_value_offs),
+	       "second entry hash");
+	is_int(memcmp(block + e->e_value_offs, "bar", 3), 0, "value stored at its offset");
+	p += (16 + e->e_name_len + 3) & ~3;
+	e = (struct ext2_ext_attr_entry *)p;
+	is_int(e->e_name_index, 2, "third entry: posix_acl_access");
+	is_int(e->e_name_len, 0, "ACLs have an empty name");
+	is_int(e->e_value_size, 4 + 4 + 8 + 4 + 4 + 4, "disk ACL: short entries but for named users");
+	is_int(le32(block + e->e_value_offs), 1, "disk ACL version 1");
+	is_int(le32(block + e->e_value_offs + 12), 1000, "named user id kept");
+	p += (16 + e->e_name_len + 3) & ~3;
+	is_int(le32(p), 0, "entry table ends with a zero word");
+	tap_ok(xattr_block_hash(block) != 0, "block hash set");
+
+	xs[0].name = "system.nfs4_acl";
+	is_int(xattr_build_block(xs, 1, block, sizeof(block), &bad),
+	       ORLOV_ERR_BAD_XATTR, "names ext2 cannot store are refused");
+	tap_ok(bad && !strcmp(bad, "system.nfs4_acl"), "and named");
+	{
+		static unsigned char big[2000];
+		struct src_xattr x = { .name = "user.big", .value = big, .size = sizeof(big) };
+
+		is_int(xattr_build_block(&x, 1, block, sizeof(block), &bad),
+		       ORLOV_ERR_XATTR_TOO_BIG, "values that overflow the block are refused");
+	}
+	return tap_done();
+}
