@@ -31,7 +31,7 @@ struct image {
 		      EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
 		      0x0004 /* btree_dir, never used */)
 
-static errcode_t check_features(ext2_filsys fs, const char **what)
+static errcode_t check_features(ext2_filsys fs, const char **feature)
 {
 	struct ext2_super_block *sb = fs->super;
 	uint32_t bad, bit;
@@ -43,13 +43,13 @@ static errcode_t check_features(ext2_filsys fs, const char **what)
 	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT;
 	for (bit = 0; bit < 32; bit++)
 		if (bad & (1U << bit)) {
-			*what = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
+			*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
 			return ORLOV_ERR_UNSUPP_FEATURE;
 		}
 	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT;
 	for (bit = 0; bit < 32; bit++)
 		if (bad & (1U << bit)) {
-			*what = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
+			*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
 			return ORLOV_ERR_UNSUPP_FEATURE;
 		}
 	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)
@@ -57,7 +57,8 @@ static errcode_t check_features(ext2_filsys fs, const char **what)
 	return 0;
 }
 
-errcode_t image_open(const char *path, struct image **out, const char **what)
+errcode_t image_open(const char *path, struct image **out, const char **what,
+		     const char **feature)
 {
 	struct image *img;
 	errcode_t err;
@@ -81,7 +82,7 @@ errcode_t image_open(const char *path, struct image **out, const char **what)
 		return err;
 	}
 	*what = "checking filesystem";
-	err = check_features(img->fs, what);
+	err = check_features(img->fs, feature);
 	if (!err) {
 		*what = "reading bitmaps";
 		err = ext2fs_read_bitmaps(img->fs);

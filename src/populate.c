@@ -881,7 +881,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 {
 	struct ctx c;
 	struct timespec t0, t1;
-	const char *what = NULL;
+	const char *what = NULL, *feature = NULL;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
 	struct walk_visitor v = {
 		.enter_dir = enter_dir, .leave_dir = leave_dir, .leaf = leaf,
@@ -897,10 +897,19 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.rng = o->seed;
 	v.ctx = &c;
 
-	err = image_open(o->image, &c.img, &what);
+	err = image_open(o->image, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
-		res->where = strdup(o->image);
+		if (feature) {
+			size_t n = strlen(o->image) + strlen(feature) + 16;
+
+			res->where = malloc(n);
+			if (res->where)
+				snprintf(res->where, n, "%s (feature %s)",
+					 o->image, feature);
+		} else {
+			res->where = strdup(o->image);
+		}
 		return err;
 	}
 	err = image_load_state(c.img, &c.fs);

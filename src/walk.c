@@ -389,14 +389,14 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	if (fd < 0) {
 		err = (errcode_t)errno;
 		if (v->error)
-			v->error(v->ctx, err, "opening source directory", root);
+			v->error(v->ctx, err, "opening source directory", "");
 		sb_free(&w.path);
 		return err;
 	}
 	if (fstat(fd, &e.st)) {
 		err = (errcode_t)errno;
 		if (v->error)
-			v->error(v->ctx, err, "reading attributes of", root);
+			v->error(v->ctx, err, "reading attributes of", "");
 		goto out;
 	}
 	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)

@@ -1,0 +1,115 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Bad input: one com_err line (program, error, what, which path), a
+# non-zero exit, and the image byte for byte as it was.
+. "$(dirname "$0")/lib.sh"
+
+src=$T_TMP/src
+mkdir -p "$src/a"
+printf 'hello\n' >"$src/a/f"
+
+# expect NAME STATUS PATTERN IMAGE ARGS...: run, compare the message and
+# that IMAGE did not change.
+expect() {
+	e_name=$1 e_want=$2 e_pattern=$3 e_img=$4
+	shift 4
+	rm -f "$T_TMP/before"
+	[ -f "$e_img" ] && cp "$e_img" "$T_TMP/before"
+	"$ORLOV_POPULATE" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	[ "$rc" = "$e_want" ] || { cat "$T_TMP/err" >&2; t_fail "$e_name: exit $rc, want $e_want"; }
+	[ "$(wc -l <"$T_TMP/err")" -eq 1 ] || { cat "$T_TMP/err" >&2; t_fail "$e_name: not one line"; }
+	grep -Eq "^orlov-populate: $e_pattern" "$T_TMP/err" ||
+		{ od -c "$T_TMP/err" | head -5 >&2; t_fail "$e_name: message does not match /$e_pattern/"; }
+	if [ -f "$e_img" ]; then
+		cmp -s "$T_TMP/before" "$e_img" || t_fail "$e_name: image changed"
+	fi
+	echo "$e_name: ok: $(cat "$T_TMP/err")"
+}
+
+img=$T_TMP/img
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+
+expect usage 2 "Invalid usage \(expected IMAGE and SOURCE\)" "$img" "$img"
+expect bad-policy 2 "Invalid usage \(--policy takes orlov or oldalloc\)" "$img" --policy x "$img" "$src"
+expect bad-colour 2 "Invalid usage \(--block-colour takes" "$img" --block-colour 16 "$img" "$src"
+expect relative-target 2 "Invalid usage \(--target must be an absolute" "$img" -t a "$img" "$src"
+expect no-image 1 ".* while (checking whether mounted|opening filesystem) $T_TMP/nope" \
+	"$T_TMP/nope" "$T_TMP/nope" "$src"
+expect no-source 1 "No such file or directory while opening source directory $T_TMP/nosrc" \
+	"$img" "$img" "$T_TMP/nosrc"
+expect missing-target 1 ".*not found.* while looking up target directory /no/where" \
+	"$img" -t /no/where "$img" "$src"
+debugfs -w -R "write $src/a/f /file" "$img" >/dev/null 2>&1
+expect target-not-dir 1 "Not a directory while looking up target directory /file" \
+	"$img" -t /file "$img" "$src"
+
+# Names already in the target.
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+"$ORLOV_POPULATE" -q "$img" "$src" || t_fail "first populate"
+expect exists 1 "Name already exists in the target directory while checking $src/a" \
+	"$img" "$img" "$src"
+t_fsck "$img"
+
+# Does not fit: inodes, then blocks; checked before anything is written.
+mkdir -p "$T_TMP/many"
+i=0
+while [ $i -lt 80 ]; do : >"$T_TMP/many/f$i"; i=$((i + 1)); done
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+expect no-inodes 1 "Not enough free inodes in the image for the source tree while checking $T_TMP/many" \
+	"$img" "$img" "$T_TMP/many"
+mkdir -p "$T_TMP/bigsrc"
+head -c 6000000 /dev/zero >"$T_TMP/bigsrc/big"
+expect no-blocks 1 "Not enough free blocks in the image for the source tree while checking $T_TMP/bigsrc" \
+	"$img" "$img" "$T_TMP/bigsrc"
+
+# A symlink target longer than a block cannot be stored by ext2.
+mkdir -p "$T_TMP/longlink"
+ln -s "$(head -c 1500 /dev/zero | tr '\0' 'x')" "$T_TMP/longlink/l"
+expect long-symlink 1 "Symbolic link target too long for the block size while checking $T_TMP/longlink/l" \
+	"$img" "$img" "$T_TMP/longlink"
+
+# Features the ext2 driver cannot write.
+t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O extent
+expect extents 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/ext4.img \\(feature extent\\)" \
+	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
+t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O huge_file,dir_nlink
+expect ro-compat 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/ext4.img \\(feature huge_file\\)" \
+	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
+t_mkimage "$T_TMP/bs.img" 8M -t ext2 -b 1024 -O ^filetype
+"$ORLOV_POPULATE" -q "$T_TMP/bs.img" "$src" || t_fail "no filetype feature refused"
+t_fsck "$T_TMP/bs.img"
+
+# ext3 whose journal needs recovery, and a filesystem marked not clean.
+t_mkimage "$T_TMP/rec.img" 8M -t ext3 -b 1024
+debugfs -w -R "feature needs_recovery" "$T_TMP/rec.img" >/dev/null 2>&1
+expect needs-recovery 1 "Journal needs recovery; run e2fsck first while checking filesystem $T_TMP/rec.img" \
+	"$T_TMP/rec.img" "$T_TMP/rec.img" "$src"
+t_mkimage "$T_TMP/dirty.img" 8M -t ext2 -b 1024
+debugfs -w -R "ssv state 0" "$T_TMP/dirty.img" >/dev/null 2>&1
+expect not-clean 1 "Filesystem is not clean; run e2fsck first while checking filesystem $T_TMP/dirty.img" \
+	"$T_TMP/dirty.img" "$T_TMP/dirty.img" "$src"
+
+# An unreadable source file, as an unprivileged user (root reads anything).
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
+   id nobody >/dev/null 2>&1; then
+	u=$T_TMP/unread
+	mkdir -p "$u/src/d"
+	printf 'secret' >"$u/src/d/secret"
+	chmod 000 "$u/src/d/secret"
+	t_mkimage "$u/img" 4M -t ext2 -b 1024
+	chmod 755 "$T_TMP" "$u"
+	chmod 666 "$u/img"
+	cp "$u/img" "$u/before"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups --inh-caps=-all \
+		"$ORLOV_POPULATE" "$u/img" "$u/src" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	[ $rc = 1 ] || t_fail "unreadable: exit $rc"
+	grep -q "^orlov-populate: Permission denied while reading $u/src/d/secret$" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "unreadable: message"; }
+	cmp -s "$u/before" "$u/img" || t_fail "unreadable: image changed"
+	echo "unreadable: ok: $(cat "$T_TMP/err")"
+else
+	echo "unreadable: not checked (needs root, setpriv and user nobody)"
+fi
+exit 0
