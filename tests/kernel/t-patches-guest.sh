@@ -105,7 +105,7 @@ fi
 # inode numbers of the top-level entries: "ino name" lines
 toplevel() {
 	debugfs -R "ls -p /" "$1" 2>/dev/null |
-		awk -F/ '$6 != "." && $6 != ".." && $6 != "lost+found" { print $2, $6 }'
+		awk -F/ 'NF >= 6 && $6 != "" && $6 != "." && $6 != ".." && $6 != "lost+found" { print $2, $6 }'
 }
 sbval() { dumpe2fs -h "$1" 2>/dev/null | awk -F: -v k="$2" '$1 == k { print $2 + 0 }'; }
 ipg=$(sbval "$work/A" "Inodes per group")
@@ -164,7 +164,8 @@ if [ -f "$work/res/have-tracing" ]; then
 	else
 		bad "ext2 traces differ or are empty"
 	fi
-	# every orlov-top start group is the name's half-MD4 hash % ngroups
+	# every top-level search starts at the name's half-MD4 hash % ngroups
+	# (orlov-top, and orlov-fallback reached from it, record that start)
 	nchk=0 nbad=0
 	while read -r name pgroup; do
 		h=$(debugfs -R "dx_hash -h half_md4 -s $UUID $name" "$work/A" 2>/dev/null |
@@ -172,9 +173,9 @@ if [ -f "$work/res/have-tracing" ]; then
 		want=$(( h % ngroups ))
 		nchk=$((nchk + 1))
 		[ "$want" = "$pgroup" ] || { nbad=$((nbad + 1)); echo "# $name: pgroup=$pgroup, hash says $want"; }
-	done < <(sed -n 's/.* name=\([^ ]*\) mode=dir branch=orlov-top pgroup=\([0-9]*\) .*/\1 \2/p' "$work/trace.A")
+	done < <(sed -n -E 's/^ext2_inode_alloc: dir=2 name=([^ ]*) mode=dir branch=orlov-(top|fallback) pgroup=([0-9]*) .*/\1 \3/p' "$work/trace.A")
 	if [ $nchk -gt 0 ] && [ $nbad = 0 ]; then
-		okay "$nchk orlov-top start groups = half-MD4(name) % $ngroups"
+		okay "$nchk top-level start groups = half-MD4(name) % $ngroups"
 	else
 		bad "orlov-top start groups: $nbad of $nchk wrong"
 	fi
