@@ -1,0 +1,23 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The whole test suite: dependencies, a -Werror build and make check (unit,
+# golden, round-trip, error, layout and QEMU kernel tests), the same tests
+# once more built with AddressSanitizer and UBSan (without QEMU), and
+# make distcheck.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+"$top/tools/deps.sh"
+cd "$top"
+b=$("$top/tools/build.sh" _build)
+status=0
+make -C "$b" -s check VERBOSE=1 || status=1
+san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
+a=$("$top/tools/build.sh" _build-asan CFLAGS="$san" LDFLAGS="$san")
+ORLOV_NO_QEMU=1 ASAN_OPTIONS=detect_leaks=1 make -C "$a" -s check VERBOSE=1 || status=1
+ORLOV_NO_QEMU=1 make -C "$b" -s distcheck >/dev/null || { echo "make distcheck failed" >&2; status=1; }
+# One plain closing line over both runs, from automake's summaries.
+cat "$b/test-suite.log" "$a/test-suite.log" 2>/dev/null | awk '
+	/^# PASS:/ { p += $3 } /^# SKIP:/ { s += $3 }
+	/^# (FAIL|ERROR|XPASS):/ { f += $3 }
+	END { printf "%d passed, %d failed, %d skipped\n", p, f + (st ? 1 : 0), s }' st=$status
+exit $status
