@@ -104,11 +104,11 @@ check_build() {
 	shift 2
 	kt_need flex flex bison bison bc bc || true
 	rm -rf "$tree" && cp -al "$src" "$tree" || return 1
+	# break the hard links of the files the series touches first
+	for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$@" | sort -u); do
+		[ -f "$tree/$f" ] && cp --remove-destination "$src/$f" "$tree/$f"
+	done
 	for p in "$@"; do
-		# break the hard links of the files the patch touches first
-		for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$p"); do
-			[ -f "$tree/$f" ] && cp --remove-destination "$src/$f" "$tree/$f"
-		done
 		(cd "$tree" && patch -p1 -F0 -N --batch -s <"$p") || return 1
 	done
 	mkdir -p "$obj"
