@@ -149,20 +149,25 @@ letters=abcdefghijklmnopqrstuvwxyz
 		echo "export ORLOV_RESULT_DEV="
 	fi
 } >"$root/env.sh"
-# payload: hard links when possible (same filesystem), else a copy
-if ! cp -al "$payload" "$root/payload" 2>/dev/null; then
-	rm -rf "$root/payload"
-	cp -a "$payload" "$root/payload"
-fi
+# payload: a real copy.  (Not `cp -al`: every file would then have
+# nlink=2, which makes both cpio and the kernel's initramfs unpacker
+# (hard-link lookup in a 32-bucket hash) quadratic in the number of files.)
+cp -a "$payload" "$root/payload" || kt_die "cannot copy the payload"
 initrd=$work/initrd.cpio
-(cd "$root" && find . -print0 | LC_ALL=C sort -z |
-	cpio --null -o -H newc --quiet >"$initrd") || kt_die "cpio failed"
-rm -rf "$root"
+nentries=$(cd "$root" && find . -print0 | LC_ALL=C sort -z | tee "$work/list" | tr -cd '\0' | wc -c)
+(cd "$root" && cpio --null -o -H newc --quiet <"$work/list" >"$initrd") ||
+	kt_die "cpio failed"
+rm -rf "$root" "$work/list"
 
+isz=$(( $(stat -c %s "$initrd") / 1048576 ))
 if [ -z "$mem" ]; then
-	isz=$(( $(stat -c %s "$initrd") / 1048576 ))
-	mem=$(( 1024 + 3 * isz ))
+	# rootfs is ramfs: every file costs at least a page plus its inode and
+	# dentry; the initrd itself stays in memory until unpacked
+	mem=$(( 1024 + 2 * isz + nentries * 8 / 1024 ))
 fi
+# unpacking the initramfs under TCG takes a while for big payloads
+boot_timeout=$(( boot_timeout + nentries / 200 + isz / 10 ))
+kt_log "initramfs: $nentries entries, ${isz} MiB; guest memory ${mem} MiB"
 
 # ---- images: keep pristine copies for retries --------------------------------
 if [ "$tries" -gt 1 ]; then
