@@ -414,7 +414,8 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	size_t k;
 
 	/* In inode order, so inode table blocks are written sequentially. */
-	qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
+	if (img->n > 1)
+		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
 	free(img->slot);
 	img->slot = NULL;
 	img->nslots = 0;

@@ -630,18 +630,24 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		return err;
 
 	if (S_ISREG(m)) {
+		/* Attributes are set on the open file (fsetxattr, as cp -a
+		 * does), so their block may use its window too. */
 		err = copy_data(c, e, &f);
-		/* Last close: the window goes back (ext2_release_file). */
+		if (!err)
+			err = write_xattrs(c, e, &f, &xblk);
+		/* Last close: the window goes back (ext2_release_file); a
+		 * window must never outlive the file here. */
 		ext2_discard_reservation(&c->fs, &f.bi);
 		if (err)
 			goto out;
 		c->res->bytes += (uint64_t)e->st.st_size;
 		if ((uint64_t)e->st.st_size > 0x7fffffffULL)
 			image_set_large_file(c->img);
+	} else {
+		err = write_xattrs(c, e, &f, &xblk);
+		if (err)
+			goto out;
 	}
-	err = write_xattrs(c, e, &f, &xblk);
-	if (err)
-		goto out;
 
 	if (S_ISLNK(m)) {
 		in.i_size = (uint32_t)e->link_len;

@@ -23,7 +23,8 @@ errcode_t sb_append(struct strbuf *b, const char *s, size_t n)
 		b->s = ns;
 		b->cap = cap;
 	}
-	memcpy(b->s + b->len, s, n);
+	if (n)
+		memcpy(b->s + b->len, s, n);
 	b->len += n;
 	b->s[b->len] = '\0';
 	return 0;

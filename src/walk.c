@@ -256,7 +256,8 @@ static errcode_t read_names(int fd, struct name **out, size_t *count)
 		return err;
 	}
 	closedir(d);
-	qsort(names, n, sizeof(*names), name_cmp);
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
 	*out = names;
 	*count = n;
 	return 0;

@@ -22,6 +22,8 @@ static void mkstate(struct fs_state *fs)
 	};
 	uint32_t i, b;
 
+	if (fs->free_inodes)
+		fs_state_free(fs);	/* a test may start over */
 	fs_state_init(fs, &g);
 	for (i = 0; i < 4; i++) {
 		for (b = 0; b < 100; b++)
@@ -46,7 +48,7 @@ static uint32_t alloc(struct fs_state *fs, struct blk_alloc_info *bi,
 
 static void test_plain(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	unsigned long got;
 
 	mkstate(&fs);
@@ -69,7 +71,7 @@ static void test_plain(void)
 
 static void test_backup(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	uint8_t *map;
 	uint32_t b;
 
@@ -96,7 +98,7 @@ static void test_backup(void)
 
 static void test_reservation(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct blk_alloc_info a, b;
 	uint32_t blk, i;
 
@@ -139,7 +141,7 @@ static void test_reservation(void)
 
 static void test_full(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	uint32_t i, first = 0;
 	unsigned long n = 1;
 
@@ -156,7 +158,7 @@ static void test_full(void)
 
 static void test_bmap(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct ifile f;
 	uint32_t phys, i;
 
@@ -198,7 +200,7 @@ static void test_bmap(void)
 
 static void test_dir(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct dirbuf d;
 	char name[32];
 	uint32_t ino, i;

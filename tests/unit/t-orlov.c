@@ -21,6 +21,8 @@ static void mkstate(struct fs_state *fs, uint32_t ngroups)
 	};
 	uint32_t i;
 
+	if (fs->free_inodes)
+		fs_state_free(fs);	/* a test may start over */
 	fs_state_init(fs, &g);
 	for (i = 0; i < ngroups; i++) {
 		fs->free_inodes[i] = 200;
@@ -32,7 +34,7 @@ static void mkstate(struct fs_state *fs, uint32_t ngroups)
 
 static void test_topdir(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct orlov_figures f;
 	int g;
 
@@ -75,7 +77,7 @@ static void test_topdir(void)
 
 static void test_near(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct orlov_figures f;
 	int g;
 
@@ -155,7 +157,7 @@ static void test_near(void)
 
 static void test_other_dir(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	struct orlov_figures f;
 	int g;
 
@@ -189,7 +191,7 @@ static void test_other_dir(void)
 
 static void test_take(void)
 {
-	struct fs_state fs;
+	struct fs_state fs = { .colour = 0 };
 	uint32_t ino = 0, i;
 	errcode_t err;
 
