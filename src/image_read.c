@@ -284,22 +284,6 @@ errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
 	return err;
 }
 
-errcode_t ir_sb_escaped(struct strbuf *b, const char *s, size_t n)
-{
-	errcode_t err = 0;
-	size_t i;
-
-	for (i = 0; i < n && !err; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x21 || c > 0x7e || c == '%')
-			err = sb_printf(b, "%%%02X", c);
-		else
-			err = sb_append(b, &s[i], 1);
-	}
-	return err;
-}
-
 /* ---- the walk ---- */
 
 struct walk {
@@ -375,7 +359,7 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 	if (err && ctx) {
 		sb_truncate(ctx, 0);
 		if (!sb_printf(ctx, "while %s ", w.doing))
-			ir_sb_escaped(ctx, w.path.s, w.path.len);
+			sb_escaped(ctx, w.path.s, w.path.len);
 	}
 	if (w.seen)
 		ext2fs_free_inode_bitmap(w.seen);

@@ -84,8 +84,6 @@ errcode_t ir_format_blocks(const struct ir_blocks *bl, struct strbuf *out);
 errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
 		      struct ext2_inode_large *inode, struct strbuf *out);
 
-/* Append @s escaped as fput_escaped() prints it. */
-errcode_t ir_sb_escaped(struct strbuf *b, const char *s, size_t n);
 
 /*
  * Depth-first walk from @root (an absolute, normalized image path): the

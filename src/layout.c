@@ -164,7 +164,7 @@ static errcode_t ctx_set(struct errctx *ctx, errcode_t err, const char *doing,
 	if (!err || ctx->msg.len)
 		return err;
 	if (!sb_printf(&ctx->msg, "while %s ", doing) && what)
-		ir_sb_escaped(&ctx->msg, what, strlen(what));
+		sb_escaped(&ctx->msg, what, strlen(what));
 	return err;
 }
 
@@ -305,7 +305,7 @@ static errcode_t list_image(const char *name, const char *path,
 	if (err && ctx->msg.len) {
 		/* Say which image the walk failed in. */
 		sb_append(&ctx->msg, " in ", 4);
-		ir_sb_escaped(&ctx->msg, name, strlen(name));
+		sb_escaped(&ctx->msg, name, strlen(name));
 	}
 	return err;
 }
@@ -668,7 +668,7 @@ static errcode_t escaped(struct strbuf *b, const void *s, size_t n)
 	sb_truncate(b, 0);
 	if (!n)
 		return sb_append(b, "\"\"", 2);
-	return ir_sb_escaped(b, s, n);
+	return sb_escaped(b, s, n);
 }
 
 static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
@@ -702,7 +702,7 @@ static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
 		sb_truncate(&what, 0);
 		err = sb_append(&what, "xattr ", 6);
 		if (!err)
-			err = ir_sb_escaped(&what, x->name, strlen(x->name));
+			err = sb_escaped(&what, x->name, strlen(x->name));
 		if (err)
 			break;
 		if (c < 0) {

@@ -73,6 +73,11 @@ void sb_free(struct strbuf *b)
 	b->len = b->cap = 0;
 }
 
+static int needs_escape(unsigned char c)
+{
+	return c < 0x21 || c > 0x7e || c == '%';
+}
+
 void fput_escaped(FILE *f, const char *s, size_t n)
 {
 	size_t i;
@@ -80,11 +85,27 @@ void fput_escaped(FILE *f, const char *s, size_t n)
 	for (i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)s[i];
 
-		if (c < 0x21 || c > 0x7e || c == '%')
+		if (needs_escape(c))
 			fprintf(f, "%%%02X", c);
 		else
 			putc(c, f);
 	}
+}
+
+errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n)
+{
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; i < n && !err; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (needs_escape(c))
+			err = sb_printf(b, "%%%02X", c);
+		else
+			err = sb_append(b, &s[i], 1);
+	}
+	return err;
 }
 
 errcode_t path_join(const char *dir, const char *name, size_t name_len,

@@ -25,6 +25,8 @@ void sb_free(struct strbuf *b);
  * orlov-layout, so their outputs can be compared as text.
  */
 void fput_escaped(FILE *f, const char *s, size_t n);
+/* The same, appended to a string buffer (for messages). */
+errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
 
 /* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */
 errcode_t path_join(const char *dir, const char *name, size_t name_len,
