@@ -7,33 +7,16 @@
 
 #include "dir.h"
 #include "orlov_err.h"
+#include "util.h"
 
-static uint32_t rd16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return rd16(p) | rd16(p + 2) << 16;
-}
 
-static void wr16(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
 
-static void wr32(unsigned char *p, uint32_t v)
-{
-	wr16(p, v & 0xffff);
-	wr16(p + 2, v >> 16);
-}
 
 /* ext2_rec_len_from_disk for block sizes up to 64 KiB */
 static uint32_t rec_len(const unsigned char *de, uint32_t bs)
 {
-	uint32_t len = rd16(de + 4);
+	uint32_t len = get_le16(de + 4);
 
 	if (len == 65535 || len == 0)
 		return bs > 65535 ? 65536 : len;
@@ -45,7 +28,7 @@ static uint32_t entry_room(const unsigned char *de, uint32_t bs)
 {
 	uint32_t rl = rec_len(de, bs);
 
-	if (!rd32(de))
+	if (!get_le32(de))
 		return rl;
 	return rl - DIR_REC_LEN(de[6]);
 }
@@ -136,7 +119,7 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 		return err;
 	blk = d->data + (size_t)d->nblocks * bs;
 	memset(blk, 0, bs);
-	wr16(blk + 4, bs > 65535 ? 65535 : bs);
+	put_le16(blk + 4, bs > 65535 ? 65535 : bs);
 	d->phys[d->nblocks] = phys;
 	d->room[d->nblocks] = (uint16_t)(bs > 65535 ? 65535 : bs);
 	d->nblocks++;
@@ -146,7 +129,7 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 static void set_entry(unsigned char *de, uint32_t ino, const char *name,
 		      size_t len, unsigned int ftype, int filetype)
 {
-	wr32(de, ino);
+	put_le32(de, ino);
 	de[6] = (unsigned char)len;
 	de[7] = filetype ? (unsigned char)ftype : 0;
 	memcpy(de + 8, name, len);
@@ -162,9 +145,9 @@ errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 	if (err)
 		return err;
 	blk = d->data;
-	wr16(blk + 4, DIR_REC_LEN(1));
+	put_le16(blk + 4, DIR_REC_LEN(1));
 	set_entry(blk, d->map.ino, ".", 1, EXT2_FT_DIR, d->filetype);
-	wr16(blk + 12 + 4, bs - 12);
+	put_le16(blk + 12 + 4, bs - 12);
 	set_entry(blk + 12, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
 	d->room[0] = block_room(blk, bs);
 	return 0;
@@ -198,15 +181,15 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 	if (off + 8 > bs)
 		return ORLOV_ERR_CORRUPT;
 	de = blk + off;
-	if (rd32(de)) {
+	if (get_le32(de)) {
 		/* Split: the live entry keeps its own record, we take the rest. */
 		uint32_t own = DIR_REC_LEN(de[6]);
 		uint32_t rl = rec_len(de, bs);
 
-		wr16(de + 4, own);
+		put_le16(de + 4, own);
 		de += own;
 		memset(de, 0, 8);
-		wr16(de + 4, rl - own);
+		put_le16(de + 4, rl - own);
 	}
 	set_entry(de, ino, name, len, ftype, d->filetype);
 	d->room[b] = block_room(blk, bs);
@@ -227,9 +210,9 @@ int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
 
 			if (rl < 8)
 				break;
-			if (rd32(de) && de[6] == len && !memcmp(de + 8, name, len)) {
+			if (get_le32(de) && de[6] == len && !memcmp(de + 8, name, len)) {
 				if (ino)
-					*ino = rd32(de);
+					*ino = get_le32(de);
 				return 1;
 			}
 			off += rl;

@@ -376,30 +376,9 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 #define ACL_TAG_GROUP		0x08
 #define ACL_UNDEFINED_ID	0xffffffffU
 
-static uint16_t get16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
 
-static uint32_t get32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
-}
 
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = v >> 8;
-}
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	p[0] = v & 0xff;
-	p[1] = (v >> 8) & 0xff;
-	p[2] = (v >> 16) & 0xff;
-	p[3] = v >> 24;
-}
 
 /*
  * The ext2 driver stores ACLs compactly (4-byte entries for the tags
@@ -412,14 +391,14 @@ static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
 	size_t off = 4, n = 0, o;
 	unsigned char *x;
 
-	if (len < 4 || get32(v) != EXT2_ACL_VERSION)
+	if (len < 4 || get_le32(v) != EXT2_ACL_VERSION)
 		return ORLOV_ERR_CORRUPT;
 	while (off < len) {
 		uint16_t tag;
 
 		if (len - off < 4)
 			return ORLOV_ERR_CORRUPT;
-		tag = get16(v + off);
+		tag = get_le16(v + off);
 		off += (tag == ACL_TAG_USER || tag == ACL_TAG_GROUP) ? 8 : 4;
 		if (off > len)
 			return ORLOV_ERR_CORRUPT;
@@ -428,17 +407,17 @@ static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
 	x = malloc(4 + 8 * n);
 	if (!x)
 		return ENOMEM;
-	put32(x, POSIX_ACL_XATTR_VERSION);
+	put_le32(x, POSIX_ACL_XATTR_VERSION);
 	for (off = 4, o = 4; off < len; o += 8) {
-		uint16_t tag = get16(v + off);
+		uint16_t tag = get_le16(v + off);
 
-		put16(x + o, tag);
-		put16(x + o + 2, get16(v + off + 2));
+		put_le16(x + o, tag);
+		put_le16(x + o + 2, get_le16(v + off + 2));
 		if (tag == ACL_TAG_USER || tag == ACL_TAG_GROUP) {
-			put32(x + o + 4, get32(v + off + 4));
+			put_le32(x + o + 4, get_le32(v + off + 4));
 			off += 8;
 		} else {
-			put32(x + o + 4, ACL_UNDEFINED_ID);
+			put_le32(x + o + 4, ACL_UNDEFINED_ID);
 			off += 4;
 		}
 	}
@@ -488,14 +467,14 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 
 		if (bs - off < 4)
 			return ORLOV_ERR_CORRUPT;
-		if (get32(e) == 0)
+		if (get_le32(e) == 0)
 			break;
 		if (bs - off < sizeof(struct ext2_ext_attr_entry))
 			return ORLOV_ERR_CORRUPT;
 		nlen = e[0];
-		voff = get16(e + 2);
-		vlen = get32(e + 8);
-		if (EXT2_EXT_ATTR_LEN(nlen) > bs - off || get32(e + 4) ||
+		voff = get_le16(e + 2);
+		vlen = get_le32(e + 8);
+		if (EXT2_EXT_ATTR_LEN(nlen) > bs - off || get_le32(e + 4) ||
 		    voff > bs || vlen > bs - voff)
 			return ORLOV_ERR_CORRUPT;
 		prefix = xattr_prefix(e[1], &is_acl);

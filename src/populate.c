@@ -138,15 +138,9 @@ static errcode_t link_add(struct ctx *c, dev_t dev, ino_t ino, uint32_t img_ino)
 {
 	size_t s, i;
 
-	if (c->nlinks == c->links_cap) {
-		size_t cap = c->links_cap ? c->links_cap * 2 : 256;
-		struct link_ent *nl = realloc(c->links, cap * sizeof(*nl));
-
-		if (!nl)
-			return ENOMEM;
-		c->links = nl;
-		c->links_cap = cap;
-	}
+	if (grow_array(&c->links, &c->links_cap, c->nlinks + 1,
+		       sizeof(*c->links), 256))
+		return ENOMEM;
 	c->links[c->nlinks].dev = dev;
 	c->links[c->nlinks].src_ino = ino;
 	c->links[c->nlinks].ino = img_ino;
@@ -461,15 +455,10 @@ static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 
 		if (x->hash != hash || memcmp(x->data + 8, c->xblock + 8, bs - 8))
 			continue;
-		ref = (uint32_t)x->data[4] | (uint32_t)x->data[5] << 8 |
-		      (uint32_t)x->data[6] << 16 | (uint32_t)x->data[7] << 24;
+		ref = get_le32(x->data + 4);
 		if (ref >= EXT2_XATTR_REFCOUNT_MAX)
 			continue;
-		ref++;
-		x->data[4] = (unsigned char)ref;
-		x->data[5] = (unsigned char)(ref >> 8);
-		x->data[6] = (unsigned char)(ref >> 16);
-		x->data[7] = (unsigned char)(ref >> 24);
+		put_le32(x->data + 4, ref + 1);
 		*blk_out = x->blk;
 		return 0;
 	}
@@ -499,15 +488,8 @@ static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 
 static errcode_t push(struct ctx *c)
 {
-	if (c->depth == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct frame *ns = realloc(c->stack, cap * sizeof(*ns));
-
-		if (!ns)
-			return ENOMEM;
-		c->stack = ns;
-		c->cap = cap;
-	}
+	if (grow_array(&c->stack, &c->cap, c->depth + 1, sizeof(*c->stack), 32))
+		return ENOMEM;
 	memset(&c->stack[c->depth], 0, sizeof(c->stack[0]));
 	c->depth++;
 	return 0;

@@ -127,6 +127,24 @@ errcode_t path_join(const char *dir, const char *name, size_t name_len,
 	return 0;
 }
 
+errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
+		     size_t first)
+{
+	void **p = arr, *n;
+	size_t c = *cap ? *cap : first;
+
+	if (need <= *cap)
+		return 0;
+	while (c < need)
+		c *= 2;
+	n = realloc(*p, c * size);
+	if (!n)
+		return ENOMEM;
+	*p = n;
+	*cap = c;
+	return 0;
+}
+
 errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out)
 {
 	char *end;

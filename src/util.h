@@ -32,6 +32,34 @@ errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
 errcode_t path_join(const char *dir, const char *name, size_t name_len,
 		    char **out);
 
+/* Little-endian fields of on-disk structures. */
+static inline uint32_t get_le16(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
+}
+
+static inline uint32_t get_le32(const unsigned char *p)
+{
+	return get_le16(p) | get_le16(p + 2) << 16;
+}
+
+static inline void put_le16(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+}
+
+static inline void put_le32(unsigned char *p, uint32_t v)
+{
+	put_le16(p, v & 0xffff);
+	put_le16(p + 2, v >> 16);
+}
+
+/* Make room for @need elements of @size bytes in *@arr (capacity *@cap),
+ * doubling from @first. */
+errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
+		     size_t first);
+
 /* Parse an unsigned decimal number; ORLOV_ERR_USAGE when malformed. */
 errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
 

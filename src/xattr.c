@@ -7,6 +7,7 @@
 
 #include "xattr.h"
 #include "orlov_err.h"
+#include "util.h"
 
 #define HDR_SIZE 32
 #define ENTRY_SIZE 16
@@ -34,27 +35,9 @@ struct ent {
 	int owned;
 };
 
-static void put16(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
 
-static void put32(unsigned char *p, uint32_t v)
-{
-	put16(p, v & 0xffff);
-	put16(p + 2, v >> 16);
-}
 
-static uint32_t get16(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8;
-}
 
-static uint32_t get32(const unsigned char *p)
-{
-	return get16(p) | get16(p + 2) << 16;
-}
 
 static int classify(const char *full, struct ent *e)
 {
@@ -98,27 +81,27 @@ static errcode_t acl_to_disk(const unsigned char *v, size_t size,
 	size_t n, i, len = 4;
 	unsigned char *d, *p;
 
-	if (size < 4 || (size - 4) % 8 || get32(v) != ACL_XATTR_VERSION)
+	if (size < 4 || (size - 4) % 8 || get_le32(v) != ACL_XATTR_VERSION)
 		return ORLOV_ERR_BAD_XATTR;
 	n = (size - 4) / 8;
 	for (i = 0; i < n; i++) {
-		uint32_t tag = get16(v + 4 + 8 * i);
+		uint32_t tag = get_le16(v + 4 + 8 * i);
 
 		len += (tag == ACL_USER || tag == ACL_GROUP) ? 8 : 4;
 	}
 	d = malloc(len);
 	if (!d)
 		return ENOMEM;
-	put32(d, EXT2_ACL_VERSION);
+	put_le32(d, EXT2_ACL_VERSION);
 	p = d + 4;
 	for (i = 0; i < n; i++) {
 		const unsigned char *s = v + 4 + 8 * i;
-		uint32_t tag = get16(s);
+		uint32_t tag = get_le16(s);
 
-		put16(p, tag);
-		put16(p + 2, get16(s + 2));
+		put_le16(p, tag);
+		put_le16(p + 2, get_le16(s + 2));
 		if (tag == ACL_USER || tag == ACL_GROUP) {
-			put32(p + 4, get32(s + 4));
+			put_le32(p + 4, get_le32(s + 4));
 			p += 8;
 		} else {
 			p += 4;
@@ -163,14 +146,14 @@ uint32_t xattr_entry_hash(const char *name, size_t name_len,
 		for (k = 0; k < 4 && i + k < value_size; k++)
 			w[k] = value[i + k];
 		hash = (hash << VALUE_HASH_SHIFT) ^
-		       (hash >> (32 - VALUE_HASH_SHIFT)) ^ get32(w);
+		       (hash >> (32 - VALUE_HASH_SHIFT)) ^ get_le32(w);
 	}
 	return hash;
 }
 
 uint32_t xattr_block_hash(const unsigned char *block)
 {
-	return get32(block + 16);
+	return get_le32(block + 16);
 }
 
 errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
@@ -222,9 +205,9 @@ errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 	qsort(ents, n, sizeof(*ents), ent_cmp);
 
 	memset(block, 0, block_size);
-	put32(block, EXT2_XATTR_MAGIC);
-	put32(block + 4, 1);	/* h_refcount */
-	put32(block + 8, 1);	/* h_blocks */
+	put_le32(block, EXT2_XATTR_MAGIC);
+	put_le32(block + 4, 1);	/* h_refcount */
+	put_le32(block + 8, 1);	/* h_blocks */
 	p = block + HDR_SIZE;
 	voff = block_size;
 	for (i = 0; i < n; i++) {
@@ -237,10 +220,10 @@ errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 		h = xattr_entry_hash(e->name, e->name_len, e->value, e->size);
 		p[0] = (unsigned char)e->name_len;
 		p[1] = (unsigned char)e->index;
-		put16(p + 2, e->size ? (uint32_t)voff : 0);
-		put32(p + 4, 0);	/* e_value_block */
-		put32(p + 8, (uint32_t)e->size);
-		put32(p + 12, h);
+		put_le16(p + 2, e->size ? (uint32_t)voff : 0);
+		put_le32(p + 4, 0);	/* e_value_block */
+		put_le32(p + 8, (uint32_t)e->size);
+		put_le32(p + 12, h);
 		memcpy(p + ENTRY_SIZE, e->name, e->name_len);
 		p += PAD4(ENTRY_SIZE + e->name_len);
 		/* ext2_xattr_rehash: any zero entry hash zeroes the block's */
@@ -249,7 +232,7 @@ errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 		bhash = (bhash << BLOCK_HASH_SHIFT) ^
 			(bhash >> (32 - BLOCK_HASH_SHIFT)) ^ h;
 	}
-	put32(block + 16, zero_hash ? 0 : bhash);
+	put_le32(block + 16, zero_hash ? 0 : bhash);
 out:
 	for (i = 0; i < n; i++)
 		if (ents[i].owned)
