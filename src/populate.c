@@ -366,6 +366,21 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 	return 0;
 }
 
+/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents. */
+static errcode_t put_block(struct ctx *c, const struct src_entry *e,
+			   struct ifile *f, uint64_t lb, const unsigned char *blk)
+{
+	uint32_t phys;
+	errcode_t err;
+
+	if (lb == UINT64_MAX)
+		return 0;
+	err = bmap_get_block(&c->fs, f, 1, (uint32_t)lb, &phys);
+	if (!err)
+		err = run_add(c, phys, blk);
+	return err ? fail(c, err, "writing data of", e->path) : 0;
+}
+
 /*
  * Write the data ranges front to back.  The kernel maps a block when a
  * write() first touches it, so blocks are allocated in logical order and
@@ -379,7 +394,6 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	uint64_t cur = UINT64_MAX;	/* logical block being filled */
 	unsigned char *blk = c->xblock;
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
-	uint32_t phys;
 	errcode_t err;
 
 	while (off < size) {
@@ -401,13 +415,9 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 				size_t m = bs - in < n - k ? bs - in : n - k;
 
 				if (lb != cur) {
-					if (cur != UINT64_MAX) {
-						err = bmap_get_block(&c->fs, f, 1, (uint32_t)cur, &phys);
-						if (!err)
-							err = run_add(c, phys, blk);
-						if (err)
-							return fail(c, err, "writing data of", e->path);
-					}
+					err = put_block(c, e, f, cur, blk);
+					if (err)
+						return err;
 					memset(blk, 0, bs);
 					cur = lb;
 				}
@@ -418,13 +428,9 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 		}
 		off = t;
 	}
-	if (cur != UINT64_MAX) {
-		err = bmap_get_block(&c->fs, f, 1, (uint32_t)cur, &phys);
-		if (!err)
-			err = run_add(c, phys, blk);
-		if (err)
-			return fail(c, err, "writing data of", e->path);
-	}
+	err = put_block(c, e, f, cur, blk);
+	if (err)
+		return err;
 	err = run_flush(c);
 	if (!err)
 		err = image_write_indirect(c->img, &c->fs, f);
