@@ -21,6 +21,7 @@
 # Exit: 0 all passed, 1 a check failed, 77 nothing could be checked.
 set -u
 . "$(dirname "$0")/lib.sh"
+[ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ] || kt_skip "ORLOV_SKIP_KERNEL_TESTS is set"
 
 patches=$top_srcdir/kernel/patches
 srcroot=$ORLOV_CACHE/patches-src
