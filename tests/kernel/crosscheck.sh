@@ -8,7 +8,7 @@
 # Usage:
 #   tests/kernel/crosscheck.sh [--cases FILE] [--only REGEX] [--keep DIR]
 #       [--policy orlov|oldalloc] [--kernel stock|patched] [--batch N]
-#       [--target PATH] [--mount-opts OPTS]
+#       [--target PATH] [--mount-opts OPTS] [--trace] [--heavy|--no-heavy]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -23,6 +23,13 @@
 #             random, so exactness is only checked below the top level)
 #   --mount-opts  extra guest mount options, comma separated (e.g. the
 #             patched kernel's topdir_hash together with --target /)
+#   --trace   also capture the guest's ext2 allocation trace (tracefs
+#             events/ext2, patched kernel only) and the tool's --trace for
+#             every case; both normalised (trace-normalize) must be equal
+#             line for line (the first differences are shown)
+#   --heavy / --no-heavy  run / leave out the cases tagged `heavy` in the
+#             corpus (default: run them only in the plain stock check:
+#             --policy orlov, --kernel stock, --target /t/u, no --mount-opts)
 #
 # Environment: ORLOV_POPULATE (default $top_builddir/src/orlov-populate),
 # ORLOV_LAYOUT (default $top_builddir/src/orlov-layout), ORLOV_CACHE.
@@ -44,6 +51,8 @@ kmode=${ORLOV_KERNEL_MODE:-stock}
 batch=20
 target=/t/u
 mextra=
+trace=false
+heavy=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -54,7 +63,10 @@ while [ $# -gt 0 ]; do
 	--batch) batch=$2; shift ;;
 	--target) target=$2; shift ;;
 	--mount-opts) mextra=$2; shift ;;
-	-h|--help) sed -n '3,37p' "$0"; exit 0 ;;
+	--trace) trace=true ;;
+	--heavy) heavy=yes ;;
+	--no-heavy) heavy=no ;;
+	-h|--help) sed -n '3,45p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -96,21 +108,67 @@ fi
 mkdir -p "$work/payload" "$work/img" "$work/log" "$work/res"
 
 # ---- cases --------------------------------------------------------------------
-names=() sizes=() gargs=() margs=()
+if [ -z "$heavy" ]; then
+	heavy=no
+	[ "$policy" = orlov ] && [ "$kmode" = stock ] && [ "$target" = /t/u ] &&
+		[ -z "$mextra" ] && [ -z "${ORLOV_KERNEL:-}" ] && heavy=yes
+fi
+names=() sizes=() gargs=() margs=() colours=() prefills=()
+nheavy=0
 while IFS= read -r line || [ -n "$line" ]; do
 	line=${line%%#*}
 	[ -n "${line// /}" ] || continue
-	left=${line%%|*}
-	right=${line#*|}
-	[ "$left" != "$line" ] || kt_die "bad case line: $line"
+	IFS='|' read -r left right opts <<<"$line"
+	[ -n "$right" ] || kt_die "bad case line: $line"
 	read -r n sz rest <<<"$left"
 	if [ -n "$only" ] && ! [[ $n =~ $only ]]; then
 		continue
 	fi
+	colour=0 prefill=0 isheavy=false
+	for o in $opts; do
+		case $o in
+		colour=*) colour=${o#colour=} ;;
+		prefill=*) prefill=${o#prefill=} ;;
+		heavy) isheavy=true ;;
+		*) kt_die "$n: unknown case option $o" ;;
+		esac
+	done
+	[[ $colour =~ ^([0-9]|1[0-5])$ ]] || kt_die "$n: bad colour=$colour"
+	[[ $prefill =~ ^[0-9]+$ ]] || kt_die "$n: bad prefill=$prefill"
+	if $isheavy && [ "$heavy" = no ]; then
+		nheavy=$((nheavy + 1))
+		continue
+	fi
 	names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
+	colours+=("$colour"); prefills+=("$prefill")
 done <"$cases"
+[ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
 ncases=${#names[@]}
 [ "$ncases" -gt 0 ] || kt_die "no cases selected"
+
+# pre-existing content: N files (1..~120 KiB of non-zero data, so that
+# debugfs writes no holes) in /pre/a, /pre/b, /pre/c, written with debugfs
+# (libext2fs: first free inode from the parent's group on, blocks from the
+# inode's group on, so enough of them spill into later groups), then every
+# third one removed again (holes in the inode and block bitmaps)
+prefill_image() { # IMAGE N
+	local img=$1 n=$2 k sz cmds=$work/prefill.cmds
+	mkdir -p "$work/prefill"
+	{
+		echo "mkdir /pre"
+		for d in a b c; do echo "mkdir /pre/$d"; done
+		for k in $(seq 1 "$n"); do
+			sz=$(( (k * 7919 % 120 + 1) * 1024 - k % 3 * 100 ))
+			[ -f "$work/prefill/$sz" ] ||
+				yes "prefill $sz" | head -c "$sz" >"$work/prefill/$sz"
+			echo "write $work/prefill/$sz /pre/${letters:$((k % 3)):1}/f$k"
+		done
+		for k in $(seq 3 3 "$n"); do echo "rm /pre/${letters:$((k % 3)):1}/f$k"; done
+	} >"$cmds"
+	debugfs -w -f "$cmds" "$img" >/dev/null || return 1
+	e2fsck -fn "$img" >/dev/null 2>&1 || { echo "prefilled image not clean"; return 1; }
+}
+letters=abcdefghijklmnopqrstuvwxyz
 
 t_prep=$(date +%s)
 for i in $(seq 0 $((ncases - 1))); do
@@ -126,6 +184,10 @@ for i in $(seq 0 $((ncases - 1))); do
 	mke2fs -F -q ${margs[$i]} -U "$UUID" \
 		-E "hash_seed=$UUID,root_owner=0:0" "$base" "${sizes[$i]}" \
 		>"$work/log/$n.mke2fs" 2>&1 || { cat "$work/log/$n.mke2fs"; kt_die "$n: mke2fs failed"; }
+	if [ "${prefills[$i]}" -gt 0 ]; then
+		prefill_image "$base" "${prefills[$i]}" >>"$work/log/$n.mke2fs" 2>&1 ||
+			kt_die "$n: prefill failed"
+	fi
 	if [ -n "$target" ]; then
 		d=
 		IFS=/ read -r -a comps <<<"${target#/}"
@@ -140,7 +202,10 @@ for i in $(seq 0 $((ncases - 1))); do
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then
-		"$tool" --policy "$policy" --block-colour 0 --target "${target:-/}" \
+		targs=()
+		$trace && targs=(--trace "$work/log/$n.ttrace")
+		"$tool" --policy "$policy" --block-colour "${colours[$i]}" \
+			--target "${target:-/}" "${targs[@]}" \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
 	fi
@@ -152,20 +217,32 @@ mo=$mextra
 [ "$policy" = oldalloc ] && mo=${mo:+$mo,}oldalloc
 mopts=
 [ -n "$mo" ] && mopts="-o $mo"
-letters=abcdefghijklmnopqrstuvwxyz
 boot_fail=false
 t_boot=$(date +%s)
 for start in $(seq 0 "$batch" $((ncases - 1))); do
 	gs=$work/guest-$start.sh
 	disks=()
 	{
+		echo 'T=/sys/kernel/tracing'
+		if $trace; then
+			echo '[ -d $T/events/ext2 ] || { echo "no tracefs events/ext2"; exit 3; }'
+			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
+		fi
 		echo 'run_case() {'
-		echo '	name=$1 dev=$2'
+		echo '	name=$1 dev=$2 colour=$3'
 		echo "	if ! mount -t ext2 $mopts \"\$dev\" /mnt; then"
 		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'
 		echo '	fi'
-		echo "	replay run --colour 0 /payload/\$name.manifest /payload/\$name /mnt$target"
+		if $trace; then
+			echo '	echo > $T/trace; echo 1 > $T/events/ext2/enable'
+		fi
+		echo "	replay run --colour \$colour /payload/\$name.manifest /payload/\$name /mnt$target"
 		echo '	rc=$?'
+		if $trace; then
+			echo '	echo 0 > $T/events/ext2/enable'
+			echo '	cat $T/trace > /results/$name.trace || rc=94'
+			echo '	cat $T/per_cpu/cpu0/stats > /results/$name.tstats'
+		fi
 		echo '	mount -o remount,ro /mnt || rc=92'
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
 		echo '	umount /mnt || rc=91'
@@ -175,7 +252,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
 			[ "$i" -lt "$ncases" ] || break
-			echo "run_case ${names[$i]} /dev/vd${letters:$j:1}"
+			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]}"
 			disks+=(-d "$work/img/${names[$i]}.K.img")
 			j=$((j + 1))
 		done
@@ -200,6 +277,14 @@ strip_extents() {
 	else
 		cat "$1"
 	fi | awk '$1 == "f" { $7 = "" } { print }'
+}
+
+# The kernel's ext2_inode_alloc prints name=%s raw; orlov-populate --trace
+# escapes the name like every path it prints (bytes < 0x21, '%', > 0x7e as
+# %XX).  Only for that field, bring the kernel's record to the tool's form
+# before comparing (a raw name with a space would otherwise split fields).
+escape_kernel_names() {
+	perl -pe 's/^(ext2_inode_alloc: dir=\d+ name=)(.*?)( mode=(?:dir|other) branch=\S+ pgroup=-?\d+ avefreei=)/$1 . join("", map { my $o = ord; ($o < 0x21 || $o > 0x7e || $_ eq "%") ? sprintf("%%%02X", $o) : $_ } split(\/\/, $2)) . $3/e'
 }
 
 echo "1..$ncases"
@@ -253,6 +338,25 @@ for i in $(seq 0 $((ncases - 1))); do
 	si=$(sed -n 's/.*same_inode=\([0-9]*\).*/\1/p' <<<"$summary")
 	sb=$(sed -n 's/.*same_blocks=\([0-9]*\).*/\1/p' <<<"$summary")
 	echo "# $n ${p:-?}/${si:-?}/${sb:-?}"
+	if $trace && [ $lrc = 0 ]; then
+		tdiff=$work/log/$n.tdiff
+		"$kt_here/trace-normalize" "$work/res/$n.trace" | escape_kernel_names \
+			>"$work/log/$n.ktrace.norm"
+		"$kt_here/trace-normalize" "$work/log/$n.ttrace" >"$work/log/$n.ttrace.norm"
+		kn=$(grep -c . "$work/log/$n.ktrace.norm")
+		ovr=$(sed -n 's/^overrun: *//p' "$work/res/$n.tstats" 2>/dev/null)
+		if [ "${ovr:-x}" != 0 ]; then
+			echo "not ok $num - $n: kernel trace buffer overrun (${ovr:-no stats})"
+			failed=$((failed + 1))
+			continue
+		elif ! diff "$work/log/$n.ktrace.norm" "$work/log/$n.ttrace.norm" >"$tdiff"; then
+			echo "not ok $num - $n: traces differ (kernel $kn records, tool $(grep -c . "$work/log/$n.ttrace.norm")); first differences (< kernel, > tool):"
+			head -n 12 "$tdiff" | sed 's/^/# /'
+			failed=$((failed + 1))
+			continue
+		fi
+		echo "# $n: trace equal, $kn records ($(grep -c '^ext2_inode_alloc' "$work/log/$n.ktrace.norm") inode, $(grep -c '^ext2_block_alloc' "$work/log/$n.ktrace.norm") block)"
+	fi
 	if [ $lrc = 0 ]; then
 		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 	else

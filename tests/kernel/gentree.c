@@ -16,6 +16,16 @@
  *   big    files around the direct / indirect / double-indirect boundaries
  *          of 1 KiB, 2 KiB and 4 KiB blocks, and sparse files
  *   small  many small files and fast symlinks (lots of inodes)
+ *   flat   one directory flat/ with --scale entries (default 100000):
+ *          mostly empty files, some tiny files, fast symlinks, fifos and
+ *          a few subdirectories (a huge linear ext2 directory)
+ *   tind   one sparse file whose data crosses the triple-indirect boundary
+ *          of 1 KiB blocks (logical block 12+256+65536, offset 64.26 MiB;
+ *          full size 64.5 MiB), and a few small files around it
+ *   fill   --scale KiB (default 8192) of file data in 1 KiB..2 MiB files
+ *          spread over directories d0..d7, then z/ with many empty files,
+ *          fast symlinks, fifos and subdirectories (for images that fill
+ *          up: later entries find no room in their own group)
  * --scale is roughly the number of entries (default depends on profile).
  */
 #define _GNU_SOURCE
@@ -286,6 +296,144 @@ static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
 	make_file(path, small_size(), 0, 0644);
 }
 
+/* ---- special profiles ------------------------------------------------------ */
+
+static void xmkdir(const char *path)
+{
+	if (mkdir(path, 0755) < 0)
+		die("mkdir", path);
+}
+
+static void make_fifo(const char *path)
+{
+	if (mkfifo(path, 0644) < 0)
+		die("mkfifo", path);
+}
+
+static void make_fast_symlink(const char *path)
+{
+	char t[64];
+
+	snprintf(t, sizeof(t), "../target-%u", rn(1000));
+	if (symlink(t, path) < 0)
+		die("symlink", path);
+}
+
+/* one huge flat directory: the payload stays small (mostly empty files) */
+static void gen_flat(const char *dir, long n)
+{
+	char path[4096], sub[4200];
+	size_t l;
+
+	xmkdir(dir);
+	snprintf(path, sizeof(path), "%s/flat", dir);
+	xmkdir(path);
+	l = strlen(path);
+	for (long i = 0; i < n; i++) {
+		unsigned k = rn(1000);
+
+		switch (rn(4)) { /* names of different lengths pack differently */
+		case 0: snprintf(path + l, sizeof(path) - l, "/e%ld", i); break;
+		case 1: snprintf(path + l, sizeof(path) - l, "/entry-%07ld", i); break;
+		case 2: snprintf(path + l, sizeof(path) - l, "/n%ld.%u.tmp", i, rn(100000)); break;
+		default: snprintf(path + l, sizeof(path) - l, "/a-rather-longer-name-%ld-%u", i, rn(1000)); break;
+		}
+		if (k < 2) { /* a few subdirectories with a tiny file each */
+			xmkdir(path);
+			snprintf(sub, sizeof(sub), "%s/f", path);
+			make_file(sub, 1 + rn(3000), 0, 0644);
+		} else if (k < 20) {
+			make_file(path, 1 + rn(2000), 0, 0644);
+		} else if (k < 35) {
+			make_fast_symlink(path);
+		} else if (k < 40) {
+			make_fifo(path);
+		} else {
+			make_file(path, 0, 0, rn(10) ? 0644 : 0600);
+		}
+	}
+}
+
+/* data ranges (4 KiB units) of the triple-indirect file: direct blocks,
+ * single indirect, double indirect, across the triple-indirect boundary
+ * of 1 KiB blocks (logical block 65804 = 4 KiB unit 16451) and beyond */
+static void gen_tind(const char *dir)
+{
+	static const long ranges[][2] = {
+		{ 0, 2 }, { 4, 1 }, { 70, 2 }, { 16449, 4 }, { 16500, 1 },
+	};
+	char path[4096];
+	int fd;
+
+	xmkdir(dir);
+	snprintf(path, sizeof(path), "%s/a-small", dir);
+	make_file(path, 5000, 0, 0644);
+	snprintf(path, sizeof(path), "%s/m-tind", dir);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		die("create", path);
+	for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+		write_range(fd, path, ranges[i][0] * 4096, ranges[i][1] * 4096);
+	if (ftruncate(fd, 16501L * 4096) < 0)
+		die("ftruncate", path);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/z-after", dir);
+	make_file(path, 9000, 0, 0644);
+	snprintf(path, sizeof(path), "%s/z-dir", dir);
+	xmkdir(path);
+	snprintf(path, sizeof(path), "%s/z-dir/f", dir);
+	make_file(path, 3000, 0, 0644);
+}
+
+/* a tree meant to (nearly) fill its image: big data first, then entries
+ * that need inodes but (almost) no blocks */
+static void gen_fill(const char *dir, long kib)
+{
+	char path[4096];
+	long left = kib * 1024;
+
+	xmkdir(dir);
+	for (unsigned d = 0; left > 0; d = (d + 1) % 8) {
+		unsigned nsub = 1 + rn(3);
+
+		snprintf(path, sizeof(path), "%s/d%u", dir, d);
+		if (access(path, F_OK) != 0)
+			xmkdir(path);
+		for (unsigned s = 0; s < nsub && left > 0; s++) {
+			off_t sz = rn(4) == 0 ? 1 + rn(8192) : 65536 + (off_t)rn(2048) * 1024;
+
+			if (sz > left)
+				sz = left;
+			snprintf(path, sizeof(path), "%s/d%u/f%ld-%u", dir, d, left, s);
+			make_file(path, sz, 0, 0644);
+			left -= sz;
+		}
+		if (rn(3) == 0) {
+			snprintf(path, sizeof(path), "%s/d%u/sub%ld", dir, d, left);
+			xmkdir(path);
+		}
+	}
+	snprintf(path, sizeof(path), "%s/z", dir);
+	xmkdir(path);
+	for (unsigned s = 0; s < 12; s++) {
+		snprintf(path, sizeof(path), "%s/z/s%02u", dir, s);
+		xmkdir(path);
+		for (unsigned i = 0; i < 40; i++) {
+			unsigned k = rn(10);
+
+			snprintf(path, sizeof(path), "%s/z/s%02u/e%02u", dir, s, i);
+			if (k < 6)
+				make_file(path, 0, 0, 0644);
+			else if (k < 8)
+				make_fast_symlink(path);
+			else if (k < 9)
+				make_fifo(path);
+			else
+				xmkdir(path);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
@@ -304,7 +452,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small] [--scale N] [--no-special] DIR\n");
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill] [--scale N] [--no-special] DIR\n");
 			return 2;
 		}
 	}
@@ -369,6 +517,12 @@ int main(int argc, char **argv)
 			for (unsigned i = 0; budget > 0; i++)
 				make_entry(path, i, 0, w == 2 ? 2 : 0, BIAS_SMALL);
 		}
+	} else if (!strcmp(profile, "flat")) {
+		gen_flat(dir, scale > 0 ? scale : 100000);
+	} else if (!strcmp(profile, "tind")) {
+		gen_tind(dir);
+	} else if (!strcmp(profile, "fill")) {
+		gen_fill(dir, scale > 0 ? scale : 8192);
 	} else {
 		fprintf(stderr, "gentree: unknown profile %s\n", profile);
 		return 2;

@@ -1,0 +1,31 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# t-trace-equal.sh - the allocation trace of the patched kernel (tracefs
+# events/ext2, doc/trace-format.md) and orlov-populate --trace must be the
+# same record for record, for a few corpus cases (1 KiB and 4 KiB blocks, a
+# nearly full inode table), both at the image root (guest mounted with
+# topdir_hash, the tool's default --topdir hash) and below /t/u.  Every
+# ext2_new_inode and ext2_new_blocks the kernel does while the tree is
+# replayed is compared with the tool's decision: branch, the Orlov figures,
+# goal, reservation window, result.  The layouts must also be identical
+# (orlov-layout diff), as in crosscheck.sh.
+#
+# Options are passed on to crosscheck.sh (e.g. --keep DIR, --only REGEX).
+# Exit: 0 pass, 1 fail, 77 skip (no QEMU, ORLOV_SKIP_KERNEL_TESTS=1).
+set -uo pipefail
+here=$(dirname "$0")
+export ORLOV_KERNEL_MODE=patched
+cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill)$'
+rc=0
+for run in root below; do
+	echo "# trace equality, tree at the $run"
+	extra=()
+	[ $run = root ] && extra=(--target / --mount-opts topdir_hash)
+	"$here/crosscheck.sh" --kernel patched --trace --only "$cases" \
+		"${extra[@]}" "$@"
+	r=$?
+	[ $r = 77 ] && exit 77
+	[ $r = 0 ] || rc=1
+done
+exit $rc
