@@ -76,8 +76,6 @@ case $target in /*) ;; *) target=/$target ;; esac
 target=${target%/}
 [[ $target =~ ^[A-Za-z0-9_./-]*$ ]] || kt_die "--target: plain names only"
 export ORLOV_KERNEL_MODE=$kmode
-export MKE2FS_CONFIG=$kt_here/mke2fs.conf
-UUID=6f726c6f-762d-706f-7075-6c6174650001
 
 kt_require_qemu
 kt_need mke2fs e2fsprogs debugfs e2fsprogs || true
@@ -113,61 +111,11 @@ if [ -z "$heavy" ]; then
 	[ "$policy" = orlov ] && [ "$kmode" = stock ] && [ "$target" = /t/u ] &&
 		[ -z "$mextra" ] && [ -z "${ORLOV_KERNEL:-}" ] && heavy=yes
 fi
-names=() sizes=() gargs=() margs=() colours=() prefills=()
-nheavy=0
-while IFS= read -r line || [ -n "$line" ]; do
-	line=${line%%#*}
-	[ -n "${line// /}" ] || continue
-	IFS='|' read -r left right opts <<<"$line"
-	[ -n "$right" ] || kt_die "bad case line: $line"
-	read -r n sz rest <<<"$left"
-	if [ -n "$only" ] && ! [[ $n =~ $only ]]; then
-		continue
-	fi
-	colour=0 prefill=0 isheavy=false
-	for o in $opts; do
-		case $o in
-		colour=*) colour=${o#colour=} ;;
-		prefill=*) prefill=${o#prefill=} ;;
-		heavy) isheavy=true ;;
-		*) kt_die "$n: unknown case option $o" ;;
-		esac
-	done
-	[[ $colour =~ ^([0-9]|1[0-5])$ ]] || kt_die "$n: bad colour=$colour"
-	[[ $prefill =~ ^[0-9]+$ ]] || kt_die "$n: bad prefill=$prefill"
-	if $isheavy && [ "$heavy" = no ]; then
-		nheavy=$((nheavy + 1))
-		continue
-	fi
-	names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
-	colours+=("$colour"); prefills+=("$prefill")
-done <"$cases"
+kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
 ncases=${#names[@]}
 [ "$ncases" -gt 0 ] || kt_die "no cases selected"
 
-# pre-existing content: N files (1..~120 KiB of non-zero data, so that
-# debugfs writes no holes) in /pre/a, /pre/b, /pre/c, written with debugfs
-# (libext2fs: first free inode from the parent's group on, blocks from the
-# inode's group on, so enough of them spill into later groups), then every
-# third one removed again (holes in the inode and block bitmaps)
-prefill_image() { # IMAGE N
-	local img=$1 n=$2 k sz cmds=$work/prefill.cmds
-	mkdir -p "$work/prefill"
-	{
-		echo "mkdir /pre"
-		for d in a b c; do echo "mkdir /pre/$d"; done
-		for k in $(seq 1 "$n"); do
-			sz=$(( (k * 7919 % 120 + 1) * 1024 - k % 3 * 100 ))
-			[ -f "$work/prefill/$sz" ] ||
-				yes "prefill $sz" | head -c "$sz" >"$work/prefill/$sz"
-			echo "write $work/prefill/$sz /pre/${letters:$((k % 3)):1}/f$k"
-		done
-		for k in $(seq 3 3 "$n"); do echo "rm /pre/${letters:$((k % 3)):1}/f$k"; done
-	} >"$cmds"
-	debugfs -w -f "$cmds" "$img" >/dev/null || return 1
-	e2fsck -fn "$img" >/dev/null 2>&1 || { echo "prefilled image not clean"; return 1; }
-}
 letters=abcdefghijklmnopqrstuvwxyz
 
 t_prep=$(date +%s)
@@ -179,26 +127,7 @@ for i in $(seq 0 $((ncases - 1))); do
 	"$replay" manifest "$src" >"$work/payload/$n.manifest" ||
 		kt_die "$n: manifest failed"
 	base=$work/img/$n.base.img
-	rm -f "$base"
-	# shellcheck disable=SC2086
-	mke2fs -F -q ${margs[$i]} -U "$UUID" \
-		-E "hash_seed=$UUID,root_owner=0:0" "$base" "${sizes[$i]}" \
-		>"$work/log/$n.mke2fs" 2>&1 || { cat "$work/log/$n.mke2fs"; kt_die "$n: mke2fs failed"; }
-	if [ "${prefills[$i]}" -gt 0 ]; then
-		prefill_image "$base" "${prefills[$i]}" >>"$work/log/$n.mke2fs" 2>&1 ||
-			kt_die "$n: prefill failed"
-	fi
-	if [ -n "$target" ]; then
-		d=
-		IFS=/ read -r -a comps <<<"${target#/}"
-		for c in "${comps[@]}"; do
-			d=$d/$c
-			debugfs -w -R "mkdir $d" "$base" >>"$work/log/$n.mke2fs" 2>&1 ||
-				kt_die "$n: debugfs mkdir $d failed"
-		done
-		debugfs -R "stat $target" "$base" 2>/dev/null | grep -q 'Type: directory' ||
-			kt_die "$n: $target not created"
-	fi
+	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill"
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then

@@ -135,3 +135,97 @@ kt_tmpdir() {
 	d=$(mktemp -d "${TMPDIR:-/tmp}/orlov-kt.XXXXXX") || kt_die "mktemp failed"
 	echo "$d"
 }
+
+# ---- the crosscheck corpus (cases.list) ------------------------------------------
+export MKE2FS_CONFIG=$kt_here/mke2fs.conf
+KT_UUID=6f726c6f-762d-706f-7075-6c6174650001
+kt_letters=abcdefghijklmnopqrstuvwxyz
+
+# kt_read_cases FILE ONLY_REGEX HEAVY(yes|no): fill the arrays names sizes
+# gargs (gentree arguments) margs (mke2fs options) colours prefills, and
+# nheavy (heavy cases left out).  Line format: see cases.list.
+kt_read_cases() {
+	local line left right opts n sz rest o colour prefill isheavy
+	names=() sizes=() gargs=() margs=() colours=() prefills=()
+	nheavy=0
+	while IFS= read -r line || [ -n "$line" ]; do
+		line=${line%%#*}
+		[ -n "${line// /}" ] || continue
+		IFS='|' read -r left right opts <<<"$line"
+		[ -n "$right" ] || kt_die "bad case line: $line"
+		read -r n sz rest <<<"$left"
+		if [ -n "$2" ] && ! [[ $n =~ $2 ]]; then
+			continue
+		fi
+		colour=0 prefill=0 isheavy=false
+		for o in $opts; do
+			case $o in
+			colour=*) colour=${o#colour=} ;;
+			prefill=*) prefill=${o#prefill=} ;;
+			heavy) isheavy=true ;;
+			*) kt_die "$n: unknown case option $o" ;;
+			esac
+		done
+		[[ $colour =~ ^([0-9]|1[0-5])$ ]] || kt_die "$n: bad colour=$colour"
+		[[ $prefill =~ ^[0-9]+$ ]] || kt_die "$n: bad prefill=$prefill"
+		if $isheavy && [ "$3" = no ]; then
+			nheavy=$((nheavy + 1))
+			continue
+		fi
+		names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
+		colours+=("$colour"); prefills+=("$prefill")
+	done <"$1"
+}
+
+# pre-existing content: N files (1..~120 KiB of non-zero data, so that
+# debugfs writes no holes) in /pre/a, /pre/b, /pre/c, written with debugfs
+# (libext2fs: first free inode from the parent's group on, blocks from the
+# inode's group on, so with a small -N and enough data they spill into
+# later groups), then every third one removed again (holes in the inode
+# and block bitmaps).  DATADIR caches the data files.
+kt_prefill_image() { # IMAGE N DATADIR
+	local img=$1 n=$2 dd=$3 k sz cmds
+	mkdir -p "$dd"
+	cmds=$dd/cmds.$$
+	{
+		echo "mkdir /pre"
+		for d in a b c; do echo "mkdir /pre/$d"; done
+		for k in $(seq 1 "$n"); do
+			sz=$(( (k * 7919 % 120 + 1) * 1024 - k % 3 * 100 ))
+			[ -f "$dd/$sz" ] ||
+				yes "prefill $sz" | head -c "$sz" >"$dd/$sz"
+			echo "write $dd/$sz /pre/${kt_letters:$((k % 3)):1}/f$k"
+		done
+		for k in $(seq 3 3 "$n"); do echo "rm /pre/${kt_letters:$((k % 3)):1}/f$k"; done
+	} >"$cmds"
+	debugfs -w -f "$cmds" "$img" >/dev/null || return 1
+	rm -f "$cmds"
+	e2fsck -fn "$img" >/dev/null 2>&1 || { echo "prefilled image not clean"; return 1; }
+}
+
+# kt_base_image I IMAGE TARGET LOG DATADIR: the starting image of case I
+# (after kt_read_cases): pinned mke2fs (fixed UUID and hash seed), the
+# prefill, then TARGET ("" or "/" for the root) made with debugfs mkdir
+kt_base_image() {
+	local i=$1 base=$2 target=${3%/} log=$4 n=${names[$1]} d c comps
+	rm -f "$base"
+	# shellcheck disable=SC2086
+	mke2fs -F -q ${margs[$i]} -U "$KT_UUID" \
+		-E "hash_seed=$KT_UUID,root_owner=0:0" "$base" "${sizes[$i]}" \
+		>"$log" 2>&1 || { cat "$log"; kt_die "$n: mke2fs failed"; }
+	if [ "${prefills[$i]}" -gt 0 ]; then
+		kt_prefill_image "$base" "${prefills[$i]}" "$5" >>"$log" 2>&1 ||
+			kt_die "$n: prefill failed"
+	fi
+	if [ -n "$target" ]; then
+		d=
+		IFS=/ read -r -a comps <<<"${target#/}"
+		for c in "${comps[@]}"; do
+			d=$d/$c
+			debugfs -w -R "mkdir $d" "$base" >>"$log" 2>&1 ||
+				kt_die "$n: debugfs mkdir $d failed"
+		done
+		debugfs -R "stat $target" "$base" 2>/dev/null | grep -q 'Type: directory' ||
+			kt_die "$n: $target not created"
+	fi
+}

@@ -16,7 +16,7 @@
 set -uo pipefail
 here=$(dirname "$0")
 export ORLOV_KERNEL_MODE=patched
-cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill)$'
+cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill)$'
 rc=0
 for run in root below; do
 	echo "# trace equality, tree at the $run"
