@@ -284,7 +284,11 @@ for i in $(seq 0 $((ncases - 1))); do
 		"$kt_here/trace-normalize" "$work/log/$n.ttrace" >"$work/log/$n.ttrace.norm"
 		kn=$(grep -c . "$work/log/$n.ktrace.norm")
 		ovr=$(sed -n 's/^overrun: *//p' "$work/res/$n.tstats" 2>/dev/null)
-		if [ "${ovr:-x}" != 0 ]; then
+		if [ "$kn" = 0 ]; then
+			echo "not ok $num - $n: empty kernel trace (events/ext2 not recording?)"
+			failed=$((failed + 1))
+			continue
+		elif [ "${ovr:-x}" != 0 ]; then
 			echo "not ok $num - $n: kernel trace buffer overrun (${ovr:-no stats})"
 			failed=$((failed + 1))
 			continue

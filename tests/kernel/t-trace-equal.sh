@@ -9,7 +9,15 @@
 # ext2_new_inode and ext2_new_blocks the kernel does while the tree is
 # replayed is compared with the tool's decision: branch, the Orlov figures,
 # goal, reservation window, result.  The layouts must also be identical
-# (orlov-layout diff), as in crosscheck.sh.
+# (orlov-layout diff), as in crosscheck.sh.  The oldalloc policy is
+# checked the same way by t-trace-equal-oldalloc.sh.
+#
+# Cases: 1/2/4 KiB blocks, a nearly full inode table, nearly full images,
+# pre-existing content, block colour 5, the triple-indirect file.
+#
+# Known representation difference, normalised in crosscheck.sh: the
+# kernel prints name=%s raw, the tool escapes the name (%XX for bytes
+# < 0x21, '%', > 0x7e) as it does every path.
 #
 # Options are passed on to crosscheck.sh (e.g. --keep DIR, --only REGEX).
 # Exit: 0 pass, 1 fail, 77 skip (no QEMU, ORLOV_SKIP_KERNEL_TESTS=1).
@@ -18,10 +26,17 @@ here=$(dirname "$0")
 export ORLOV_KERNEL_MODE=patched
 cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill)$'
 rc=0
-for run in root below; do
-	echo "# trace equality, tree at the $run"
+for run in ${TRACE_EQUAL_RUNS:-root below}; do
 	extra=()
+	case $run in
+	root) echo "# trace equality: tree at the root, -o topdir_hash" ;;
+	below) echo "# trace equality: tree below /t/u" ;;
+	oldalloc) echo "# trace equality: tree below /t/u, oldalloc" ;;
+	esac
 	[ $run = root ] && extra=(--target / --mount-opts topdir_hash)
+	[ $run = oldalloc ] && extra=(--policy oldalloc)
+	[ $run = root ] || [ $run = below ] || [ $run = oldalloc ] ||
+		{ echo "t-trace-equal.sh: unknown run $run" >&2; exit 2; }
 	"$here/crosscheck.sh" --kernel patched --trace --only "$cases" \
 		"${extra[@]}" "$@"
 	r=$?
