@@ -109,7 +109,7 @@ mkdir -p "$work/payload" "$work/img" "$work/log" "$work/res"
 if [ -z "$heavy" ]; then
 	heavy=no
 	[ "$policy" = orlov ] && [ "$kmode" = stock ] && [ "$target" = /t/u ] &&
-		[ -z "$mextra" ] && [ -z "${ORLOV_KERNEL:-}" ] && heavy=yes
+		[ -z "$mextra" ] && heavy=yes
 fi
 kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
