@@ -66,7 +66,7 @@ while [ $# -gt 0 ]; do
 	--trace) trace=true ;;
 	--heavy) heavy=yes ;;
 	--no-heavy) heavy=no ;;
-	-h|--help) sed -n '3,45p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
