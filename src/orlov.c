@@ -38,13 +38,15 @@ static void figures_reset(struct orlov_figures *f, int pgroup)
 	f->min_inodes = f->min_blocks = f->max_debt = -1;
 }
 
-int find_group_dir(const struct fs_state *fs, struct orlov_figures *f)
+int find_group_dir(const struct fs_state *fs, int parent_group,
+		   struct orlov_figures *f)
 {
 	int ngroups = (int)fs->g.ngroups;
 	int avefreei = (int)(fs->freei_total / fs->g.ngroups);
 	int group, best_group = -1;
 
-	figures_reset(f, -1);
+	/* The parent's group is not used, only recorded for the trace. */
+	figures_reset(f, parent_group);
 	f->avefreei = avefreei;
 	f->branch = BR_DIR;
 	for (group = 0; group < ngroups; group++) {

@@ -41,7 +41,8 @@ int find_group_orlov(const struct fs_state *fs, int parent_group, int topdir,
 		     uint32_t start, struct orlov_figures *f);
 int find_group_other(const struct fs_state *fs, int parent_group,
 		     uint32_t parent_ino, struct orlov_figures *f);
-int find_group_dir(const struct fs_state *fs, struct orlov_figures *f);
+int find_group_dir(const struct fs_state *fs, int parent_group,
+		   struct orlov_figures *f);
 
 /*
  * The rest of ext2_new_inode(): take the first free inode of @group

@@ -297,7 +297,7 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 	errcode_t err;
 
 	if (is_dir && c->o->policy == POLICY_OLDALLOC) {
-		group = find_group_dir(&c->fs, &f);
+		group = find_group_dir(&c->fs, pgroup, &f);
 	} else if (is_dir) {
 		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
 			     (p->flags & FS_TOPDIR_FL);

@@ -183,9 +183,10 @@ static void test_other_dir(void)
 	fs.free_blocks[6] = 7500;
 	fs.free_inodes[6] = 150;	/* below average: not a candidate */
 	fs_state_sum(&fs);
-	g = find_group_dir(&fs, &f);
+	g = find_group_dir(&fs, 5, &f);
 	is_int(g, 3, "dir (oldalloc): most free blocks among groups >= avefreei");
 	is_int(f.branch, BR_DIR, "dir branch");
+	is_int(f.pgroup, 5, "dir records the parent's group");
 	fs_state_free(&fs);
 }
 
