@@ -38,6 +38,7 @@
 #define FL_OTHER_MASK ((uint32_t)(FS_NODUMP_FL | FS_NOATIME_FL))
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
+#define EXT2_DRIVER_LINK_MAX 32000	/* fs/ext2/ext2.h: mkdir and link fail past it */
 
 struct frame {
 	struct dirbuf d;
@@ -79,27 +80,34 @@ struct ctx {
 	time_t last_progress;
 	/* first pass */
 	uint64_t need_inodes, need_blocks;
-	uint32_t target_ino;
+	uint32_t target_ino, target_links;
+	uint32_t *scan_links;	/* link counts of the directories being scanned */
+	size_t scan_cap;
 	struct dirbuf *target;
 };
 
-static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
-		      const char *path)
+/* Record the first error with what was being done and where (verbatim). */
+static errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
+			 const char *where)
 {
 	if (!c->res->what) {
 		c->res->what = what;
-		free(c->res->where);
-		c->res->where = NULL;
-		if (path) {
-			size_t sl = strlen(c->o->source), pl = strlen(path);
-
-			/* Source paths are shown under SOURCE as given. */
-			c->res->where = malloc(sl + pl + 2);
-			if (c->res->where)
-				snprintf(c->res->where, sl + pl + 2, "%s%s%s",
-					 c->o->source, pl ? "/" : "", path);
-		}
+		c->res->where = where ? strdup(where) : NULL;
 	}
+	return err;
+}
+
+/* The same for a path relative to the source root, shown under SOURCE. */
+static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
+		      const char *path)
+{
+	size_t sl = strlen(c->o->source), pl = strlen(path), n = sl + pl + 2;
+	char *where = malloc(n);
+
+	if (where)
+		snprintf(where, n, "%s%s%s", c->o->source, pl ? "/" : "", path);
+	fail_at(c, err, what, where);
+	free(where);
 	return err;
 }
 
@@ -521,8 +529,10 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		n->is_target = 1;
 		err = image_read_inode(c->img, c->target_ino, &n->inode);
 		n->flags = n->inode.i_flags;
-		return err ? fail(c, err, "reading target directory", NULL) : 0;
+		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 	}
+	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
+		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 	err = new_inode(c, e, 1, &ino);
 	if (err)
 		return err;
@@ -584,7 +594,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		err = add_link(c, e, l->ino);
 		if (err)
 			return err;
-		if (!old || old->i_links_count == 65000)
+		if (!old || old->i_links_count >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
 		old->i_links_count++;
 		report(c, e, l->ino);
@@ -689,13 +699,20 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	struct ctx *c = ctx;
 	errcode_t err;
 
+	if (grow_array(&c->scan_links, &c->scan_cap, c->depth + 1,
+		       sizeof(*c->scan_links), 32))
+		return ENOMEM;
 	if (c->depth) {
 		err = check_name(c, e);
 		if (err)
 			return err;
+		/* ext2 refuses a mkdir past its link limit: so do we, early. */
+		if (c->scan_links[c->depth - 1]++ >= EXT2_DRIVER_LINK_MAX)
+			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 		c->need_inodes++;
 		c->need_blocks += 1 + (e->nxattrs && c->o->xattrs);
 	}
+	c->scan_links[c->depth] = c->depth ? 2 : c->target_links;
 	c->depth++;
 	return 0;
 }
@@ -797,10 +814,9 @@ static errcode_t open_target(struct ctx *c)
 	err = image_lookup_dir(c->img, c->o->target, &c->target_ino);
 	if (!err)
 		err = image_read_inode(c->img, c->target_ino, &in);
+	c->target_links = in.i_links_count;
 	if (err) {
-		fail(c, err, "looking up target directory", NULL);
-		c->res->where = strdup(c->o->target);
-		return err;
+		return fail_at(c, err, "looking up target directory", c->o->target);
 	}
 	c->target = calloc(1, sizeof(*c->target));
 	if (!c->target)
@@ -808,11 +824,7 @@ static errcode_t open_target(struct ctx *c)
 	dirbuf_init(c->target, c->target_ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = image_load_dir(c->img, &c->fs, &in, c->target);
-	if (err) {
-		fail(c, err, "reading target directory", NULL);
-		c->res->where = strdup(c->o->target);
-	}
-	return err;
+	return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 
 static errcode_t commit(struct ctx *c)
@@ -833,14 +845,10 @@ static errcode_t commit(struct ctx *c)
 	if (!err)
 		err = image_stage_inode(c->img, c->target_ino, &t->inode);
 	if (err)
-		return fail(c, err, "writing", NULL);
+		return fail_at(c, err, "writing target directory", c->o->target);
 	err = image_commit(c->img, &c->fs, &what);
 	c->img = NULL;
-	if (err) {
-		fail(c, err, what, NULL);
-		c->res->where = strdup(c->o->image);
-	}
-	return err;
+	return err ? fail_at(c, err, what, c->o->image) : 0;
 }
 
 static void ctx_free(struct ctx *c)
@@ -857,6 +865,7 @@ static void ctx_free(struct ctx *c)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
 	free(c->stack);
+	free(c->scan_links);
 	free(c->links);
 	free(c->link_slot);
 	for (i = 0; i < c->nxa; i++)

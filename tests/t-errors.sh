@@ -63,6 +63,13 @@ head -c 6000000 /dev/zero >"$T_TMP/bigsrc/big"
 expect no-blocks 1 "Not enough free blocks in the image for the source tree while checking $T_TMP/bigsrc" \
 	"$img" "$img" "$T_TMP/bigsrc"
 
+# More subdirectories than the ext2 driver's 32000 links allow.
+mkdir -p "$T_TMP/links/d"
+(cd "$T_TMP/links/d" && seq -w 0 31998 | sed 's/^/s/' | xargs mkdir) || t_fail "mkdir"
+t_mkimage "$T_TMP/links.img" 64M -t ext2 -b 1024 -N 40000
+expect too-many-links 1 "Too many links while creating directory $T_TMP/links/d/s31998" \
+	"$T_TMP/links.img" "$T_TMP/links.img" "$T_TMP/links"
+
 # A symlink target longer than a block cannot be stored by ext2.
 mkdir -p "$T_TMP/longlink"
 ln -s "$(head -c 1500 /dev/zero | tr '\0' 'x')" "$T_TMP/longlink/l"
