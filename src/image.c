@@ -9,6 +9,7 @@
 #include <e2p/e2p.h>
 
 #include "image.h"
+#include "util.h"
 #include "orlov_err.h"
 
 struct staged {
@@ -368,15 +369,9 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 		*old = *inode;
 		return 0;
 	}
-	if (img->n == img->cap) {
-		size_t cap = img->cap ? img->cap * 2 : 1024;
-		struct staged *ni = realloc(img->inodes, cap * sizeof(*ni));
-
-		if (!ni)
-			return ENOMEM;
-		img->inodes = ni;
-		img->cap = cap;
-	}
+	if (grow_array(&img->inodes, &img->cap, img->n + 1,
+		       sizeof(*img->inodes), 1024))
+		return ENOMEM;
 	if (2 * (img->n + 1) > img->nslots) {
 		err = rehash(img, img->nslots ? img->nslots * 2 : 2048);
 		if (err)

@@ -100,16 +100,9 @@ static int collect_dirent(ext2_ino_t dir, int entry,
 	if ((len == 1 && dirent->name[0] == '.') ||
 	    (len == 2 && dirent->name[0] == '.' && dirent->name[1] == '.'))
 		return 0;
-	if (d->n == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct ir_dirent *ne = realloc(d->e, cap * sizeof(*ne));
-
-		if (!ne) {
-			dc->err = ENOMEM;
-			return DIRENT_ABORT;
-		}
-		d->e = ne;
-		d->cap = cap;
+	if (grow_array(&d->e, &d->cap, d->n + 1, sizeof(*d->e), 16)) {
+		dc->err = ENOMEM;
+		return DIRENT_ABORT;
 	}
 	e = &d->e[d->n];
 	e->name = malloc(len + 1);
@@ -188,16 +181,9 @@ static int collect_block(ext2_filsys fs, blk64_t *blocknr,
 	struct block_collect *bc = priv;
 	struct ir_blocks *bl = bc->bl;
 
-	if (bl->n == bl->cap) {
-		size_t cap = bl->cap ? bl->cap * 2 : 64;
-		blk64_t *nb = realloc(bl->b, cap * sizeof(*nb));
-
-		if (!nb) {
-			bc->err = ENOMEM;
-			return BLOCK_ABORT;
-		}
-		bl->b = nb;
-		bl->cap = cap;
+	if (grow_array(&bl->b, &bl->cap, bl->n + 1, sizeof(*bl->b), 64)) {
+		bc->err = ENOMEM;
+		return BLOCK_ABORT;
 	}
 	bl->b[bl->n++] = *blocknr;
 	return 0;
@@ -480,16 +466,8 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 		prefix = xattr_prefix(e[1], &is_acl);
 		if (!prefix)
 			return ORLOV_ERR_CORRUPT;
-		if (out->n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ir_xattr *na = realloc(out->a,
-						      ncap * sizeof(*na));
-
-			if (!na)
-				return ENOMEM;
-			out->a = na;
-			cap = ncap;
-		}
+		if (grow_array(&out->a, &cap, out->n + 1, sizeof(*out->a), 8))
+			return ENOMEM;
 		x = &out->a[out->n];
 		plen = strlen(prefix);
 		x->name = malloc(plen + nlen + 1);

@@ -247,15 +247,8 @@ static errcode_t collect_one(const char *path, ext2_ino_t ino,
 	err = ir_describe(l->fs, ino, inode, &l->line);
 	if (err)
 		return err;
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 256;
-		struct rec *nr = realloc(l->r, cap * sizeof(*nr));
-
-		if (!nr)
-			return ENOMEM;
-		l->r = nr;
-		l->cap = cap;
-	}
+	if (grow_array(&l->r, &l->cap, l->n + 1, sizeof(*l->r), 256))
+		return ENOMEM;
 	r = &l->r[l->n];
 	r->path = strdup(path);
 	r->desc = strdup(l->line.s);
@@ -610,17 +603,9 @@ static errcode_t read_src_xattrs(int fd, const char *path,
 
 		if (!xattr_wanted(p))
 			continue;
-		if (out->n == cap) {
-			size_t ncap = cap ? cap * 2 : 8;
-			struct ir_xattr *na = realloc(out->a,
-						      ncap * sizeof(*na));
-
-			if (!na) {
-				err = ENOMEM;
-				break;
-			}
-			out->a = na;
-			cap = ncap;
+		if (grow_array(&out->a, &cap, out->n + 1, sizeof(*out->a), 8)) {
+			err = ENOMEM;
+			break;
 		}
 		x = &out->a[out->n];
 		memset(x, 0, sizeof(*x));
@@ -812,15 +797,8 @@ static errcode_t record_link(struct verify *v, const struct stat *st,
 {
 	struct vlink *l;
 
-	if (v->nlinks == v->cap) {
-		size_t cap = v->cap ? v->cap * 2 : 256;
-		struct vlink *nl = realloc(v->links, cap * sizeof(*nl));
-
-		if (!nl)
-			return ENOMEM;
-		v->links = nl;
-		v->cap = cap;
-	}
+	if (grow_array(&v->links, &v->cap, v->nlinks + 1, sizeof(*v->links), 256))
+		return ENOMEM;
 	l = &v->links[v->nlinks];
 	l->path = strdup(v->ipath.s);
 	if (!l->path)
@@ -1033,16 +1011,9 @@ static errcode_t read_src_dir(struct verify *v, int dirfd, struct sent **out,
 		}
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 32;
-			struct sent *ns = realloc(s, ncap * sizeof(*ns));
-
-			if (!ns) {
-				err = ENOMEM;
-				break;
-			}
-			s = ns;
-			cap = ncap;
+		if (grow_array(&s, &cap, n + 1, sizeof(*s), 32)) {
+			err = ENOMEM;
+			break;
 		}
 		s[n].len = strlen(de->d_name);
 		s[n].name = strdup(de->d_name);

@@ -231,15 +231,8 @@ static errcode_t read_names(int fd, struct name **out, size_t *count)
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (n == cap) {
-			struct name *nn;
-
-			cap = cap ? cap * 2 : 64;
-			nn = realloc(names, cap * sizeof(*nn));
-			if (!nn)
-				goto nomem;
-			names = nn;
-		}
+		if (grow_array(&names, &cap, n + 1, sizeof(*names), 64))
+			goto nomem;
 		names[n].len = strlen(de->d_name);
 		names[n].s = strdup(de->d_name);
 		if (!names[n].s)
