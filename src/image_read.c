@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "image_read.h"
+#include "walk.h"
 /* After ext2fs.h, which defines the __u32 its structures use. */
 #include <ext2fs/ext2_ext_attr.h>
 #include "orlov_err.h"
@@ -16,15 +17,6 @@ errcode_t ir_open(const char *path, ext2_filsys *ret)
 	/* No EXT2_FLAG_RW: a layout check must never change the image. */
 	return ext2fs_open2(path, NULL, EXT2_FLAG_64BITS, 0, 0,
 			    unix_io_manager, ret);
-}
-
-int ir_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c)
-		return c;
-	return alen < blen ? -1 : alen > blen;
 }
 
 int ir_path_cmp(const char *a, const char *b)
@@ -122,7 +114,7 @@ static int dirent_cmp(const void *a, const void *b)
 {
 	const struct ir_dirent *x = a, *y = b;
 
-	return ir_name_cmp(x->name, x->len, y->name, y->len);
+	return walk_name_cmp(x->name, x->len, y->name, y->len);
 }
 
 errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out)

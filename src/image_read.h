@@ -26,8 +26,6 @@ errcode_t ir_open(const char *path, ext2_filsys *ret);
  */
 int ir_path_cmp(const char *a, const char *b);
 
-/* Bytewise name order, shorter prefix first. */
-int ir_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
 
 /*
  * Make @in an absolute path with single slashes and no trailing slash

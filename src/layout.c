@@ -24,6 +24,7 @@
 #include "image_read.h"
 #include "orlov_err.h"
 #include "util.h"
+#include "walk.h"
 
 #define PROG "orlov-layout"
 
@@ -964,13 +965,6 @@ struct sent {
 	struct stat st;
 };
 
-static int sent_cmp(const void *a, const void *b)
-{
-	const struct sent *x = a, *y = b;
-
-	return ir_name_cmp(x->name, x->len, y->name, y->len);
-}
-
 static void free_sents(struct sent *s, size_t n)
 {
 	size_t i;
@@ -980,66 +974,40 @@ static void free_sents(struct sent *s, size_t n)
 	free(s);
 }
 
-/* The source directory's entries, lstat'ed, in name order. */
+/* The source directory's entries, lstat'ed, in the walker's name order. */
 static errcode_t read_src_dir(struct verify *v, int dirfd, struct sent **out,
 			      size_t *nout)
 {
-	struct sent *s = NULL;
-	size_t n = 0, cap = 0;
-	struct dirent *de;
-	errcode_t err = 0;
-	DIR *d;
-	int fd;
+	struct walk_name *names = NULL;
+	struct sent *s;
+	size_t n = 0, i;
+	errcode_t err;
 
-	fd = dup(dirfd);
-	if (fd < 0)
-		return vfail(v, errno, "reading directory");
-	d = fdopendir(fd);
-	if (!d) {
-		err = errno;
-		close(fd);
+	err = walk_read_names(dirfd, &names, &n);
+	if (err)
 		return vfail(v, err, "reading directory");
+	s = calloc(n ? n : 1, sizeof(*s));
+	if (!s) {
+		walk_free_names(names, n);
+		return ENOMEM;
 	}
-	rewinddir(d);
-	for (;;) {
-		errno = 0;
-		de = readdir(d);
-		if (!de) {
-			if (errno)
-				err = vfail(v, errno, "reading directory");
-			break;
-		}
-		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
-			continue;
-		if (grow_array(&s, &cap, n + 1, sizeof(*s), 32)) {
-			err = ENOMEM;
-			break;
-		}
-		s[n].len = strlen(de->d_name);
-		s[n].name = strdup(de->d_name);
-		if (!s[n].name) {
-			err = ENOMEM;
-			break;
-		}
-		n++;
-		if (fstatat(dirfd, de->d_name, &s[n - 1].st,
-			    AT_SYMLINK_NOFOLLOW)) {
+	for (i = 0; i < n; i++) {
+		s[i].name = names[i].s;
+		s[i].len = names[i].len;
+	}
+	free(names);
+	for (i = 0; i < n; i++) {
+		if (fstatat(dirfd, s[i].name, &s[i].st, AT_SYMLINK_NOFOLLOW)) {
 			size_t il, sl;
 
 			err = errno;
-			if (!push_name(v, de->d_name, s[n - 1].len, &il, &sl))
+			if (!push_name(v, s[i].name, s[i].len, &il, &sl))
 				vfail(v, err, "examining");
 			pop_name(v, il, sl);
-			break;
+			free_sents(s, n);
+			return err;
 		}
 	}
-	closedir(d);
-	if (err) {
-		free_sents(s, n);
-		return err;
-	}
-	if (n > 1)
-		qsort(s, n, sizeof(*s), sent_cmp);
 	*out = s;
 	*nout = n;
 	return 0;
@@ -1095,7 +1063,7 @@ static errcode_t verify_dir(struct verify *v, int dirfd, ext2_ino_t dino,
 	i = j = 0;
 	while (!err && (i < ns || j < d.n)) {
 		int c = i >= ns ? 1 : j >= d.n ? -1 :
-			ir_name_cmp(s[i].name, s[i].len, d.e[j].name,
+			walk_name_cmp(s[i].name, s[i].len, d.e[j].name,
 				    d.e[j].len);
 		const char *name = c <= 0 ? s[i].name : d.e[j].name;
 		size_t len = c <= 0 ? s[i].len : d.e[j].len;

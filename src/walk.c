@@ -21,11 +21,6 @@
 #include "util.h"
 #include "orlov_err.h"
 
-struct name {
-	char *s;
-	size_t len;
-};
-
 struct host_file {
 	int dirfd;
 	int fd;			/* opened on first data access */
@@ -37,15 +32,27 @@ struct walker {
 	struct strbuf path;
 };
 
-static int name_cmp(const void *a, const void *b)
+int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
-	const struct name *x = a, *y = b;
-	size_t n = x->len < y->len ? x->len : y->len;
-	int c = memcmp(x->s, y->s, n);
+	int c = memcmp(a, b, alen < blen ? alen : blen);
 
 	if (c)
 		return c;
-	return x->len < y->len ? -1 : x->len > y->len;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct walk_name *x = a, *y = b;
+
+	return walk_name_cmp(x->s, x->len, y->s, y->len);
+}
+
+void walk_free_names(struct walk_name *names, size_t count)
+{
+	while (count)
+		free(names[--count].s);
+	free(names);
 }
 
 static errcode_t fail(struct walker *w, errcode_t err, const char *what)
@@ -212,9 +219,9 @@ out:
 	return err;
 }
 
-static errcode_t read_names(int fd, struct name **out, size_t *count)
+errcode_t walk_read_names(int fd, struct walk_name **out, size_t *count)
 {
-	struct name *names = NULL;
+	struct walk_name *names = NULL;
 	size_t n = 0, cap = 0;
 	struct dirent *de;
 	DIR *d;
@@ -227,6 +234,7 @@ static errcode_t read_names(int fd, struct name **out, size_t *count)
 		close(dfd);
 		return (errcode_t)errno;
 	}
+	rewinddir(d);	/* the offset is shared with @fd, which may have been read */
 	errno = 0;
 	while ((de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
@@ -243,9 +251,7 @@ static errcode_t read_names(int fd, struct name **out, size_t *count)
 		errcode_t err = (errcode_t)errno;
 
 		closedir(d);
-		while (n)
-			free(names[--n].s);
-		free(names);
+		walk_free_names(names, n);
 		return err;
 	}
 	closedir(d);
@@ -256,9 +262,7 @@ static errcode_t read_names(int fd, struct name **out, size_t *count)
 	return 0;
 nomem:
 	closedir(d);
-	while (n)
-		free(names[--n].s);
-	free(names);
+	walk_free_names(names, n);
 	return ENOMEM;
 }
 
@@ -353,18 +357,16 @@ out:
 
 static errcode_t walk_dir(struct walker *w, int dirfd)
 {
-	struct name *names = NULL;
+	struct walk_name *names = NULL;
 	size_t n = 0, i;
 	errcode_t err;
 
-	err = read_names(dirfd, &names, &n);
+	err = walk_read_names(dirfd, &names, &n);
 	if (err)
 		return fail(w, err, "reading directory");
 	for (i = 0; i < n && !err; i++)
 		err = visit(w, dirfd, names[i].s, names[i].len);
-	for (i = 0; i < n; i++)
-		free(names[i].s);
-	free(names);
+	walk_free_names(names, n);
 	return err;
 }
 

@@ -60,6 +60,16 @@ struct walk_visitor {
 	void *ctx;
 };
 
+/* One directory's names, sorted bytewise: the order entries are created in. */
+struct walk_name {
+	char *s;
+	size_t len;
+};
+
+int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
+errcode_t walk_read_names(int dirfd, struct walk_name **names, size_t *count);
+void walk_free_names(struct walk_name *names, size_t count);
+
 struct walk_opts {
 	int want_xattrs;	/* read extended attributes */
 	int want_data;		/* regular files get data ops (else NULL) */
