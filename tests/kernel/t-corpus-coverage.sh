@@ -17,6 +17,15 @@
 # pgroup: the parent's group was skipped by a limit).  Prints the per-branch
 # counts per configuration and per case.
 #
+# And every Orlov near-loop limit must exclude some group: orlov-limits.awk
+# replays the per-group free inodes, free blocks, used dirs and debts from the
+# starting image (dumpe2fs, before the tool runs) and the trace, and for each
+# orlov-near (and orlov-fallback reached from the near loop) names the first
+# test, in the kernel's order, that each group skipped before the chosen one
+# failed: no free inode, max_debt, max_dirs, min_inodes, min_blocks.  Each of
+# the four limits must count at least once; the replay must agree with every
+# record's avefreei/avefreeb (and the near loop's figures), or the test fails.
+#
 # Usage: tests/kernel/t-corpus-coverage.sh [--cases FILE] [--keep DIR]
 # Exit: 0 pass, 1 fail, 77 tool not built.
 set -uo pipefail
@@ -28,14 +37,14 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,23p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,32p' "$0"; exit 0 ;;
 	*) kt_die "unknown argument $1" ;;
 	esac
 	shift
 done
 tool=${ORLOV_POPULATE:-$top_builddir/src/orlov-populate}
 [ -x "$tool" ] || kt_skip "orlov-populate not built ($tool)"
-for c in mke2fs debugfs e2fsck; do
+for c in mke2fs debugfs e2fsck dumpe2fs; do
 	command -v $c >/dev/null || kt_skip "$c missing (e2fsprogs)"
 done
 gentree=$(kt_gentree) || exit 1
@@ -45,7 +54,7 @@ else
 	work=$(kt_tmpdir)
 	trap 'rm -rf "$work"' EXIT
 fi
-mkdir -p "$work/src" "$work/img" "$work/trace" "$work/log"
+mkdir -p "$work/src" "$work/img" "$work/trace" "$work/log" "$work/dump"
 
 kt_read_cases "$cases" "" yes
 ncases=${#names[@]}
@@ -66,6 +75,8 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ $cfg = toplevel ] && target=/
 		img=$work/img/$n.$cfg.img
 		kt_base_image "$i" "$img" "$target" "$work/log/$n.$cfg.mke2fs" "$work/prefill"
+		dumpe2fs "$img" >"$work/dump/$n.$cfg" 2>"$work/log/$n.$cfg.dumpe2fs" ||
+			kt_die "$n ($cfg): dumpe2fs of the starting image failed"
 		if ! "$tool" -q --policy $policy --block-colour "${colours[$i]}" \
 			--target $target --trace "$work/trace/$n.$cfg" "$img" "$src" \
 			>"$work/log/$n.$cfg.tool" 2>&1; then
@@ -111,8 +122,38 @@ for n in "${names[@]}"; do
 	echo "#   $n: $(awk -v n="$n" '$2 == n { s[$3] += $4 } END { for (k in s) printf "%s=%d ", k, s[k] }' "$work/counts" | tr ' ' '\n' | sort | tr '\n' ' ')"
 done
 
-set -- $branches
-echo "1..$(( $# + 1 ))"
+# Which limit excluded each group the near loop skipped: replay the per-group
+# state from the starting image (dumpe2fs) and the trace (orlov-limits.awk).
+# "limit CFG.CASE NAME N", "records CFG.CASE N", "mismatch CFG.CASE ..."
+for f in "$work"/trace/*; do
+	b=${f##*/}
+	awk -v tag="$b" -f "$kt_here/orlov-limits.awk" "$work/dump/$b" "$f" ||
+		echo "mismatch $b awk failed"
+done >"$work/limits"
+limits="max_debt max_dirs min_inodes min_blocks"
+echo "# groups skipped by the orlov near loop, by the first test failed (kernel order)"
+printf '# %-18s %9s %9s %9s %9s\n' limit stock oldalloc toplevel total
+for l in nofree $limits; do
+	printf '# %-18s' "$l"
+	for cfg in stock oldalloc toplevel; do
+		printf ' %9d' "$(awk -v c=$cfg -v l=$l '$1 == "limit" && $3 == l && $2 ~ "[.]" c "$" { s += $4 } END { print s + 0 }' "$work/limits")"
+	done
+	printf ' %9d\n' "$(awk -v l=$l '$1 == "limit" && $3 == l { s += $4 } END { print s + 0 }' "$work/limits")"
+done
+echo "# per case (all configurations): limit=count"
+for n in "${names[@]}"; do
+	echo "#   $n: $(awk -v n="$n" '$1 == "limit" && substr($2, 1, length(n) + 1) == n "." && $4 > 0 { s[$3] += $4 } END { for (k in s) printf "%s=%d ", k, s[k] }' "$work/limits" | tr ' ' '\n' | sort | tr '\n' ' ')"
+done
+nrecords=$(awk '$1 == "records" { s += $3 } END { print s + 0 }' "$work/limits")
+ntraces=$(awk '$1 == "records"' "$work/limits" | wc -l)
+nmism=$(grep -c '^mismatch ' "$work/limits")
+if [ "$nmism" -gt 0 ]; then
+	echo "# REPLAY MISMATCH: the state replayed from dumpe2fs and the trace disagrees with the records:"
+	grep '^mismatch ' "$work/limits" | head -n 40 | sed 's/^mismatch /#   /'
+fi
+
+set -- $branches $limits
+echo "1..$(( $# + 2 ))"
 k=0
 for br in $branches; do
 	k=$((k + 1))
@@ -125,10 +166,28 @@ for br in $branches; do
 		fail=1
 	fi
 done
+for l in $limits; do
+	k=$((k + 1))
+	tot=$(awk -v l=$l '$1 == "limit" && $3 == l { s += $4 } END { print s + 0 }' "$work/limits")
+	where=$(awk -v l=$l '$1 == "limit" && $3 == l && $4 > 0 { print $2 }' "$work/limits" | sort -u | head -n 4 | tr '\n' ' ')
+	if [ "$tot" -gt 0 ]; then
+		echo "ok $k - orlov limit $l skipped $tot groups (e.g. ${where% })"
+	else
+		echo "not ok $k - orlov limit $l never skips a group in the corpus"
+		fail=1
+	fi
+done
+k=$((k + 1))
+if [ "$nmism" = 0 ] && [ "$ntraces" -gt 0 ]; then
+	echo "ok $k - replayed group state agrees with all $nrecords orlov/dir records of $ntraces traces"
+else
+	echo "not ok $k - replayed group state disagrees with the trace records ($nmism mismatch lines, $ntraces traces replayed)"
+	fail=1
+fi
 k=$((k + 1))
 if [ $fail = 0 ]; then
 	echo "ok $k - every case populated with --trace"
 else
-	echo "not ok $k - some case failed or some branch is missing"
+	echo "not ok $k - some case failed or some check above failed"
 fi
 exit $fail
