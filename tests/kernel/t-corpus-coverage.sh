@@ -37,7 +37,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
 	--keep) keep=$2; shift ;;
-	-h|--help) sed -n '3,32p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,30p' "$0"; exit 0 ;;
 	*) kt_die "unknown argument $1" ;;
 	esac
 	shift
