@@ -1,0 +1,14 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+# The series rebased for linux-source-6.12 (kernel/patches/6.12/), built and
+# booted: mount options, reproducible top level and ext3 oldalloc
+# (t-patches-guest.sh), then tracefs records equal to the tool's --trace
+# (t-trace-equal.sh), all under the patched 6.12 kernel.
+set -u
+. "$(dirname "$0")/lib.sh"
+kt_require_qemu
+ORLOV_KERNEL=$("$top_srcdir/kernel/build-kernel.sh" --patched --source 6.12) ||
+	kt_die "cannot build the patched 6.12 kernel"
+export ORLOV_KERNEL
+"$kt_here/t-patches-guest.sh" || exit 1
+exec "$kt_here/t-trace-equal.sh"
