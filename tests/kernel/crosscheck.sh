@@ -95,15 +95,7 @@ kernel=$(kt_kernel) || exit 1
 replay=$(kt_replay) || exit 1
 gentree=$(kt_gentree) || exit 1
 
-if [ -n "$keep" ]; then
-	rm -rf "$keep"
-	mkdir -p "$keep"
-	work=$(cd "$keep" && pwd)
-else
-	work=$(kt_tmpdir)
-	trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work/payload" "$work/img" "$work/log" "$work/res"
+kt_workdir "$keep" payload img log res
 
 # ---- cases --------------------------------------------------------------------
 if [ -z "$heavy" ]; then

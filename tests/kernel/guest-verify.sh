@@ -51,13 +51,7 @@ for b in /bin/busybox /usr/bin/busybox; do
 done
 [ -n "$busybox" ] || { kt_install busybox-static || true; busybox=/bin/busybox; }
 
-if [ -n "$keep" ]; then
-	rm -rf "$keep"; mkdir -p "$keep"; work=$(cd "$keep" && pwd)
-else
-	work=$(kt_tmpdir)
-	trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work/payload" "$work/res"
+kt_workdir "$keep" payload res
 
 fail() { echo "FAIL: $*"; exit 1; }
 

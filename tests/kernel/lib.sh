@@ -34,15 +34,7 @@ kt_need() { # kt_need CMD PKG [CMD PKG]...
 		shift 2
 	done
 	[ ${#missing[@]} -gt 0 ] || return 0
-	local sudo=
-	if [ "$(id -u)" != 0 ]; then
-		command -v sudo >/dev/null 2>&1 || return 1
-		sudo=sudo
-	fi
-	kt_log "installing ${missing[*]}"
-	$sudo apt-get update -q >&2 &&
-		DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
-			"${missing[@]}" >&2
+	kt_install "${missing[@]}"
 }
 
 # install Debian packages unconditionally (root or sudo only)
@@ -134,6 +126,22 @@ kt_tmpdir() {
 	local d
 	d=$(mktemp -d "${TMPDIR:-/tmp}/orlov-kt.XXXXXX") || kt_die "mktemp failed"
 	echo "$d"
+}
+
+# kt_workdir KEEP SUBDIR...: set $work to KEEP (emptied) when given, else to
+# a temporary directory removed on exit; create the subdirectories.
+kt_workdir() {
+	local keep=$1
+	shift
+	if [ -n "$keep" ]; then
+		rm -rf "$keep" && mkdir -p "$keep" && work=$(cd "$keep" && pwd) ||
+			kt_die "cannot use $keep"
+	else
+		work=$(kt_tmpdir)
+		trap 'rm -rf "$work"' EXIT
+	fi
+	local d
+	for d in "$@"; do mkdir -p "$work/$d"; done
 }
 
 # ---- the crosscheck corpus (cases.list) ------------------------------------------

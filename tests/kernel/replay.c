@@ -508,38 +508,27 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			break;
 		}
 		case 'c':
-		case 'b': {
-			unsigned mode = parse_num(f[1], 8, "mode", lineno);
-			unsigned uid = parse_num(f[2], 10, "uid", lineno);
-			unsigned gid = parse_num(f[3], 10, "gid", lineno);
-			unsigned ma = parse_num(f[4], 10, "major", lineno);
-			unsigned mi = parse_num(f[5], 10, "minor", lineno);
-			char *p;
-
-			if (!f[6])
-				die("manifest line %lu: missing path", lineno);
-			p = unescape(f[6]);
-			if (mknodat(destfd, p,
-				    (f[0][0] == 'c' ? S_IFCHR : S_IFBLK) |
-					    (mode & 0777),
-				    makedev(ma, mi)) < 0)
-				die("mknod %s: %s", p, strerror(errno));
-			xchown_chmod(destfd, p, mode, uid, gid);
-			break;
-		}
+		case 'b':
 		case 'p':
 		case 's': {
+			/* devices carry MAJOR MINOR before the path */
+			int dev = f[0][0] == 'c' || f[0][0] == 'b';
 			unsigned mode = parse_num(f[1], 8, "mode", lineno);
 			unsigned uid = parse_num(f[2], 10, "uid", lineno);
 			unsigned gid = parse_num(f[3], 10, "gid", lineno);
+			dev_t rdev = 0;
+			mode_t type;
 			char *p;
 
-			if (!f[4])
+			if (dev)
+				rdev = makedev(parse_num(f[4], 10, "major", lineno),
+					       parse_num(f[5], 10, "minor", lineno));
+			if (!f[dev ? 6 : 4])
 				die("manifest line %lu: missing path", lineno);
-			p = unescape(f[4]);
-			if (mknodat(destfd, p,
-				    (f[0][0] == 'p' ? S_IFIFO : S_IFSOCK) |
-					    (mode & 0777), 0) < 0)
+			p = unescape(f[dev ? 6 : 4]);
+			type = f[0][0] == 'c' ? S_IFCHR : f[0][0] == 'b' ? S_IFBLK :
+			       f[0][0] == 'p' ? S_IFIFO : S_IFSOCK;
+			if (mknodat(destfd, p, type | (mode & 0777), rdev) < 0)
 				die("mknod %s: %s", p, strerror(errno));
 			xchown_chmod(destfd, p, mode, uid, gid);
 			break;

@@ -170,13 +170,19 @@ boot_timeout=$(( boot_timeout + nentries / 200 + isz / 10 ))
 kt_log "initramfs: $nentries entries, ${isz} MiB; guest memory ${mem} MiB"
 
 # ---- images: keep pristine copies for retries --------------------------------
-if [ "$tries" -gt 1 ]; then
-	n=0
+# copy_images save|restore: the images as they were before the first try
+copy_images() {
+	local n=0 i
 	for i in "${images[@]}"; do
-		cp --sparse=always "$i" "$work/orig.$n"
+		if [ "$1" = save ]; then
+			cp --sparse=always "$i" "$work/orig.$n"
+		else
+			cp --sparse=always "$work/orig.$n" "$i"
+		fi
 		n=$((n + 1))
 	done
-fi
+}
+[ "$tries" -gt 1 ] && copy_images save
 
 drives=()
 for i in "${images[@]}"; do
@@ -199,13 +205,7 @@ fi
 
 result=
 for try in $(seq 1 "$tries"); do
-	if [ "$try" -gt 1 ]; then
-		n=0
-		for i in "${images[@]}"; do
-			cp --sparse=always "$work/orig.$n" "$i"
-			n=$((n + 1))
-		done
-	fi
+	[ "$try" -gt 1 ] && copy_images restore
 	: >"$serial"
 	[ -n "$resdir" ] && { rm -f "$resimg"; truncate -s "${resmb}M" "$resimg"; }
 	t0=$(date +%s)

@@ -48,13 +48,7 @@ for c in mke2fs debugfs e2fsck dumpe2fs; do
 	command -v $c >/dev/null || kt_skip "$c missing (e2fsprogs)"
 done
 gentree=$(kt_gentree) || exit 1
-if [ -n "$keep" ]; then
-	rm -rf "$keep"; mkdir -p "$keep"; work=$(cd "$keep" && pwd)
-else
-	work=$(kt_tmpdir)
-	trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work/src" "$work/img" "$work/trace" "$work/log" "$work/dump"
+kt_workdir "$keep" src img trace log dump
 
 kt_read_cases "$cases" "" yes
 ncases=${#names[@]}
@@ -155,27 +149,28 @@ fi
 set -- $branches $limits
 echo "1..$(( $# + 2 ))"
 k=0
-for br in $branches; do
+# count_point FILE FIELD1 NAME OK-FORMAT NOT-OK-TEXT: one TAP point over the
+# rows "FIELD1 CASE NAME COUNT" of FILE (FIELD1 "-" matches any row); the
+# total replaces %s in OK-FORMAT.
+count_point() {
+	local tot where
 	k=$((k + 1))
-	tot=$(awk -v b=$br '$3 == b { s += $4 } END { print s + 0 }' "$work/counts")
-	where=$(awk -v b=$br '$3 == b { print $2 }' "$work/counts" | sort -u | head -n 4 | tr '\n' ' ')
+	tot=$(awk -v f=$2 -v n=$3 '(f == "-" || $1 == f) && $3 == n { s += $4 } END { print s + 0 }' "$1")
+	where=$(awk -v f=$2 -v n=$3 '(f == "-" || $1 == f) && $3 == n && $4 > 0 { print $2 }' "$1" |
+		sort -u | head -n 4 | tr '\n' ' ')
 	if [ "$tot" -gt 0 ]; then
-		echo "ok $k - $br: $tot decisions (e.g. ${where% })"
+		echo "ok $k - $(printf "$4" "$tot") (e.g. ${where% })"
 	else
-		echo "not ok $k - $br never occurs in the corpus"
+		echo "not ok $k - $5"
 		fail=1
 	fi
+}
+for br in $branches; do
+	count_point "$work/counts" - "$br" "$br: %s decisions" "$br never occurs in the corpus"
 done
 for l in $limits; do
-	k=$((k + 1))
-	tot=$(awk -v l=$l '$1 == "limit" && $3 == l { s += $4 } END { print s + 0 }' "$work/limits")
-	where=$(awk -v l=$l '$1 == "limit" && $3 == l && $4 > 0 { print $2 }' "$work/limits" | sort -u | head -n 4 | tr '\n' ' ')
-	if [ "$tot" -gt 0 ]; then
-		echo "ok $k - orlov limit $l skipped $tot groups (e.g. ${where% })"
-	else
-		echo "not ok $k - orlov limit $l never skips a group in the corpus"
-		fail=1
-	fi
+	count_point "$work/limits" limit "$l" "orlov limit $l skipped %s groups" \
+		"orlov limit $l never skips a group in the corpus"
 done
 k=$((k + 1))
 if [ "$nmism" = 0 ] && [ "$ntraces" -gt 0 ]; then

@@ -33,13 +33,7 @@ if [ -z "$kernel" ]; then
 fi
 [ -f "$kernel" ] || kt_die "no kernel $kernel"
 
-if [ -n "${ORLOV_KEEP:-}" ]; then
-	rm -rf "$ORLOV_KEEP"; mkdir -p "$ORLOV_KEEP"; work=$(cd "$ORLOV_KEEP" && pwd)
-else
-	work=$(kt_tmpdir)
-	trap 'rm -rf "$work"' EXIT
-fi
-mkdir -p "$work/payload" "$work/res"
+kt_workdir "${ORLOV_KEEP:-}" payload res
 
 UUID=6f726c6f-762d-706f-7075-6c6174650006
 fail=0

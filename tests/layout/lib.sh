@@ -8,11 +8,12 @@
 # Pinned so that images, and so the goldens, come out byte for byte the same.
 export LC_ALL=C TZ=UTC
 export E2FSPROGS_FAKE_TIME=1700000000
-# A user's ~/.mke2fs.conf or MKE2FS_CONFIG must not change the geometry.
-export MKE2FS_CONFIG="$(cd "$(dirname "$0")" && pwd)/mke2fs.conf"
 
 lt_here=$(cd "$(dirname "$0")" && pwd)
 top_srcdir=$(cd "${top_srcdir:-$lt_here/../..}" && pwd)
+# A user's ~/.mke2fs.conf or MKE2FS_CONFIG must not change the geometry: the
+# project's pinned configuration, the same the tool's own tests use.
+export MKE2FS_CONFIG=$top_srcdir/images/mke2fs.conf
 # make check runs the tests from the top build directory.
 builddir=$(cd "${builddir:-${top_builddir:-.}}" && pwd)
 if [ -z "${ORLOV_LAYOUT:-}" ]; then
