@@ -9,8 +9,8 @@
 #
 #   --stock     the Debian linux-source-VER tree as shipped (default)
 #   --patched   the same tree with kernel/patches/series applied in order
-#               (kernel/patches/V/series instead when --source V has one)
-#               (each line names a git-format-patch file in kernel/patches/,
+#               (one series for every supported source version;
+#               each line names a git-format-patch file in kernel/patches/,
 #               '#' comments and blank lines ignored; applied with patch -p1).
 #               Without a series file --patched is identical to --stock.
 #   --source V  kernel source version: Debian package linux-source-V,
@@ -59,8 +59,6 @@ die() { echo "build-kernel: error: $*" >&2; exit 1; }
 
 fragment=$here/config.fragment
 patchdir=$here/patches
-# A series rebased for another source version lives in patches/VERSION/.
-[ -f "$patchdir/$srcver/series" ] && patchdir=$patchdir/$srcver
 series=$patchdir/series
 [ -r "$fragment" ] || die "missing $fragment"
 

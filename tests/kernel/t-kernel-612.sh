@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The series rebased for linux-source-6.12 (kernel/patches/6.12/), built and
-# booted: mount options, reproducible top level and ext3 oldalloc
+# The same series (kernel/patches/series) applied to linux-source-6.12, built
+# and booted: mount options, reproducible top level and ext3 oldalloc
 # (t-patches-guest.sh), then tracefs records equal to the tool's --trace
 # (t-trace-equal.sh), all under the patched 6.12 kernel.
 set -u
