@@ -435,3 +435,22 @@ allocated:
 	*count = num;
 	return 0;
 }
+
+void ext2_free_blocks(struct fs_state *fs, uint32_t block, unsigned long count)
+{
+	const struct fs_geom *g = &fs->g;
+	unsigned long i;
+
+	for (i = 0; i < count; i++) {
+		uint32_t rel = block + (uint32_t)i - g->first_data_block;
+		uint32_t group = rel / g->blocks_per_group;
+		uint8_t *map = group_bbitmap(fs, group);
+
+		/* ext2_free_blocks: a bit already clear is only reported */
+		if (!bit_test(map, rel % g->blocks_per_group))
+			continue;
+		bit_clear(map, rel % g->blocks_per_group);
+		fs->free_blocks[group]++;
+		fs->freeb_total++;
+	}
+}

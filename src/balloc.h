@@ -35,4 +35,8 @@ errcode_t ext2_new_blocks(struct fs_state *fs, uint32_t ino,
 			  struct blk_alloc_info *bi, uint32_t goal,
 			  unsigned long *count, uint32_t *first);
 
+/* Give @count blocks from @block back to their group (no trace record:
+ * the kernel traces allocations only). */
+void ext2_free_blocks(struct fs_state *fs, uint32_t block, unsigned long count);
+
 #endif

@@ -392,6 +392,12 @@ void image_set_large_file(struct image *img)
 	ext2fs_set_feature_large_file(img->fs->super);
 }
 
+void image_set_ext_attr(struct image *img)
+{
+	/* ext2_xattr_update_super_block, on the first new attribute block */
+	ext2fs_set_feature_xattr(img->fs->super);
+}
+
 static int staged_cmp(const void *a, const void *b)
 {
 	const struct staged *x = a, *y = b;

@@ -51,6 +51,7 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
 
 void image_set_large_file(struct image *img);
+void image_set_ext_attr(struct image *img);
 
 /* Write inodes, bitmaps, counters and the superblock, and close. */
 errcode_t image_commit(struct image *img, const struct fs_state *fs,

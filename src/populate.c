@@ -26,6 +26,7 @@
 #include "orlov.h"
 #include "walk.h"
 #include "xattr.h"
+#include "xblock.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -53,11 +54,6 @@ struct link_ent {
 	uint32_t ino;
 };
 
-struct shared_xattr {
-	uint32_t blk, hash;
-	unsigned char *data;
-};
-
 struct ctx {
 	const struct options *o;
 	struct populate_result *res;
@@ -71,8 +67,7 @@ struct ctx {
 	size_t nlinks, links_cap;
 	size_t *link_slot;
 	size_t link_slots;
-	struct shared_xattr *xa;
-	size_t nxa;
+	struct xattr_blocks xb;
 	unsigned char *run, *chunk, *xblock;
 	uint32_t run_start, run_len;
 	uint8_t *group_used;
@@ -445,56 +440,36 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	return err ? fail(c, err, "writing data of", e->path) : 0;
 }
 
-/* ext2_xattr_set2: an identical block is shared (mbcache), else a new one
- * near the start of the inode's group. */
+/* The file's attributes, set one by one in table order (ext2_xattr_set
+ * for each), which is how the replay sets them. */
 static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
-			      struct ifile *f, uint32_t *blk_out)
+			      struct ifile *f, uint32_t *file_acl)
 {
-	uint32_t bs = c->fs.g.block_size, hash, blk;
-	const char *bad = NULL;
-	unsigned long count = 1;
-	errcode_t err;
-	size_t i;
+	struct xattr_disk *d;
+	errcode_t err = 0;
+	size_t i, done = 0;
+	const char *doing = "storing extended attributes of";
 
-	*blk_out = 0;
 	if (!c->o->xattrs || !e->nxattrs)
 		return 0;
-	err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock, bs, &bad);
-	if (err)
-		return fail(c, err, "storing extended attributes of", e->path);
-	hash = xattr_block_hash(c->xblock);
-	for (i = 0; hash && i < c->nxa; i++) {
-		struct shared_xattr *x = &c->xa[i];
-		uint32_t ref;
-
-		if (x->hash != hash || memcmp(x->data + 8, c->xblock + 8, bs - 8))
-			continue;
-		ref = get_le32(x->data + 4);
-		if (ref >= EXT2_XATTR_REFCOUNT_MAX)
-			continue;
-		put_le32(x->data + 4, ref + 1);
-		*blk_out = x->blk;
-		return 0;
+	d = calloc(e->nxattrs, sizeof(*d));
+	if (!d)
+		return fail(c, ENOMEM, doing, e->path);
+	for (; !err && done < e->nxattrs; done++)
+		err = xattr_to_disk(&e->xattrs[done], &d[done]);
+	if (!err) {
+		xattr_disk_sort(d, e->nxattrs);
+		for (i = 0; !err && i < e->nxattrs; i++)
+			err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
+					     f->has_alloc_info ? &f->bi : NULL,
+					     file_acl, &d[i], 0);
 	}
-	err = ext2_new_blocks(&c->fs, f->ino, f->has_alloc_info ? &f->bi : NULL,
-			      group_first_block(&c->fs, f->group), &count, &blk);
+	for (i = 0; i < done; i++)
+		xattr_disk_free(&d[i]);
+	free(d);
 	if (err)
-		return fail(c, err, "allocating an attribute block for", e->path);
-	{
-		struct shared_xattr *nx = realloc(c->xa, (c->nxa + 1) * sizeof(*nx));
-
-		if (!nx)
-			return ENOMEM;
-		c->xa = nx;
-		nx[c->nxa].blk = blk;
-		nx[c->nxa].hash = hash;
-		nx[c->nxa].data = malloc(bs);
-		if (!nx[c->nxa].data)
-			return ENOMEM;
-		memcpy(nx[c->nxa].data, c->xblock, bs);
-		c->nxa++;
-	}
-	*blk_out = blk;
+		return fail(c, err, err == ORLOV_ERR_NO_BLOCKS ?
+			    "allocating an attribute block for" : doing, e->path);
 	return 0;
 }
 
@@ -840,8 +815,12 @@ static errcode_t commit(struct ctx *c)
 	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
 	t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &t->d);
-	for (i = 0; !err && i < c->nxa; i++)
-		err = image_write_blocks(c->img, c->xa[i].blk, 1, c->xa[i].data);
+	for (i = 0; !err && i < c->xb.n; i++)
+		if (c->xb.b[i].blk)
+			err = image_write_blocks(c->img, c->xb.b[i].blk, 1,
+						 c->xb.b[i].data);
+	if (!err && c->xb.allocated)
+		image_set_ext_attr(c->img);
 	if (!err)
 		err = image_stage_inode(c->img, c->target_ino, &t->inode);
 	if (err)
@@ -853,8 +832,6 @@ static errcode_t commit(struct ctx *c)
 
 static void ctx_free(struct ctx *c)
 {
-	size_t i;
-
 	if (c->img)
 		image_abort(c->img);
 	while (c->depth > 0) {
@@ -868,9 +845,7 @@ static void ctx_free(struct ctx *c)
 	free(c->scan_links);
 	free(c->links);
 	free(c->link_slot);
-	for (i = 0; i < c->nxa; i++)
-		free(c->xa[i].data);
-	free(c->xa);
+	xattr_blocks_free(&c->xb);
 	free(c->run);
 	free(c->chunk);
 	free(c->xblock);
@@ -927,6 +902,8 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.run = malloc((size_t)RUN_BLOCKS * bs);
 	c.chunk = malloc((size_t)RUN_BLOCKS * bs);
 	c.xblock = malloc(bs);
+	if (xattr_blocks_init(&c.xb, bs))
+		c.xblock = (free(c.xblock), NULL);
 	c.group_used = calloc(c.fs.g.ngroups, 1);
 	if (!c.run || !c.chunk || !c.xblock || !c.group_used) {
 		err = ENOMEM;

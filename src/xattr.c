@@ -26,20 +26,7 @@
 #define ACL_USER 0x02
 #define ACL_GROUP 0x08
 
-struct ent {
-	int index;
-	const char *name;	/* without its prefix */
-	size_t name_len;
-	unsigned char *value;
-	size_t size;
-	int owned;
-};
-
-
-
-
-
-static int classify(const char *full, struct ent *e)
+static int classify(const char *full, struct xattr_disk *e)
 {
 	static const struct {
 		const char *prefix;
@@ -112,16 +99,62 @@ static errcode_t acl_to_disk(const unsigned char *v, size_t size,
 	return 0;
 }
 
-static int ent_cmp(const void *a, const void *b)
+/* ext2_xattr_cmp_entry: the order of the entry table (index, name
+ * length, name), negative when (index, name) goes before @entry. */
+static int cmp_entry(int index, const char *name, size_t name_len,
+		     const unsigned char *entry)
 {
-	const struct ent *x = a, *y = b;
+	if (index != entry[1])
+		return index - entry[1];
+	if (name_len != entry[0])
+		return (int)name_len - entry[0];
+	return memcmp(name, entry + ENTRY_SIZE, name_len);
+}
 
-	/* The order ext2_xattr_set keeps: index, name length, name. */
-	if (x->index != y->index)
-		return x->index - y->index;
-	if (x->name_len != y->name_len)
-		return x->name_len < y->name_len ? -1 : 1;
-	return memcmp(x->name, y->name, x->name_len);
+static int disk_cmp(const void *a, const void *b)
+{
+	const struct xattr_disk *x = a, *y = b;
+	unsigned char e[ENTRY_SIZE + 255];
+
+	e[0] = (unsigned char)y->name_len;
+	e[1] = (unsigned char)y->index;
+	memcpy(e + ENTRY_SIZE, y->name, y->name_len);
+	return cmp_entry(x->index, x->name, x->name_len, e);
+}
+
+void xattr_disk_sort(struct xattr_disk *d, size_t n)
+{
+	qsort(d, n, sizeof(*d), disk_cmp);
+}
+
+errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d)
+{
+	errcode_t err;
+
+	memset(d, 0, sizeof(*d));
+	if (classify(x->name, d))
+		return ORLOV_ERR_BAD_XATTR;
+	d->name_len = strlen(d->name);
+	if (d->name_len > 255)
+		return ORLOV_ERR_BAD_XATTR;
+	if (d->index == IDX_ACL_ACCESS || d->index == IDX_ACL_DEFAULT) {
+		err = acl_to_disk(x->value, x->size, &d->value, &d->size);
+		if (err)
+			return err;
+		d->owned = 1;
+	} else {
+		d->value = x->value;
+		d->size = x->size;
+	}
+	return 0;
+}
+
+void xattr_disk_free(struct xattr_disk *d)
+{
+	if (d->owned)
+		free(d->value);
+	d->value = NULL;
+	d->owned = 0;
 }
 
 #define NAME_HASH_SHIFT 5
@@ -156,87 +189,219 @@ uint32_t xattr_block_hash(const unsigned char *block)
 	return get_le32(block + 16);
 }
 
-errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
-			    unsigned char *block, uint32_t block_size,
-			    const char **bad)
+uint32_t xattr_block_refcount(const unsigned char *block)
 {
-	struct ent *ents;
-	size_t i, need = HDR_SIZE + 4, voff;
-	uint32_t bhash = 0;
-	int zero_hash = 0;
-	unsigned char *p;
-	errcode_t err = 0;
+	return get_le32(block + 4);
+}
 
-	ents = calloc(n ? n : 1, sizeof(*ents));
-	if (!ents)
-		return ENOMEM;
-	for (i = 0; i < n; i++) {
-		struct ent *e = &ents[i];
+void xattr_block_set_refcount(unsigned char *block, uint32_t refs)
+{
+	put_le32(block + 4, refs);
+}
 
-		if (classify(xattrs[i].name, e)) {
-			*bad = xattrs[i].name;
-			err = ORLOV_ERR_BAD_XATTR;
-			goto out;
-		}
-		e->name_len = strlen(e->name);
-		if (e->name_len > 255) {
-			*bad = xattrs[i].name;
-			err = ORLOV_ERR_BAD_XATTR;
-			goto out;
-		}
-		if (e->index == IDX_ACL_ACCESS || e->index == IDX_ACL_DEFAULT) {
-			err = acl_to_disk(xattrs[i].value, xattrs[i].size,
-					  &e->value, &e->size);
-			if (err) {
-				*bad = xattrs[i].name;
-				goto out;
-			}
-			e->owned = 1;
-		} else {
-			e->value = xattrs[i].value;
-			e->size = xattrs[i].size;
-		}
-		need += PAD4(ENTRY_SIZE + e->name_len) + PAD4(e->size);
-	}
-	if (need > block_size) {
-		err = ORLOV_ERR_XATTR_TOO_BIG;
-		goto out;
-	}
-	qsort(ents, n, sizeof(*ents), ent_cmp);
-
+void xattr_block_init(unsigned char *block, uint32_t block_size)
+{
 	memset(block, 0, block_size);
 	put_le32(block, EXT2_XATTR_MAGIC);
 	put_le32(block + 4, 1);	/* h_refcount */
 	put_le32(block + 8, 1);	/* h_blocks */
-	p = block + HDR_SIZE;
-	voff = block_size;
-	for (i = 0; i < n; i++) {
-		struct ent *e = &ents[i];
-		uint32_t h;
+}
 
-		voff -= PAD4(e->size);
-		if (e->size)
-			memcpy(block + voff, e->value, e->size);
-		h = xattr_entry_hash(e->name, e->name_len, e->value, e->size);
-		p[0] = (unsigned char)e->name_len;
-		p[1] = (unsigned char)e->index;
-		put_le16(p + 2, e->size ? (uint32_t)voff : 0);
-		put_le32(p + 4, 0);	/* e_value_block */
-		put_le32(p + 8, (uint32_t)e->size);
-		put_le32(p + 12, h);
-		memcpy(p + ENTRY_SIZE, e->name, e->name_len);
-		p += PAD4(ENTRY_SIZE + e->name_len);
-		/* ext2_xattr_rehash: any zero entry hash zeroes the block's */
-		if (!h)
-			zero_hash = 1;
-		bhash = (bhash << BLOCK_HASH_SHIFT) ^
-			(bhash >> (32 - BLOCK_HASH_SHIFT)) ^ h;
+#define IS_LAST(e) (get_le32(e) == 0)
+#define NEXT(e) ((e) + PAD4(ENTRY_SIZE + (e)[0]))
+
+int xattr_block_is_empty(const unsigned char *block)
+{
+	return IS_LAST(block + HDR_SIZE);
+}
+
+/* ext2_xattr_hash_entry: whatever @e points to, the terminator included */
+static void hash_entry(unsigned char *block, unsigned char *e)
+{
+	uint32_t size = get_le32(e + 8);
+	const unsigned char *v = block + get_le16(e + 2);
+
+	put_le32(e + 12, xattr_entry_hash((const char *)e + ENTRY_SIZE, e[0],
+					  get_le32(e + 4) || !size ? NULL : v,
+					  get_le32(e + 4) ? 0 : size));
+}
+
+/* ext2_xattr_rehash: @here's hash, then the block's from every entry's */
+static void rehash(unsigned char *block, unsigned char *here)
+{
+	unsigned char *e;
+	uint32_t hash = 0;
+
+	hash_entry(block, here);
+	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
+		uint32_t h = get_le32(e + 12);
+
+		if (!h) {
+			/* an entry hashing to 0 keeps the block unshared */
+			hash = 0;
+			break;
+		}
+		hash = (hash << BLOCK_HASH_SHIFT) ^
+		       (hash >> (32 - BLOCK_HASH_SHIFT)) ^ h;
 	}
-	put_le32(block + 16, zero_hash ? 0 : bhash);
+	put_le32(block + 16, hash);
+}
+
+errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
+			  const struct xattr_disk *d, int remove)
+{
+	size_t min_offs = block_size, free_space, need;
+	unsigned char *here = NULL, *last, *e;
+	int not_found = 1;
+
+	if (!remove && d->size > block_size)
+		return ORLOV_ERR_XATTR_TOO_BIG;
+	/* Find the entry, or where it goes to keep the table sorted. */
+	for (last = block + HDR_SIZE; !IS_LAST(last); last = NEXT(last)) {
+		if (get_le32(last + 8)) {
+			size_t offs = get_le16(last + 2);
+
+			if (offs < min_offs)
+				min_offs = offs;
+		}
+		if (not_found > 0) {
+			not_found = cmp_entry(d->index, d->name, d->name_len, last);
+			if (not_found <= 0)
+				here = last;
+		}
+	}
+	if (not_found > 0)
+		here = last;
+	free_space = min_offs - (size_t)(last - block) - 4;
+	if (not_found) {
+		if (remove)
+			return 0;
+	} else {
+		free_space += PAD4(get_le32(here + 8)) +
+			      PAD4(ENTRY_SIZE + d->name_len);
+	}
+	need = PAD4(ENTRY_SIZE + d->name_len) + (remove ? 0 : PAD4(d->size));
+	if (free_space < need)
+		return ORLOV_ERR_XATTR_TOO_BIG;
+
+	if (not_found) {
+		size_t len = PAD4(ENTRY_SIZE + d->name_len);
+
+		memmove(here + len, here, (size_t)(last - here));
+		memset(here, 0, len);
+		here[0] = (unsigned char)d->name_len;
+		here[1] = (unsigned char)d->index;
+		memcpy(here + ENTRY_SIZE, d->name, d->name_len);
+	} else {
+		uint32_t old = get_le32(here + 8);
+
+		if (old) {
+			size_t offs = get_le16(here + 2), size = PAD4(old);
+			unsigned char *first_val = block + min_offs;
+
+			if (!remove && size == PAD4(d->size)) {
+				/* Same padded size: the value is replaced
+				 * where it stands. */
+				put_le32(here + 8, (uint32_t)d->size);
+				memset(block + offs + size - 4, 0, 4);
+				memcpy(block + offs, d->value, d->size);
+				goto rehash;
+			}
+			/* Close the gap of the old value; every offset
+			 * below it moves up, zero ones (no value) too. */
+			memmove(first_val + size, first_val,
+				(size_t)(block + offs - first_val));
+			memset(first_val, 0, size);
+			min_offs += size;
+			for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
+				size_t o = get_le16(e + 2);
+
+				if (o < offs)
+					put_le16(e + 2, (uint32_t)(o + size));
+			}
+			put_le16(here + 2, 0);
+		}
+		if (remove) {
+			size_t len = PAD4(ENTRY_SIZE + d->name_len);
+
+			last -= len;
+			memmove(here, here + len, (size_t)(last - here));
+			memset(last, 0, len);
+		}
+	}
+	if (!remove) {
+		put_le32(here + 8, (uint32_t)d->size);
+		if (d->size) {
+			size_t size = PAD4(d->size);
+			unsigned char *val = block + min_offs - size;
+
+			put_le16(here + 2, (uint32_t)(val - block));
+			memset(val + size - 4, 0, 4);
+			memcpy(val, d->value, d->size);
+		}
+	}
+rehash:
+	if (!xattr_block_is_empty(block))
+		rehash(block, here);
+	return 0;
+}
+
+int xattr_block_has(const unsigned char *block, const struct xattr_disk *d)
+{
+	const unsigned char *e;
+
+	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e))
+		if (!cmp_entry(d->index, d->name, d->name_len, e))
+			return 1;
+	return 0;
+}
+
+int xattr_block_cmp(const unsigned char *a, const unsigned char *b)
+{
+	const unsigned char *x = a + HDR_SIZE, *y = b + HDR_SIZE;
+
+	/* ext2_xattr_cmp: the same entries and values, wherever they lie */
+	for (; !IS_LAST(x); x = NEXT(x), y = NEXT(y)) {
+		uint32_t size = get_le32(x + 8);
+
+		if (IS_LAST(y))
+			return 1;
+		if (get_le32(x + 12) != get_le32(y + 12) || x[1] != y[1] ||
+		    x[0] != y[0] || size != get_le32(y + 8) ||
+		    memcmp(x + ENTRY_SIZE, y + ENTRY_SIZE, x[0]))
+			return 1;
+		if (memcmp(a + get_le16(x + 2), b + get_le16(y + 2), size))
+			return 1;
+	}
+	return !IS_LAST(y);
+}
+
+errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
+			    unsigned char *block, uint32_t block_size,
+			    const char **bad)
+{
+	struct xattr_disk *d;
+	errcode_t err = 0;
+	size_t i, done = 0;
+
+	d = calloc(n ? n : 1, sizeof(*d));
+	if (!d)
+		return ENOMEM;
+	for (; done < n; done++) {
+		err = xattr_to_disk(&xattrs[done], &d[done]);
+		if (err) {
+			*bad = xattrs[done].name;
+			goto out;
+		}
+	}
+	/* Set one by one in table order, as the replay does. */
+	xattr_disk_sort(d, n);
+	xattr_block_init(block, block_size);
+	for (i = 0; !err && i < n; i++)
+		err = xattr_block_set(block, block_size, &d[i], 0);
 out:
-	for (i = 0; i < n; i++)
-		if (ents[i].owned)
-			free(ents[i].value);
-	free(ents);
+	for (i = 0; i < done; i++)
+		xattr_disk_free(&d[i]);
+	free(d);
 	return err;
 }

@@ -16,16 +16,51 @@
 #define EXT2_XATTR_MAGIC 0xEA020000U
 #define EXT2_XATTR_REFCOUNT_MAX 1024
 
+/* One attribute as ext2 stores it: a name index, the name without its
+ * prefix, and the value in disk form (POSIX ACLs converted). */
+struct xattr_disk {
+	int index;
+	const char *name;
+	size_t name_len;
+	unsigned char *value;
+	size_t size;
+	int owned;		/* value is a converted ACL, freed with the entry */
+};
+
+/* ORLOV_ERR_BAD_XATTR for a name or ACL ext2 cannot store. */
+errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d);
+void xattr_disk_free(struct xattr_disk *d);
+/* The order of ext2's entry table (index, name length, name): the order in
+ * which the replay, and so the tool, sets a file's attributes. */
+void xattr_disk_sort(struct xattr_disk *d, size_t n);
+
+/* An empty new block: magic, refcount 1, h_blocks 1. */
+void xattr_block_init(unsigned char *block, uint32_t block_size);
 /*
- * Build the attribute block for @xattrs into @block (@block_size bytes).
- * ORLOV_ERR_XATTR_TOO_BIG when they do not fit, ORLOV_ERR_BAD_XATTR for a
- * name ext2 cannot store (*bad names it).
+ * ext2_xattr_set's edit of a block image: insert @d or replace its value
+ * (or with @remove, delete it), moving values and offsets exactly as the
+ * driver does, then rehash.  ORLOV_ERR_XATTR_TOO_BIG when it does not fit.
+ */
+errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
+			  const struct xattr_disk *d, int remove);
+int xattr_block_is_empty(const unsigned char *block);
+int xattr_block_has(const unsigned char *block, const struct xattr_disk *d);
+/* ext2_xattr_cmp: 0 when both hold the same entries and values (their
+ * placement in the block may differ). */
+int xattr_block_cmp(const unsigned char *a, const unsigned char *b);
+uint32_t xattr_block_refcount(const unsigned char *block);
+void xattr_block_set_refcount(unsigned char *block, uint32_t refs);
+
+/*
+ * The attribute block for @xattrs set one by one, in table order, into a
+ * new block (@block_size bytes).  ORLOV_ERR_XATTR_TOO_BIG when they do not
+ * fit, ORLOV_ERR_BAD_XATTR for a name ext2 cannot store (*bad names it).
  */
 errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 			    unsigned char *block, uint32_t block_size,
 			    const char **bad);
 
-/* The block hash (h_hash) of a built block, for sharing identical ones. */
+/* The block hash (h_hash): 0 means never shared. */
 uint32_t xattr_block_hash(const unsigned char *block);
 
 /* Entry hash over a name and its in-block value, as e2fsck checks it. */

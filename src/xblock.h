@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The attribute blocks of one run, managed as fs/ext2/xattr.c of Linux 6.1
+ * manages them.  ext2_xattr_set() edits a block in place when only this
+ * inode uses it, else a copy; ext2_xattr_set2() then shares an identical
+ * block the mbcache knows (never one whose refcount is already over
+ * EXT2_XATTR_REFCOUNT_MAX), keeps the edited block, or allocates a new one
+ * from the start of the inode's group; a block nobody uses any more is
+ * freed.  The mbcache of a fresh mount knows only the blocks this run made
+ * or kept, and is searched newest entry first, as mb_cache_entry_find_first
+ * walks its hash chain.
+ */
+#ifndef ORLOV_XBLOCK_H
+#define ORLOV_XBLOCK_H
+
+#include <stdint.h>
+#include <et/com_err.h>
+
+#include "balloc.h"
+#include "xattr.h"
+
+struct xattr_blk {
+	uint32_t blk;		/* 0: freed again */
+	uint64_t cached;	/* mbcache insertion stamp; 0: not cached */
+	unsigned char *data;	/* the block as it is now */
+};
+
+struct xattr_blocks {
+	struct xattr_blk *b;
+	size_t n, cap;
+	uint64_t stamp;
+	uint32_t block_size;
+	unsigned char *scratch;	/* a copy being edited */
+	int allocated;		/* a block was allocated (ext_attr feature) */
+};
+
+errcode_t xattr_blocks_init(struct xattr_blocks *xb, uint32_t block_size);
+void xattr_blocks_free(struct xattr_blocks *xb);
+
+/*
+ * setxattr of @d (with @remove: removexattr) on inode @ino of @group whose
+ * attribute block is *file_acl (0: none); *file_acl is updated.  @bi is the
+ * inode's reservation info, NULL when it has none.  Removing an attribute
+ * that is not there changes nothing.
+ */
+errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
+			 uint32_t ino, uint32_t group,
+			 struct blk_alloc_info *bi, uint32_t *file_acl,
+			 const struct xattr_disk *d, int remove);
+
+/* The current image of block @blk made by this run, or NULL. */
+const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
+				       uint32_t blk);
+
+#endif
