@@ -257,8 +257,23 @@ errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
 		err = ir_format_blocks(&bl, out);
 	ir_blocks_free(&bl);
 	acl = ext2fs_file_acl_block(fs, (struct ext2_inode *)inode);
-	if (!err && acl)
-		err = sb_printf(out, " xattr=%llu", (unsigned long long)acl);
+	if (!err && acl) {
+		/* The block's bytes count too: its reference count, and a
+		 * CRC32C of the whole block, entries and value placement. */
+		unsigned char *buf = NULL;
+
+		err = ext2fs_get_mem(fs->blocksize, &buf);
+		if (!err)
+			err = io_channel_read_blk64(fs->io, acl, 1, buf);
+		if (!err)
+			err = sb_printf(out, " xattr=%llu xrefs=%lu xcrc=%08lx",
+					(unsigned long long)acl,
+					(unsigned long)ext2fs_le32_to_cpu(
+				((struct ext2_ext_attr_header *)buf)->h_refcount),
+					(unsigned long)ext2fs_crc32c_le(~0U, buf,
+							fs->blocksize));
+		ext2fs_free_mem(&buf);
+	}
 	return err;
 }
 

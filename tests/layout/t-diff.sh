@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # orlov-layout diff: identical copies (exit 0), one file's blocks moved
 # (exit 1, first difference and summary asserted), paths present on one
-# side only, a PATH subtree, and a broken image (exit 2).
+# side only, a PATH subtree, attribute block contents, and a broken image
+# (exit 2).
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -76,6 +77,30 @@ grep -q '^expected: missing$' "$lt_tmp/out" || lt_fail "PATH absent from EXPECTE
 tail -n 1 "$lt_tmp/out" | grep -qx 'paths=1 same_inode=0 same_blocks=0' ||
 	lt_fail "summary for a PATH absent from EXPECTED: $(cat "$lt_tmp/out")"
 lt_run 2 "$ORLOV_LAYOUT" diff "$a" "$c" /nowhere
+
+# Same attribute block number, one value byte changed: a difference.
+x=$lt_tmp/x.img
+cp "$a" "$x"
+echo "ea_set /d/one user.k abcd" | lt_debugfs "$x"
+y=$lt_tmp/y.img
+cp "$x" "$y"
+xline=$("$ORLOV_LAYOUT" dump "$x" /d/one)
+xblk=${xline##* xattr=}
+xblk=${xblk%% *}
+case $xblk in ''|*[!0-9]*) lt_fail "no xattr block in: $xline" ;; esac
+# the value sits at the end of the block: change its last byte
+printf 'e' | dd of="$y" bs=1 seek=$((xblk * 1024 + 1023)) conv=notrunc status=none
+yline=$("$ORLOV_LAYOUT" dump "$y" /d/one)
+[ "${yline% xcrc=*}" = "${xline% xcrc=*}" ] ||
+	lt_fail "only the CRC should change: $xline / $yline"
+lt_run 1 "$ORLOV_LAYOUT" diff "$x" "$y" /d/one
+cat >"$lt_tmp/want" <<EOT
+first difference: /d/one
+expected: $xline
+actual:   $yline
+paths=1 same_inode=1 same_blocks=0
+EOT
+lt_same_text "$lt_tmp/want" "$lt_tmp/out" "diff of attribute block contents"
 
 # Bad image: an error (2), not a difference (1).
 head -c 65536 /dev/zero >"$lt_tmp/zero.img"
