@@ -186,7 +186,8 @@ uint32_t xattr_entry_hash(const char *name, size_t name_len,
 
 uint32_t xattr_block_hash(const unsigned char *block)
 {
-	return get_le32(block + 16);
+	/* h_hash follows h_magic, h_refcount and h_blocks */
+	return get_le32(block + 12);
 }
 
 uint32_t xattr_block_refcount(const unsigned char *block)
@@ -244,7 +245,7 @@ static void rehash(unsigned char *block, unsigned char *here)
 		hash = (hash << BLOCK_HASH_SHIFT) ^
 		       (hash >> (32 - BLOCK_HASH_SHIFT)) ^ h;
 	}
-	put_le32(block + 16, hash);
+	put_le32(block + 12, hash);
 }
 
 errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,

@@ -26,6 +26,12 @@
  *          spread over directories d0..d7, then z/ with many empty files,
  *          fast symlinks, fifos and subdirectories (for images that fill
  *          up: later entries find no room in their own group)
+ *   xattr  the mixed tree with extended attributes: user.* (a common
+ *          value shared by many inodes, unique ones of 0..300 bytes), POSIX
+ *          access ACLs with named users, and as root trusted.* and
+ *          security.capability; then same/ with 1100 empty files carrying
+ *          one identical attribute (more than one shared block can hold:
+ *          its refcount stops at 1025)
  * --scale is roughly the number of entries (default depends on profile).
  */
 #define _GNU_SOURCE
@@ -37,10 +43,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 static uint64_t rng_state;
-static int is_root, no_special;
+static int is_root, no_special, with_xattrs;
 static long budget;
 
 static void die(const char *what, const char *path)
@@ -198,6 +205,94 @@ static void gen_name(char *out, size_t cap, unsigned idx)
 	snprintf(out, cap, "%s%u", stem, idx);
 }
 
+/* ---- extended attributes --------------------------------------------------- */
+
+static void xset(const char *path, const char *name, const void *v, size_t n)
+{
+	if (lsetxattr(path, name, v, n, 0) < 0)
+		die("setxattr", path);
+}
+
+/* An access ACL with a named user: setting it also sets the group bits of
+ * the mode to the mask, as setfacl does. */
+static void set_acl(const char *path, mode_t mode)
+{
+	unsigned char a[4 + 5 * 8];
+	static const unsigned short tag[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
+	unsigned perm[5];
+
+	perm[0] = (mode >> 6) & 7;
+	perm[1] = 4 | (rn(2) ? 2 : 0);
+	perm[2] = (mode >> 3) & 5;
+	perm[3] = perm[1] | perm[2];
+	perm[4] = mode & 5;
+	memset(a, 0, sizeof(a));
+	a[0] = 2;	/* POSIX_ACL_XATTR_VERSION */
+	for (int i = 0; i < 5; i++) {
+		unsigned char *e = a + 4 + 8 * i;
+		unsigned id = tag[i] == 0x02 ? 1000 + rn(3) : 0xffffffffu;
+
+		e[0] = (unsigned char)tag[i];
+		e[2] = (unsigned char)perm[i];
+		e[4] = id & 0xff;
+		e[5] = (id >> 8) & 0xff;
+		e[6] = (id >> 16) & 0xff;
+		e[7] = id >> 24;
+	}
+	xset(path, "system.posix_acl_access", a, sizeof(a));
+}
+
+static void add_xattrs(const char *path)
+{
+	struct stat st;
+	unsigned k = rn(100);
+
+	if (!with_xattrs || lstat(path, &st) < 0)
+		return;
+	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* user.* and ACLs are for files and directories only */
+		if (is_root && k < 30)
+			xset(path, "trusted.note", "special", 7);
+		return;
+	}
+	if (k < 40)
+		xset(path, "user.mime_type", "text/plain", 10);
+	if (k >= 30 && k < 60) {
+		static unsigned char v[300];
+		size_t n = rn(301);
+
+		for (size_t i = 0; i < n; i++)
+			v[i] = (unsigned char)rnd();
+		xset(path, n % 2 ? "user.comment" : "user.c", v, n);
+	}
+	if (k >= 50 && k < 70)
+		set_acl(path, st.st_mode);
+	if (is_root && k >= 65 && k < 75)
+		xset(path, "trusted.overlay.opaque", "y", 1);
+	if (is_root && S_ISREG(st.st_mode) && k >= 72 && k < 80) {
+		/* VFS_CAP_REVISION_2 | effective, CAP_NET_RAW permitted */
+		static const unsigned char cap[20] = {
+			0x01, 0x00, 0x00, 0x02, 0x00, 0x20, 0x00, 0x00,
+		};
+
+		xset(path, "security.capability", cap, sizeof(cap));
+	}
+}
+
+static void gen_same(const char *dir)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/same", dir);
+	if (mkdir(path, 0755) < 0)
+		die("mkdir", path);
+	for (int i = 0; i < 1100; i++) {
+		snprintf(path, sizeof(path), "%s/same/f%04d", dir, i);
+		make_file(path, 0, 0, 0644);
+		xset(path, "user.origin", "generated", 9);
+	}
+}
+
 /* ---- tree ----------------------------------------------------------------- */
 
 static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
@@ -216,21 +311,39 @@ static void make_dir(const char *path, int depth, int maxdepth, unsigned nent,
 		die("chmod", path);
 	if (is_root && rn(4) == 0 && chown(path, rn(3) * 1000, rn(3) * 100) < 0)
 		die("chown", path);
+	add_xattrs(path);
 }
 
 enum { BIAS_MIXED, BIAS_SMALL, BIAS_BIG };
+
+static void make_entry_1(const char *dir, const char *path, int depth,
+			 int maxdepth, int kind_bias);
 
 static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
 		       int kind_bias)
 {
 	char name[300], path[4096];
-	unsigned k = rn(100);
 
 	gen_name(name, sizeof(name), idx);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return;
 	budget--;
+	make_entry_1(dir, path, depth, maxdepth, kind_bias);
+	/* directories got theirs after their contents */
+	if (with_xattrs) {
+		struct stat st;
 
+		if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+			add_xattrs(path);
+	}
+}
+
+static void make_entry_1(const char *dir, const char *path, int depth,
+			 int maxdepth, int kind_bias)
+{
+	unsigned k = rn(100);
+
+	(void)dir;
 	if (depth < maxdepth && k < (kind_bias == BIAS_SMALL ? 5 : 12)) {
 		make_dir(path, depth + 1, maxdepth, 2 + rn(12), kind_bias);
 		return;
@@ -452,7 +565,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill] [--scale N] [--no-special] DIR\n");
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|xattr] [--scale N] [--no-special] DIR\n");
 			return 2;
 		}
 	}
@@ -523,6 +636,14 @@ int main(int argc, char **argv)
 		gen_tind(dir);
 	} else if (!strcmp(profile, "fill")) {
 		gen_fill(dir, scale > 0 ? scale : 8192);
+	} else if (!strcmp(profile, "xattr")) {
+		budget = scale > 0 ? scale : 500;
+		with_xattrs = 1;
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (unsigned i = 0; budget > 0; i++)
+			make_entry(dir, i, 0, 4, BIAS_MIXED);
+		gen_same(dir);
 	} else {
 		fprintf(stderr, "gentree: unknown profile %s\n", profile);
 		return 2;

@@ -16,13 +16,22 @@
  *         c|b MODE UID GID MAJOR MINOR PATH
  *         p MODE UID GID PATH                   fifo
  *         s MODE UID GID PATH                   socket
- *       MODE is octal permission bits (07777); PATH, OLDPATH and TARGET
- *       have bytes < 0x21, '%' and > 0x7e written as %XX.
+ *         x NAME VALUE                          extended attribute of the
+ *                                               entry above (not after h)
+ *       MODE is octal permission bits (07777); PATH, OLDPATH, TARGET and
+ *       NAME have bytes < 0x21, '%' and > 0x7e written as %XX; VALUE is hex,
+ *       or - when empty.  An entry's attributes come in the order of ext2's
+ *       entry table (name index: user 1, posix_acl_access 2,
+ *       posix_acl_default 3, trusted 4, security 6; then name length; then
+ *       name bytes), which is the order orlov-populate sets them in.
  *
  *   replay run [--colour N] MANIFEST PAYLOAD DEST
  *       Fork until getpid() % 16 == N (default 0), then create every entry
  *       of MANIFEST under DEST, in order, in this one process; file data is
- *       read from PAYLOAD/PATH.  Stops at the first error (exit 1).
+ *       read from PAYLOAD/PATH.  A regular file is created, written,
+ *       chowned and chmodded, given its attributes (fsetxattr) and closed;
+ *       other entries get theirs with lsetxattr after their chown/chmod.
+ *       Stops at the first error (exit 1).
  *
  * Build: gcc -static -O2 -o replay replay.c
  */
@@ -40,6 +49,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #define CHUNK (64 * 1024)
@@ -202,6 +212,91 @@ emit:
 	close(fd);
 }
 
+/* ext2's name index of an attribute and the name without its prefix */
+static int xattr_index(const char *name, const char **suffix)
+{
+	static const struct {
+		const char *prefix;
+		int index;
+	} map[] = {
+		{ "user.", 1 }, { "trusted.", 4 }, { "security.", 6 },
+	};
+
+	*suffix = "";
+	if (!strcmp(name, "system.posix_acl_access"))
+		return 2;
+	if (!strcmp(name, "system.posix_acl_default"))
+		return 3;
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
+		size_t pl = strlen(map[i].prefix);
+
+		if (!strncmp(name, map[i].prefix, pl)) {
+			*suffix = name + pl;
+			return map[i].index;
+		}
+	}
+	*suffix = name;
+	return 0;
+}
+
+static int cmp_xattr(const void *a, const void *b)
+{
+	const char *x = *(char *const *)a, *y = *(char *const *)b, *xs, *ys;
+	int xi = xattr_index(x, &xs), yi = xattr_index(y, &ys);
+	size_t xl = strlen(xs), yl = strlen(ys);
+
+	if (xi != yi)
+		return xi - yi;
+	if (xl != yl)
+		return xl < yl ? -1 : 1;
+	return memcmp(xs, ys, xl);
+}
+
+static void print_xattrs(FILE *out, int dirfd, const char *name,
+			 const char *path)
+{
+	char proc[64 + PATH_MAX];
+	char *list, **names = NULL;
+	ssize_t len;
+	size_t n = 0;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", dirfd, name);
+	len = llistxattr(proc, NULL, 0);
+	if (len < 0 && (errno == ENOTSUP || errno == ENODATA))
+		return;
+	if (len < 0)
+		die("listxattr %s: %s", path, strerror(errno));
+	list = xmalloc((size_t)len + 1);
+	len = llistxattr(proc, list, (size_t)len);
+	if (len < 0)
+		die("listxattr %s: %s", path, strerror(errno));
+	for (char *p = list; p < list + len; p += strlen(p) + 1) {
+		names = xrealloc(names, (n + 1) * sizeof(*names));
+		names[n++] = p;
+	}
+	qsort(names, n, sizeof(*names), cmp_xattr);
+	for (size_t i = 0; i < n; i++) {
+		ssize_t vlen = lgetxattr(proc, names[i], NULL, 0);
+		unsigned char *v;
+
+		if (vlen < 0)
+			die("getxattr %s %s: %s", path, names[i], strerror(errno));
+		v = xmalloc((size_t)vlen);
+		vlen = lgetxattr(proc, names[i], v, (size_t)vlen);
+		if (vlen < 0)
+			die("getxattr %s %s: %s", path, names[i], strerror(errno));
+		fputs("x ", out);
+		put_escaped(out, names[i]);
+		fputc(' ', out);
+		for (ssize_t k = 0; k < vlen; k++)
+			fprintf(out, "%02x", v[k]);
+		fputs(vlen ? "\n" : "-\n", out);
+		free(v);
+	}
+	free(names);
+	free(list);
+}
+
 static void walk(FILE *out, int dirfd, const char *rel)
 {
 	DIR *d;
@@ -265,6 +360,7 @@ static void walk(FILE *out, int dirfd, const char *rel)
 				(unsigned)st.st_gid);
 			put_escaped(out, path);
 			fputc('\n', out);
+			print_xattrs(out, dirfd, names[i], path);
 			sub = openat(dirfd, names[i],
 				     O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 			if (sub < 0)
@@ -279,6 +375,7 @@ static void walk(FILE *out, int dirfd, const char *rel)
 			fputc(' ', out);
 			print_extents(out, dirfd, names[i], path, st.st_size);
 			fputc('\n', out);
+			print_xattrs(out, dirfd, names[i], path);
 		} else if (S_ISLNK(st.st_mode)) {
 			char *target = xmalloc(st.st_size + PATH_MAX + 1);
 			ssize_t len = readlinkat(dirfd, names[i], target,
@@ -293,6 +390,7 @@ static void walk(FILE *out, int dirfd, const char *rel)
 			fputc(' ', out);
 			put_escaped(out, target);
 			fputc('\n', out);
+			print_xattrs(out, dirfd, names[i], path);
 			free(target);
 		} else if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)) {
 			fprintf(out, "%c %04o %u %u %u %u ",
@@ -301,12 +399,14 @@ static void walk(FILE *out, int dirfd, const char *rel)
 				major(st.st_rdev), minor(st.st_rdev));
 			put_escaped(out, path);
 			fputc('\n', out);
+			print_xattrs(out, dirfd, names[i], path);
 		} else if (S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode)) {
 			fprintf(out, "%c %04o %u %u ",
 				S_ISFIFO(st.st_mode) ? 'p' : 's', mode,
 				(unsigned)st.st_uid, (unsigned)st.st_gid);
 			put_escaped(out, path);
 			fputc('\n', out);
+			print_xattrs(out, dirfd, names[i], path);
 		} else {
 			die("%s: unsupported file type 0%o", path,
 			    (unsigned)(st.st_mode & S_IFMT));
@@ -357,7 +457,17 @@ static void xchown_chmod(int destfd, const char *path, unsigned mode,
 		die("chmod %s: %s", path, strerror(errno));
 }
 
-static void copy_file(int destfd, int payfd, const char *path, unsigned mode,
+static char *join(const char *dir, const char *name)
+{
+	size_t n = strlen(dir) + strlen(name) + 2;
+	char *p = xmalloc(n);
+
+	snprintf(p, n, "%s/%s", dir, name);
+	return p;
+}
+
+/* Returns the file still open: its attributes are set before the close. */
+static int copy_file(int destfd, int payfd, const char *path, unsigned mode,
 		      unsigned uid, unsigned gid, off_t size, char *extents,
 		      char *buf)
 {
@@ -415,8 +525,28 @@ static void copy_file(int destfd, int payfd, const char *path, unsigned mode,
 		die("chown %s: %s", path, strerror(errno));
 	if (fchmod(out, mode) < 0)
 		die("chmod %s: %s", path, strerror(errno));
-	if (close(out) < 0)
-		die("close %s: %s", path, strerror(errno));
+	return out;
+}
+
+static int hexbytes(char *s, size_t *len)
+{
+	size_t n = strlen(s), i;
+
+	if (!strcmp(s, "-")) {
+		*len = 0;
+		return 0;
+	}
+	if (n % 2)
+		return -1;
+	for (i = 0; i < n / 2; i++) {
+		int h = hexval(s[2 * i]), l = hexval(s[2 * i + 1]);
+
+		if (h < 0 || l < 0)
+			return -1;
+		s[i] = (char)(h * 16 + l);
+	}
+	*len = n / 2;
+	return 0;
 }
 
 static void replay(const char *manifest, const char *payload, const char *dest)
@@ -428,6 +558,8 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 	size_t cap = 0;
 	ssize_t len;
 	unsigned long lineno = 0;
+	int open_fd = -1;	/* the last regular file, until its attributes are set */
+	char *last = NULL;	/* DEST/PATH of the last entry made, for lsetxattr */
 
 	if (!m)
 		die("open %s: %s", manifest, strerror(errno));
@@ -453,6 +585,13 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			f[i] = NULL;
 		if (strlen(f[0]) != 1)
 			die("manifest line %lu: bad type '%s'", lineno, f[0]);
+		if (f[0][0] != 'x') {
+			if (open_fd >= 0 && close(open_fd) < 0)
+				die("close %s: %s", last, strerror(errno));
+			open_fd = -1;
+			free(last);
+			last = NULL;
+		}
 
 		switch (f[0][0]) {
 		case 'd': {
@@ -467,6 +606,7 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			if (mkdirat(destfd, p, mode & 0777) < 0)
 				die("mkdir %s: %s", p, strerror(errno));
 			xchown_chmod(destfd, p, mode, uid, gid);
+			last = join(dest, p);
 			break;
 		}
 		case 'f': {
@@ -477,8 +617,9 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 
 			if (!f[5] || !f[6])
 				die("manifest line %lu: missing field", lineno);
-			copy_file(destfd, payfd, unescape(f[5]), mode, uid, gid,
-				  size, f[6], buf);
+			open_fd = copy_file(destfd, payfd, unescape(f[5]), mode,
+					    uid, gid, size, f[6], buf);
+			last = join(dest, f[5]);
 			break;
 		}
 		case 'l': {
@@ -494,6 +635,7 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 				die("symlink %s: %s", p, strerror(errno));
 			if (fchownat(destfd, p, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
 				die("lchown %s: %s", p, strerror(errno));
+			last = join(dest, p);
 			break;
 		}
 		case 'h': {
@@ -531,12 +673,32 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			if (mknodat(destfd, p, type | (mode & 0777), rdev) < 0)
 				die("mknod %s: %s", p, strerror(errno));
 			xchown_chmod(destfd, p, mode, uid, gid);
+			last = join(dest, p);
+			break;
+		}
+		case 'x': {
+			size_t vlen;
+			char *name;
+			int r;
+
+			if (!f[1] || !f[2] || hexbytes(f[2], &vlen))
+				die("manifest line %lu: bad attribute", lineno);
+			if (!last)
+				die("manifest line %lu: attribute of nothing", lineno);
+			name = unescape(f[1]);
+			r = open_fd >= 0 ? fsetxattr(open_fd, name, f[2], vlen, 0) :
+			    lsetxattr(last, name, f[2], vlen, 0);
+			if (r < 0)
+				die("setxattr %s %s: %s", last, name, strerror(errno));
 			break;
 		}
 		default:
 			die("manifest line %lu: bad type '%s'", lineno, f[0]);
 		}
 	}
+	if (open_fd >= 0 && close(open_fd) < 0)
+		die("close %s: %s", last, strerror(errno));
+	free(last);
 	if (ferror(m))
 		die("read %s: %s", manifest, strerror(errno));
 	fclose(m);

@@ -77,6 +77,18 @@ int main(void)
 	p += (16 + e->e_name_len + 3) & ~3;
 	is_int(le32(p), 0, "entry table ends with a zero word");
 	tap_ok(xattr_block_hash(block) != 0, "block hash set");
+	{
+		struct ext2_ext_attr_header *h = (void *)block;
+		unsigned char copy[1024];
+
+		is_int(h->h_hash, xattr_block_hash(block), "the hash sits in h_hash");
+		is_int(h->h_checksum, 0, "h_checksum left zero (no metadata_csum)");
+		memcpy(copy, block, sizeof(copy));
+		ext2fs_ext_attr_block_rehash((void *)copy,
+			(struct ext2_ext_attr_entry *)(copy + sizeof(copy)));
+		is_int(((struct ext2_ext_attr_header *)copy)->h_hash, h->h_hash,
+		       "block hash as libext2fs recomputes it");
+	}
 
 	xs[0].name = "system.nfs4_acl";
 	is_int(xattr_build_block(xs, 1, block, sizeof(block), &bad),
