@@ -245,10 +245,12 @@ static void set_acl(const char *path, mode_t mode)
 static void add_xattrs(const char *path)
 {
 	struct stat st;
-	unsigned k = rn(100);
+	unsigned k;
 
+	/* other profiles must not draw from the generator here */
 	if (!with_xattrs || lstat(path, &st) < 0)
 		return;
+	k = rn(100);
 	if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 		/* user.* and ACLs are for files and directories only */
 		if (is_root && k < 30)
@@ -316,19 +318,20 @@ static void make_dir(const char *path, int depth, int maxdepth, unsigned nent,
 
 enum { BIAS_MIXED, BIAS_SMALL, BIAS_BIG };
 
-static void make_entry_1(const char *dir, const char *path, int depth,
+static void make_entry_1(const char *path, unsigned k, int depth,
 			 int maxdepth, int kind_bias);
 
 static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
 		       int kind_bias)
 {
 	char name[300], path[4096];
+	unsigned k = rn(100);	/* before the name: keeps the corpus trees */
 
 	gen_name(name, sizeof(name), idx);
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
 		return;
 	budget--;
-	make_entry_1(dir, path, depth, maxdepth, kind_bias);
+	make_entry_1(path, k, depth, maxdepth, kind_bias);
 	/* directories got theirs after their contents */
 	if (with_xattrs) {
 		struct stat st;
@@ -338,12 +341,9 @@ static void make_entry(const char *dir, unsigned idx, int depth, int maxdepth,
 	}
 }
 
-static void make_entry_1(const char *dir, const char *path, int depth,
+static void make_entry_1(const char *path, unsigned k, int depth,
 			 int maxdepth, int kind_bias)
 {
-	unsigned k = rn(100);
-
-	(void)dir;
 	if (depth < maxdepth && k < (kind_bias == BIAS_SMALL ? 5 : 12)) {
 		make_dir(path, depth + 1, maxdepth, 2 + rn(12), kind_bias);
 		return;
