@@ -392,6 +392,17 @@ void image_set_large_file(struct image *img)
 	ext2fs_set_feature_large_file(img->fs->super);
 }
 
+int image_posix_acl(const struct image *img)
+{
+	/* IS_POSIXACL after a mount without acl/noacl options */
+	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_ACL);
+}
+
+errcode_t image_read_block(struct image *img, uint32_t blk, void *buf)
+{
+	return io_channel_read_blk64(img->fs->io, blk, 1, buf);
+}
+
 void image_set_ext_attr(struct image *img)
 {
 	/* ext2_xattr_update_super_block, on the first new attribute block */

@@ -52,6 +52,9 @@ struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
 
 void image_set_large_file(struct image *img);
 void image_set_ext_attr(struct image *img);
+/* acl among the default mount options: new inodes inherit default ACLs */
+int image_posix_acl(const struct image *img);
+errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
 
 /* Write inodes, bitmaps, counters and the superblock, and close. */
 errcode_t image_commit(struct image *img, const struct fs_state *fs,

@@ -27,6 +27,7 @@
 #include "walk.h"
 #include "xattr.h"
 #include "xblock.h"
+#include "acl.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -68,6 +69,8 @@ struct ctx {
 	size_t *link_slot;
 	size_t link_slots;
 	struct xattr_blocks xb;
+	int posix_acl;		/* new inodes inherit default ACLs */
+	int target_acl_unread;	/* the target's block, not yet read by get_acl */
 	unsigned char *run, *chunk, *xblock;
 	uint32_t run_start, run_len;
 	uint8_t *group_used;
@@ -78,6 +81,8 @@ struct ctx {
 	uint32_t target_ino, target_links;
 	uint32_t *scan_links;	/* link counts of the directories being scanned */
 	size_t scan_cap;
+	uint8_t *scan_defacl;	/* ...and whether they have a default ACL */
+	size_t scan_defacl_cap;
 	struct dirbuf *target;
 };
 
@@ -440,6 +445,162 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	return err ? fail(c, err, "writing data of", e->path) : 0;
 }
 
+/* ext2_set_acl of an access ACL: posix_acl_update_mode drops one that
+ * says no more than the mode, and the attribute is removed instead. */
+static int mode_says_all(const struct ctx *c, const struct xattr_disk *d)
+{
+	struct acl acl;
+	int equiv;
+
+	if (!c->posix_acl || d->index != EXT2_XATTR_INDEX_POSIX_ACL_ACCESS ||
+	    acl_from_disk(d->value, d->size, &acl))
+		return 0;
+	equiv = posix_acl_equiv_mode(&acl);
+	acl_free(&acl);
+	return equiv == 0;
+}
+
+static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
+			 int index, const struct acl *acl, int remove)
+{
+	struct xattr_disk d = { .index = index, .name = "" };
+	errcode_t err = 0;
+
+	if (!remove)
+		err = acl_to_disk(acl, &d.value, &d.size);
+	else
+		d.value = NULL;
+	if (!err)
+		err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
+				     f->has_alloc_info ? &f->bi : NULL,
+				     file_acl, &d, remove);
+	free(d.value);
+	return err;
+}
+
+/* One ACL of the block *file_acl (a copy), or none (acl->n == 0). */
+static errcode_t get_acl(struct ctx *c, uint32_t file_acl, int index,
+			 struct acl *acl)
+{
+	const unsigned char *blk = xattr_blocks_data(&c->xb, file_acl), *v;
+	size_t size;
+
+	acl->e = NULL;
+	acl->n = 0;
+	if (!blk)
+		return 0;
+	v = xattr_block_get(blk, index, "", 0, &size);
+	return v ? acl_from_disk(v, size, acl) : 0;
+}
+
+/*
+ * ext2_init_acl, inside ext2_new_inode: in a directory with a default ACL
+ * a new directory inherits it, and any new inode but a symlink gets an
+ * access ACL made from it and the create mode (the replay creates with
+ * the permission bits and umask 0) unless that says no more than the mode.
+ */
+static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
+			  const struct src_entry *e, uint32_t *file_acl)
+{
+	uint32_t mode = e->st.st_mode & 0777;
+	struct acl def, acl = { NULL, 0 };
+	errcode_t err;
+	int ret;
+
+	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
+		return 0;
+	if (p->is_target && c->target_acl_unread) {
+		/* get_acl reads the directory's block: it joins the cache */
+		xattr_blocks_cache_insert(&c->xb, p->inode.i_file_acl);
+		c->target_acl_unread = 0;
+	}
+	err = get_acl(c, p->inode.i_file_acl,
+		      EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT, &def);
+	if (err || !def.n)
+		goto out;
+	if (S_ISDIR(e->st.st_mode)) {
+		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
+			      &def, 0);
+		if (err)
+			goto out;
+	}
+	acl.e = malloc(def.n * sizeof(*acl.e));
+	if (!acl.e) {
+		err = ENOMEM;
+		goto out;
+	}
+	memcpy(acl.e, def.e, def.n * sizeof(*acl.e));
+	acl.n = def.n;
+	ret = posix_acl_create_masq(&acl, &mode);
+	if (ret < 0)
+		err = ORLOV_ERR_BAD_XATTR;
+	else if (ret > 0)
+		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
+			      &acl, 0);
+out:
+	acl_free(&def);
+	acl_free(&acl);
+	return err ? fail(c, err, "inheriting the default ACL for", e->path) : 0;
+}
+
+/*
+ * The replay's chmod: with an access ACL, posix_acl_chmod rewrites its
+ * owner, mask (or group) and other entries from the mode, and ext2_set_acl
+ * drops it if it then says no more than the mode.
+ */
+static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
+			   const struct src_entry *e, uint32_t *file_acl)
+{
+	struct acl acl;
+	errcode_t err;
+
+	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
+		return 0;
+	err = get_acl(c, *file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl);
+	if (!err && acl.n) {
+		if (posix_acl_chmod_masq(&acl, e->st.st_mode & 07777) < 0)
+			err = ORLOV_ERR_BAD_XATTR;
+		else
+			err = set_acl(c, f, file_acl,
+				      EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl,
+				      posix_acl_equiv_mode(&acl) == 0);
+	}
+	acl_free(&acl);
+	return err ? fail(c, err, "changing the mode of", e->path) : 0;
+}
+
+static int has_src_xattr(const struct src_entry *e, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < e->nxattrs; i++)
+		if (!strcmp(e->xattrs[i].name, name))
+			return 1;
+	return 0;
+}
+
+/*
+ * Last, the ACLs the entry inherited but its source does not have are
+ * removed (the replay's removexattr), so that the image holds exactly the
+ * source's attributes.
+ */
+static errcode_t drop_acls(struct ctx *c, struct ifile *f,
+			   const struct src_entry *e, uint32_t *file_acl)
+{
+	errcode_t err = 0;
+
+	if (!c->posix_acl || S_ISLNK(e->st.st_mode) || !*file_acl)
+		return 0;
+	if (!has_src_xattr(e, "system.posix_acl_access"))
+		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
+			      NULL, 1);
+	if (!err && S_ISDIR(e->st.st_mode) &&
+	    !has_src_xattr(e, "system.posix_acl_default"))
+		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
+			      NULL, 1);
+	return err ? fail(c, err, "removing inherited ACLs of", e->path) : 0;
+}
+
 /* The file's attributes, set one by one in table order (ext2_xattr_set
  * for each), which is how the replay sets them. */
 static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
@@ -462,7 +623,8 @@ static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 		for (i = 0; !err && i < e->nxattrs; i++)
 			err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
 					     f->has_alloc_info ? &f->bi : NULL,
-					     file_acl, &d[i], 0);
+					     file_acl, &d[i],
+					     mode_says_all(c, &d[i]));
 	}
 	for (i = 0; i < done; i++)
 		xattr_disk_free(&d[i]);
@@ -504,6 +666,20 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		n->is_target = 1;
 		err = image_read_inode(c->img, c->target_ino, &n->inode);
 		n->flags = n->inode.i_flags;
+		if (!err && n->inode.i_file_acl) {
+			/* Its default ACL is inherited, and its block can
+			 * be shared once ext2 has read it. */
+			err = image_read_block(c->img, n->inode.i_file_acl,
+					       c->xblock);
+			if (!err && !xattr_block_valid(c->xblock,
+						       c->fs.g.block_size))
+				err = ORLOV_ERR_CORRUPT;
+			if (!err)
+				err = xattr_blocks_adopt(&c->xb,
+							 n->inode.i_file_acl,
+							 c->xblock);
+			c->target_acl_unread = 1;
+		}
 		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 	}
 	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
@@ -523,6 +699,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	n->flags = flags;
 	fill_inode(c, e, flags, &n->inode);
 	n->inode.i_links_count = 2;
+	err = init_acl(c, p, &n->d.map, e, &n->inode.i_file_acl);
+	if (err)
+		return err;
 	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
 	if (err)
 		return fail(c, err, "creating directory", e->path);
@@ -530,7 +709,10 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	if (err)
 		return fail(c, err, "adding a directory entry for", e->path);
 	p->inode.i_links_count++;
-	return write_xattrs(c, e, &n->d.map, &n->inode.i_file_acl);
+	err = chmod_acl(c, &n->d.map, e, &n->inode.i_file_acl);
+	if (!err)
+		err = write_xattrs(c, e, &n->d.map, &n->inode.i_file_acl);
+	return err ? err : drop_acls(c, &n->d.map, e, &n->inode.i_file_acl);
 }
 
 static errcode_t leave_dir(void *ctx, const struct src_entry *e)
@@ -582,6 +764,9 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	flags = mask_flags(m, top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &in);
 	ifile_init(&f, ino, c->fs.g.inodes_per_group);
+	err = init_acl(c, top(c), &f, e, &xblk);
+	if (err)
+		goto out;
 
 	if (S_ISLNK(m) && e->link_len + 1 > sizeof(in.i_block)) {
 		/* Slow symlink: its one block before the parent's entry. */
@@ -607,7 +792,11 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		 * does), so their block may use its window too. */
 		err = copy_data(c, e, &f);
 		if (!err)
+			err = chmod_acl(c, &f, e, &xblk);
+		if (!err)
 			err = write_xattrs(c, e, &f, &xblk);
+		if (!err)
+			err = drop_acls(c, &f, e, &xblk);
 		/* Last close: the window goes back (ext2_release_file); a
 		 * window must never outlive the file here. */
 		ext2_discard_reservation(&c->fs, &f.bi);
@@ -617,7 +806,11 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		if ((uint64_t)e->st.st_size > 0x7fffffffULL)
 			image_set_large_file(c->img);
 	} else {
-		err = write_xattrs(c, e, &f, &xblk);
+		err = chmod_acl(c, &f, e, &xblk);
+		if (!err)
+			err = write_xattrs(c, e, &f, &xblk);
+		if (!err)
+			err = drop_acls(c, &f, e, &xblk);
 		if (err)
 			goto out;
 	}
@@ -675,8 +868,15 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	errcode_t err;
 
 	if (grow_array(&c->scan_links, &c->scan_cap, c->depth + 1,
-		       sizeof(*c->scan_links), 32))
+		       sizeof(*c->scan_links), 32) ||
+	    grow_array(&c->scan_defacl, &c->scan_defacl_cap, c->depth + 1,
+		       sizeof(*c->scan_defacl), 32))
 		return ENOMEM;
+	/* An inherited ACL may take a block of its own (more at most). */
+	if (c->depth && c->scan_defacl[c->depth - 1])
+		c->need_blocks++;
+	c->scan_defacl[c->depth] = c->depth && c->posix_acl &&
+		has_src_xattr(e, "system.posix_acl_default");
 	if (c->depth) {
 		err = check_name(c, e);
 		if (err)
@@ -719,6 +919,8 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			return err;
 	}
 	c->need_inodes++;
+	if (c->depth && c->scan_defacl[c->depth - 1] && !S_ISLNK(e->st.st_mode))
+		c->need_blocks++;	/* an inherited access ACL */
 	if (e->nxattrs && c->o->xattrs) {
 		const char *bad = NULL;
 
@@ -843,6 +1045,7 @@ static void ctx_free(struct ctx *c)
 	free(c->target);
 	free(c->stack);
 	free(c->scan_links);
+	free(c->scan_defacl);
 	free(c->links);
 	free(c->link_slot);
 	xattr_blocks_free(&c->xb);
@@ -904,6 +1107,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.xblock = malloc(bs);
 	if (xattr_blocks_init(&c.xb, bs))
 		c.xblock = (free(c.xblock), NULL);
+	c.posix_acl = image_posix_acl(c.img);
 	c.group_used = calloc(c.fs.g.ngroups, 1);
 	if (!c.run || !c.chunk || !c.xblock || !c.group_used) {
 		err = ENOMEM;

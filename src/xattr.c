@@ -13,12 +13,11 @@
 #define ENTRY_SIZE 16
 #define PAD4(n) (((n) + 3) & ~(size_t)3)
 
-/* Name indexes of fs/ext2/xattr.h */
-#define IDX_USER 1
-#define IDX_ACL_ACCESS 2
-#define IDX_ACL_DEFAULT 3
-#define IDX_TRUSTED 4
-#define IDX_SECURITY 6
+#define IDX_USER EXT2_XATTR_INDEX_USER
+#define IDX_ACL_ACCESS EXT2_XATTR_INDEX_POSIX_ACL_ACCESS
+#define IDX_ACL_DEFAULT EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT
+#define IDX_TRUSTED EXT2_XATTR_INDEX_TRUSTED
+#define IDX_SECURITY EXT2_XATTR_INDEX_SECURITY
 
 /* posix_acl_xattr (what getxattr returns) and ext2's disk form. */
 #define ACL_XATTR_VERSION 2
@@ -345,6 +344,38 @@ rehash:
 	if (!xattr_block_is_empty(block))
 		rehash(block, here);
 	return 0;
+}
+
+const unsigned char *xattr_block_get(const unsigned char *block, int index,
+				     const char *name, size_t name_len,
+				     size_t *size)
+{
+	const unsigned char *e;
+
+	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
+		if (!cmp_entry(index, name, name_len, e)) {
+			*size = get_le32(e + 8);
+			return block + get_le16(e + 2);
+		}
+	}
+	return NULL;
+}
+
+int xattr_block_valid(const unsigned char *block, uint32_t block_size)
+{
+	const unsigned char *e;
+
+	if (get_le32(block) != EXT2_XATTR_MAGIC || get_le32(block + 8) != 1)
+		return 0;
+	for (e = block + HDR_SIZE; e + 4 <= block + block_size && !IS_LAST(e);
+	     e = NEXT(e)) {
+		size_t offs = get_le16(e + 2), size = get_le32(e + 8);
+
+		if (e + PAD4(ENTRY_SIZE + e[0]) + 4 > block + block_size ||
+		    get_le32(e + 4) || offs + size > block_size)
+			return 0;
+	}
+	return e + 4 <= block + block_size;
 }
 
 int xattr_block_has(const unsigned char *block, const struct xattr_disk *d)

@@ -14,6 +14,12 @@
 #include "walk.h"
 
 #define EXT2_XATTR_MAGIC 0xEA020000U
+/* Name indexes of fs/ext2/xattr.h */
+#define EXT2_XATTR_INDEX_USER 1
+#define EXT2_XATTR_INDEX_POSIX_ACL_ACCESS 2
+#define EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT 3
+#define EXT2_XATTR_INDEX_TRUSTED 4
+#define EXT2_XATTR_INDEX_SECURITY 6
 #define EXT2_XATTR_REFCOUNT_MAX 1024
 
 /* One attribute as ext2 stores it: a name index, the name without its
@@ -45,6 +51,12 @@ errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
 			  const struct xattr_disk *d, int remove);
 int xattr_block_is_empty(const unsigned char *block);
 int xattr_block_has(const unsigned char *block, const struct xattr_disk *d);
+/* The value of attribute (@index, @name) in @block, or NULL. */
+const unsigned char *xattr_block_get(const unsigned char *block, int index,
+				     const char *name, size_t name_len,
+				     size_t *size);
+/* What ext2_xattr_header_valid and ext2_xattr_entry_valid accept. */
+int xattr_block_valid(const unsigned char *block, uint32_t block_size);
 /* ext2_xattr_cmp: 0 when both hold the same entries and values (their
  * placement in the block may differ). */
 int xattr_block_cmp(const unsigned char *a, const unsigned char *b);

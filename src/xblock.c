@@ -46,6 +46,32 @@ const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
 	return b ? b->data : NULL;
 }
 
+errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
+			     const unsigned char *data)
+{
+	struct xattr_blk *b;
+
+	if (grow_array(&xb->b, &xb->cap, xb->n + 1, sizeof(*xb->b), 16))
+		return ENOMEM;
+	b = &xb->b[xb->n];
+	b->data = malloc(xb->block_size);
+	if (!b->data)
+		return ENOMEM;
+	memcpy(b->data, data, xb->block_size);
+	b->blk = blk;
+	b->cached = 0;
+	xb->n++;
+	return 0;
+}
+
+void xattr_blocks_cache_insert(struct xattr_blocks *xb, uint32_t blk)
+{
+	struct xattr_blk *b = find_blk(xb, blk);
+
+	if (b && !b->cached)
+		b->cached = ++xb->stamp;
+}
+
 /* ext2_xattr_cache_find: the newest cached block with the same hash and
  * the same entries, unless its refcount is already over the maximum. */
 static struct xattr_blk *cache_find(struct xattr_blocks *xb,

@@ -48,6 +48,15 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 			 struct blk_alloc_info *bi, uint32_t *file_acl,
 			 const struct xattr_disk *d, int remove);
 
+/* A block that was on disk before the run (the target directory's): known
+ * from now on, not in the cache until ext2 reads it
+ * (xattr_blocks_cache_insert). */
+errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
+			     const unsigned char *data);
+/* ext2_xattr_cache_insert after a read (ext2_xattr_get): a block already
+ * cached keeps its place. */
+void xattr_blocks_cache_insert(struct xattr_blocks *xb, uint32_t blk);
+
 /* The current image of block @blk made by this run, or NULL. */
 const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
 				       uint32_t blk);

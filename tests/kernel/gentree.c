@@ -28,7 +28,8 @@
  *          up: later entries find no room in their own group)
  *   xattr  the mixed tree with extended attributes: user.* (a common
  *          value shared by many inodes, unique ones of 0..300 bytes), POSIX
- *          access ACLs with named users, and as root trusted.* and
+ *          access ACLs with named users, default ACLs that the entries
+ *          below inherit, and as root trusted.* and
  *          security.capability; then same/ with 1100 empty files carrying
  *          one identical attribute (more than one shared block can hold:
  *          its refcount stops at 1025)
@@ -242,6 +243,39 @@ static void set_acl(const char *path, mode_t mode)
 	xset(path, "system.posix_acl_access", a, sizeof(a));
 }
 
+/* A default ACL, set before the directory is filled so that its entries
+ * inherit it (on this host as in the replay): with a named user and a
+ * mask, with a mask only, or the three base entries only (then children
+ * get no access ACL at all). */
+static void set_default_acl(const char *path)
+{
+	unsigned char a[4 + 5 * 8];
+	unsigned short tag[5], perm[5];
+	unsigned kind = rn(3), n = 0;
+
+	tag[n] = 0x01, perm[n++] = 7;
+	if (kind == 0)
+		tag[n] = 0x02, perm[n++] = 6;
+	tag[n] = 0x04, perm[n++] = 5;
+	if (kind < 2)
+		tag[n] = 0x10, perm[n++] = 7;
+	tag[n] = 0x20, perm[n++] = rn(2) ? 5 : 0;
+	memset(a, 0, sizeof(a));
+	a[0] = 2;
+	for (unsigned i = 0; i < n; i++) {
+		unsigned char *e = a + 4 + 8 * i;
+		unsigned id = tag[i] == 0x02 ? 1000 + rn(3) : 0xffffffffu;
+
+		e[0] = (unsigned char)tag[i];
+		e[2] = (unsigned char)perm[i];
+		e[4] = id & 0xff;
+		e[5] = (id >> 8) & 0xff;
+		e[6] = (id >> 16) & 0xff;
+		e[7] = id >> 24;
+	}
+	xset(path, "system.posix_acl_default", a, 4 + 8 * n);
+}
+
 static void add_xattrs(const char *path)
 {
 	struct stat st;
@@ -307,6 +341,8 @@ static void make_dir(const char *path, int depth, int maxdepth, unsigned nent,
 
 	if (mkdir(path, 0700) < 0)
 		die("mkdir", path);
+	if (with_xattrs && rn(4) == 0)
+		set_default_acl(path);
 	for (unsigned i = 0; i < nent && budget > 0; i++)
 		make_entry(path, i, depth, maxdepth, kind_bias);
 	if (chmod(path, mode) < 0)

@@ -31,6 +31,10 @@
  *       read from PAYLOAD/PATH.  A regular file is created, written,
  *       chowned and chmodded, given its attributes (fsetxattr) and closed;
  *       other entries get theirs with lsetxattr after their chown/chmod.
+ *       Then an entry other than a symlink loses the POSIX ACLs it
+ *       inherited but its source does not have (system.posix_acl_access,
+ *       and for a directory system.posix_acl_default), so that the tree
+ *       ends up with exactly the source's attributes.
  *       Stops at the first error (exit 1).
  *
  * Build: gcc -static -O2 -o replay replay.c
@@ -457,6 +461,29 @@ static void xchown_chmod(int destfd, const char *path, unsigned mode,
 		die("chmod %s: %s", path, strerror(errno));
 }
 
+static void drop_acl(const char *path, int fd, const char *name)
+{
+	int r = fd >= 0 ? fremovexattr(fd, name) : lremovexattr(path, name);
+
+	/* nothing inherited, or no ACL support: nothing to drop */
+	if (r < 0 && errno != ENODATA && errno != EOPNOTSUPP)
+		die("removexattr %s %s: %s", path, name, strerror(errno));
+}
+
+/* The ACLs an entry inherited but its source lacks go; then the close. */
+static void finish_entry(const char *path, int fd, int kind, int had_acl,
+			 int had_default)
+{
+	if (path && kind != 'l' && kind != 'h') {
+		if (!had_acl)
+			drop_acl(path, fd, "system.posix_acl_access");
+		if (kind == 'd' && !had_default)
+			drop_acl(path, fd, "system.posix_acl_default");
+	}
+	if (fd >= 0 && close(fd) < 0)
+		die("close %s: %s", path, strerror(errno));
+}
+
 static char *join(const char *dir, const char *name)
 {
 	size_t n = strlen(dir) + strlen(name) + 2;
@@ -560,6 +587,8 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 	unsigned long lineno = 0;
 	int open_fd = -1;	/* the last regular file, until its attributes are set */
 	char *last = NULL;	/* DEST/PATH of the last entry made, for lsetxattr */
+	int kind = 0;		/* its manifest type */
+	int had_acl = 0, had_default = 0;	/* its x lines set these */
 
 	if (!m)
 		die("open %s: %s", manifest, strerror(errno));
@@ -586,11 +615,12 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 		if (strlen(f[0]) != 1)
 			die("manifest line %lu: bad type '%s'", lineno, f[0]);
 		if (f[0][0] != 'x') {
-			if (open_fd >= 0 && close(open_fd) < 0)
-				die("close %s: %s", last, strerror(errno));
+			finish_entry(last, open_fd, kind, had_acl, had_default);
 			open_fd = -1;
 			free(last);
 			last = NULL;
+			kind = f[0][0];
+			had_acl = had_default = 0;
 		}
 
 		switch (f[0][0]) {
@@ -686,6 +716,8 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			if (!last)
 				die("manifest line %lu: attribute of nothing", lineno);
 			name = unescape(f[1]);
+			had_acl |= !strcmp(name, "system.posix_acl_access");
+			had_default |= !strcmp(name, "system.posix_acl_default");
 			r = open_fd >= 0 ? fsetxattr(open_fd, name, f[2], vlen, 0) :
 			    lsetxattr(last, name, f[2], vlen, 0);
 			if (r < 0)
@@ -696,8 +728,7 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			die("manifest line %lu: bad type '%s'", lineno, f[0]);
 		}
 	}
-	if (open_fd >= 0 && close(open_fd) < 0)
-		die("close %s: %s", last, strerror(errno));
+	finish_entry(last, open_fd, kind, had_acl, had_default);
 	free(last);
 	if (ferror(m))
 		die("read %s: %s", manifest, strerror(errno));
