@@ -436,10 +436,15 @@ allocated:
 	return 0;
 }
 
-void ext2_free_blocks(struct fs_state *fs, uint32_t block, unsigned long count)
+void ext2_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
+		      unsigned long count)
 {
 	const struct fs_geom *g = &fs->g;
 	unsigned long i;
+
+	if (fs->trace)
+		fprintf(fs->trace, "ext2_block_free: ino=%u block=%u count=%lu\n",
+			ino, block, count);
 
 	for (i = 0; i < count; i++) {
 		uint32_t rel = block + (uint32_t)i - g->first_data_block;

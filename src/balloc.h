@@ -35,8 +35,9 @@ errcode_t ext2_new_blocks(struct fs_state *fs, uint32_t ino,
 			  struct blk_alloc_info *bi, uint32_t goal,
 			  unsigned long *count, uint32_t *first);
 
-/* Give @count blocks from @block back to their group (no trace record:
- * the kernel traces allocations only). */
-void ext2_free_blocks(struct fs_state *fs, uint32_t block, unsigned long count);
+/* Give @count blocks from @block back to their group, for inode @ino
+ * (traced as ext2_block_free). */
+void ext2_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
+		      unsigned long count);
 
 #endif

@@ -99,12 +99,13 @@ static struct xattr_blk *cache_find(struct xattr_blocks *xb,
 }
 
 /* ext2_xattr_release_block: the last user frees it, others drop a ref. */
-static void release_block(struct fs_state *fs, struct xattr_blk *b)
+static void release_block(struct fs_state *fs, uint32_t ino,
+			  struct xattr_blk *b)
 {
 	uint32_t refs = xattr_block_refcount(b->data);
 
 	if (refs == 1) {
-		ext2_free_blocks(fs, b->blk, 1);
+		ext2_free_blocks(fs, ino, b->blk, 1);
 		b->blk = 0;
 		b->cached = 0;
 		return;
@@ -184,6 +185,6 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 	}
 	*file_acl = new ? new->blk : 0;
 	if (old && old != new)
-		release_block(fs, old);
+		release_block(fs, ino, old);
 	return 0;
 }

@@ -13,7 +13,8 @@
 # State replayed from the trace, in order: every ext2_inode_alloc takes an
 # inode from `group` (mode=dir: one more used dir and one more debt, capped
 # at 255; mode=other: one less debt if any); every ext2_block_alloc takes
-# `got` blocks from the group holding `block`.  Debts start at 0 (in-memory,
+# `got` blocks from the group holding `block`, every ext2_block_free gives
+# `count` blocks back from `block` on.  Debts start at 0 (in-memory,
 # as after a mount).
 #
 # Before applying an orlov-* (or oldalloc dir) record, the replayed totals
@@ -99,6 +100,21 @@ FNR == 1 {
 	if (blk < fdb || g >= ng || got < 0) { mism("bad block record: " $0); next }
 	fb[g] -= got; sumb -= got
 	if (fb[g] < 0) mism("group " g " free blocks below 0")
+	next
+}
+
+/^ext2_block_free: / {
+	blk = -1; nfree = -1
+	for (i = 2; i <= NF; i++) {
+		if ($i ~ /^block=/) blk = substr($i, 7) + 0
+		else if ($i ~ /^count=/) nfree = substr($i, 7) + 0
+	}
+	if (blk < fdb || nfree < 0) { mism("bad free record: " $0); next }
+	for (b = blk; b < blk + nfree; b++) {
+		g = int((b - fdb) / bpg)
+		if (g >= ng) { mism("bad free record: " $0); break }
+		fb[g]++; sumb++
+	}
 	next
 }
 
