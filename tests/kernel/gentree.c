@@ -214,54 +214,16 @@ static void xset(const char *path, const char *name, const void *v, size_t n)
 		die("setxattr", path);
 }
 
-/* An access ACL with a named user: setting it also sets the group bits of
- * the mode to the mask, as setfacl does. */
-static void set_acl(const char *path, mode_t mode)
+/* Set an ACL in the xattr form (version 2, 8-byte entries); a named user
+ * gets an id 1000..1002. */
+static void set_acl_xattr(const char *path, const char *name,
+			  const unsigned short *tag, const unsigned short *perm,
+			  unsigned n)
 {
 	unsigned char a[4 + 5 * 8];
-	static const unsigned short tag[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
-	unsigned perm[5];
 
-	perm[0] = (mode >> 6) & 7;
-	perm[1] = 4 | (rn(2) ? 2 : 0);
-	perm[2] = (mode >> 3) & 5;
-	perm[3] = perm[1] | perm[2];
-	perm[4] = mode & 5;
 	memset(a, 0, sizeof(a));
 	a[0] = 2;	/* POSIX_ACL_XATTR_VERSION */
-	for (int i = 0; i < 5; i++) {
-		unsigned char *e = a + 4 + 8 * i;
-		unsigned id = tag[i] == 0x02 ? 1000 + rn(3) : 0xffffffffu;
-
-		e[0] = (unsigned char)tag[i];
-		e[2] = (unsigned char)perm[i];
-		e[4] = id & 0xff;
-		e[5] = (id >> 8) & 0xff;
-		e[6] = (id >> 16) & 0xff;
-		e[7] = id >> 24;
-	}
-	xset(path, "system.posix_acl_access", a, sizeof(a));
-}
-
-/* A default ACL, set before the directory is filled so that its entries
- * inherit it (on this host as in the replay): with a named user and a
- * mask, with a mask only, or the three base entries only (then children
- * get no access ACL at all). */
-static void set_default_acl(const char *path)
-{
-	unsigned char a[4 + 5 * 8];
-	unsigned short tag[5], perm[5];
-	unsigned kind = rn(3), n = 0;
-
-	tag[n] = 0x01, perm[n++] = 7;
-	if (kind == 0)
-		tag[n] = 0x02, perm[n++] = 6;
-	tag[n] = 0x04, perm[n++] = 5;
-	if (kind < 2)
-		tag[n] = 0x10, perm[n++] = 7;
-	tag[n] = 0x20, perm[n++] = rn(2) ? 5 : 0;
-	memset(a, 0, sizeof(a));
-	a[0] = 2;
 	for (unsigned i = 0; i < n; i++) {
 		unsigned char *e = a + 4 + 8 * i;
 		unsigned id = tag[i] == 0x02 ? 1000 + rn(3) : 0xffffffffu;
@@ -273,7 +235,41 @@ static void set_default_acl(const char *path)
 		e[6] = (id >> 16) & 0xff;
 		e[7] = id >> 24;
 	}
-	xset(path, "system.posix_acl_default", a, 4 + 8 * n);
+	xset(path, name, a, 4 + 8 * n);
+}
+
+/* An access ACL with a named user: setting it also sets the group bits of
+ * the mode to the mask, as setfacl does. */
+static void set_acl(const char *path, mode_t mode)
+{
+	static const unsigned short tag[5] = { 0x01, 0x02, 0x04, 0x10, 0x20 };
+	unsigned short perm[5];
+
+	perm[0] = (mode >> 6) & 7;
+	perm[1] = 4 | (rn(2) ? 2 : 0);
+	perm[2] = (mode >> 3) & 5;
+	perm[3] = perm[1] | perm[2];
+	perm[4] = mode & 5;
+	set_acl_xattr(path, "system.posix_acl_access", tag, perm, 5);
+}
+
+/* A default ACL, set before the directory is filled so that its entries
+ * inherit it (on this host as in the replay): with a named user and a
+ * mask, with a mask only, or the three base entries only (then children
+ * get no access ACL at all). */
+static void set_default_acl(const char *path)
+{
+	unsigned short tag[5], perm[5];
+	unsigned kind = rn(3), n = 0;
+
+	tag[n] = 0x01, perm[n++] = 7;
+	if (kind == 0)
+		tag[n] = 0x02, perm[n++] = 6;
+	tag[n] = 0x04, perm[n++] = 5;
+	if (kind < 2)
+		tag[n] = 0x10, perm[n++] = 7;
+	tag[n] = 0x20, perm[n++] = rn(2) ? 5 : 0;
+	set_acl_xattr(path, "system.posix_acl_default", tag, perm, n);
 }
 
 static void add_xattrs(const char *path)
