@@ -295,9 +295,11 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 	}
 }
 
-/* ext2_new_inode: choose the group by policy, take the inode. */
+/* ext2_new_inode: choose the group by policy, take the inode.  The caller
+ * then inherits ACLs (init_acl) and calls new_inode_done: the kernel's
+ * trace record comes at the end of ext2_new_inode. */
 static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
-			   int is_dir, uint32_t *ino)
+			   int is_dir, uint32_t *ino, struct orlov_figures *fig)
 {
 	struct frame *p = top(c);
 	int pgroup = (int)p->d.map.group, group;
@@ -330,9 +332,16 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 	err = orlov_take_inode(&c->fs, group, is_dir, ino);
 	if (err)
 		return fail(c, err, "allocating an inode for", e->path);
-	trace_inode(c, p, e, is_dir, &f, *ino);
-	report(c, e, *ino);
+	*fig = f;
 	return 0;
+}
+
+static void new_inode_done(struct ctx *c, const struct frame *parent,
+			   const struct src_entry *e, int is_dir,
+			   const struct orlov_figures *fig, uint32_t ino)
+{
+	trace_inode(c, parent, e, is_dir, fig, ino);
+	report(c, e, ino);
 }
 
 static errcode_t add_link(struct ctx *c, const struct src_entry *e,
@@ -650,6 +659,7 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
 	struct frame *p, *n;
+	struct orlov_figures fig;
 	uint32_t ino, flags;
 	errcode_t err;
 
@@ -684,7 +694,7 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	}
 	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
 		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
-	err = new_inode(c, e, 1, &ino);
+	err = new_inode(c, e, 1, &ino, &fig);
 	if (err)
 		return err;
 	p = top(c);
@@ -702,6 +712,7 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	err = init_acl(c, p, &n->d.map, e, &n->inode.i_file_acl);
 	if (err)
 		return err;
+	new_inode_done(c, p, e, 1, &fig, ino);
 	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
 	if (err)
 		return fail(c, err, "creating directory", e->path);
@@ -740,6 +751,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	struct ifile f;
 	struct link_ent *l = NULL;
 	uint32_t ino, xblk = 0, flags, bs = c->fs.g.block_size;
+	struct orlov_figures fig;
 	mode_t m = e->st.st_mode;
 	errcode_t err;
 
@@ -758,7 +770,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		return 0;
 	}
 
-	err = new_inode(c, e, 0, &ino);
+	err = new_inode(c, e, 0, &ino, &fig);
 	if (err)
 		return err;
 	flags = mask_flags(m, top(c)->flags & FL_INHERITED);
@@ -767,6 +779,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	err = init_acl(c, top(c), &f, e, &xblk);
 	if (err)
 		goto out;
+	new_inode_done(c, top(c), e, 0, &fig, ino);
 
 	if (S_ISLNK(m) && e->link_len + 1 > sizeof(in.i_block)) {
 		/* Slow symlink: its one block before the parent's entry. */

@@ -13,7 +13,8 @@
 # checked the same way by t-trace-equal-oldalloc.sh.
 #
 # Cases: 1/2/4 KiB blocks, a nearly full inode table, nearly full images,
-# pre-existing content, block colour 5, the triple-indirect file.
+# pre-existing content, block colour 5, the triple-indirect file, extended
+# attributes and ACLs (shared, replaced and freed attribute blocks).
 #
 # Known representation difference, normalised in crosscheck.sh: the
 # kernel prints name=%s raw, the tool escapes the name (%XX for bytes
@@ -24,7 +25,7 @@
 set -uo pipefail
 here=$(dirname "$0")
 export ORLOV_KERNEL_MODE=patched
-cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill)$'
+cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill|b1k-xattr|b4k-xattr)$'
 rc=0
 for run in ${TRACE_EQUAL_RUNS:-root below}; do
 	extra=()
