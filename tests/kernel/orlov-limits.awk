@@ -15,7 +15,9 @@
 # at 255; mode=other: one less debt if any); every ext2_block_alloc takes
 # `got` blocks from the group holding `block`, every ext2_block_free gives
 # `count` blocks back from `block` on.  Debts start at 0 (in-memory,
-# as after a mount).
+# as after a mount).  Block records of an inode that precede its own inode
+# record (its inherited ACL block: the record comes at the end of
+# ext2_new_inode) are applied after that record's checks.
 #
 # Before applying an orlov-* (or oldalloc dir) record, the replayed totals
 # must give the record's avefreei and avefreeb (totals / ngroups), and for the
@@ -90,42 +92,69 @@ FNR == 1 {
 	}
 }
 
-/^ext2_block_alloc: / {
-	blk = -1; got = -1
-	for (i = 2; i <= NF; i++) {
-		if ($i ~ /^block=/) blk = substr($i, 7) + 0
-		else if ($i ~ /^got=/) got = substr($i, 5) + 0
-	}
-	g = int((blk - fdb) / bpg)
-	if (blk < fdb || g >= ng || got < 0) { mism("bad block record: " $0); next }
-	fb[g] -= got; sumb -= got
-	if (fb[g] < 0) mism("group " g " free blocks below 0")
-	next
+# Block records are held back until the next inode record: those of the
+# inode it announces (ext2_new_inode traces at its end, after the inherited
+# ACL block) come after its group choice, all others before.
+function field(line, key,    n, f, i) {
+	n = split(line, f, " ")
+	for (i = 2; i <= n; i++)
+		if (index(f[i], key "=") == 1) return substr(f[i], length(key) + 2) + 0
+	return -1
 }
 
-/^ext2_block_free: / {
-	blk = -1; nfree = -1
-	for (i = 2; i <= NF; i++) {
-		if ($i ~ /^block=/) blk = substr($i, 7) + 0
-		else if ($i ~ /^count=/) nfree = substr($i, 7) + 0
+function apply(line,    blk, got, g, b) {
+	blk = field(line, "block")
+	if (line ~ /^ext2_block_alloc: /) {
+		got = field(line, "got")
+		g = int((blk - fdb) / bpg)
+		if (blk < fdb || g >= ng || got < 0) { mism("bad block record: " line); return }
+		fb[g] -= got; sumb -= got
+		if (fb[g] < 0) mism("group " g " free blocks below 0")
+		return
 	}
-	if (blk < fdb || nfree < 0) { mism("bad free record: " $0); next }
-	for (b = blk; b < blk + nfree; b++) {
+	got = field(line, "count")
+	if (blk < fdb || got < 0) { mism("bad free record: " line); return }
+	for (b = blk; b < blk + got; b++) {
 		g = int((b - fdb) / bpg)
-		if (g >= ng) { mism("bad free record: " $0); break }
+		if (g >= ng) { mism("bad free record: " line); return }
 		fb[g]++; sumb++
 	}
+}
+
+# apply the held-back records, those of inode @ino (or all: -1) or the others
+function flush(ino, mine,    i, k, keep) {
+	k = 0
+	for (i = 1; i <= npend; i++) {
+		if (ino < 0 || (field(pend[i], "ino") == ino) == mine)
+			apply(pend[i])
+		else
+			keep[++k] = pend[i]
+	}
+	delete pend
+	for (i = 1; i <= k; i++) pend[i] = keep[i]
+	npend = k
+}
+
+/^ext2_block_(alloc|free): / {
+	pend[++npend] = $0
 	next
 }
 
 /^ext2_inode_alloc: / {
+	flush(field($0, "ino"), 0)
+	inode_record()
+	flush(field($0, "ino"), 1)
+	next
+}
+
+function inode_record(    i, eq, br, g, pg, avi, avb, nd) {
 	delete rec
 	for (i = 2; i <= NF; i++) {
 		eq = index($i, "=")
 		if (eq > 1) rec[substr($i, 1, eq - 1)] = substr($i, eq + 1)
 	}
 	br = rec["branch"]; g = rec["group"] + 0; pg = rec["pgroup"] + 0
-	if (g < 0 || g >= ng) { mism("group out of range: " $0); next }
+	if (g < 0 || g >= ng) { mism("group out of range: " $0); return }
 
 	if (br ~ /^orlov-/ || br == "dir") {
 		nrec++
@@ -177,10 +206,11 @@ FNR == 1 {
 	} else if (debt[g] > 0) {
 		debt[g]--
 	}
-	next
+	return
 }
 
 END {
+	flush(-1, 0)
 	if (bad) exit 0
 	for (k = 1; k <= 5; k++) print "limit", tag, limits[k], cnt[limits[k]]
 	print "records", tag, nrec
