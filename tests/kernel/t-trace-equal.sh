@@ -20,12 +20,13 @@
 # kernel prints name=%s raw, the tool escapes the name (%XX for bytes
 # < 0x21, '%', > 0x7e) as it does every path.
 #
-# Options are passed on to crosscheck.sh (e.g. --keep DIR, --only REGEX).
+# Options are passed on to crosscheck.sh (e.g. --keep DIR, --only REGEX);
+# TRACE_EQUAL_CASES replaces the case regex.
 # Exit: 0 pass, 1 fail, 77 skip (no QEMU, ORLOV_SKIP_KERNEL_TESTS=1).
 set -uo pipefail
 here=$(dirname "$0")
 export ORLOV_KERNEL_MODE=patched
-cases='^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill|b1k-xattr|b4k-xattr)$'
+cases=${TRACE_EQUAL_CASES:-'^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill|b1k-xattr|b4k-xattr)$'}
 rc=0
 for run in ${TRACE_EQUAL_RUNS:-root below}; do
 	extra=()
