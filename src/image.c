@@ -392,6 +392,11 @@ void image_set_large_file(struct image *img)
 	ext2fs_set_feature_large_file(img->fs->super);
 }
 
+int image_user_xattr(const struct image *img)
+{
+	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_XATTR_USER);
+}
+
 int image_posix_acl(const struct image *img)
 {
 	/* IS_POSIXACL after a mount without acl/noacl options */

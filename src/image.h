@@ -54,6 +54,8 @@ void image_set_large_file(struct image *img);
 void image_set_ext_attr(struct image *img);
 /* acl among the default mount options: new inodes inherit default ACLs */
 int image_posix_acl(const struct image *img);
+/* user_xattr among the default mount options: user.* can be set */
+int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
 
 /* Write inodes, bitmaps, counters and the superblock, and close. */

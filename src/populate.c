@@ -70,6 +70,7 @@ struct ctx {
 	size_t link_slots;
 	struct xattr_blocks xb;
 	int posix_acl;		/* new inodes inherit default ACLs */
+	int user_xattr;		/* user.* attributes can be set */
 	int target_acl_unread;	/* the target's block, not yet read by get_acl */
 	unsigned char *run, *chunk, *xblock;
 	uint32_t run_start, run_len;
@@ -875,6 +876,38 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e)
 	return 0;
 }
 
+/*
+ * The attributes must fit one block, and the kernel must accept them on a
+ * mount with the image's default options: user.* needs user_xattr, ACLs
+ * need acl (else setxattr fails with EOPNOTSUPP, and they could not be
+ * read back either).
+ */
+static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
+{
+	const char *bad = NULL;
+	errcode_t err;
+	size_t i;
+
+	if (!e->nxattrs || !c->o->xattrs)
+		return 0;
+	for (i = 0; i < e->nxattrs; i++) {
+		const char *n = e->xattrs[i].name;
+
+		if (!c->user_xattr && !strncmp(n, "user.", 5))
+			return fail(c, ORLOV_ERR_NO_USER_XATTR,
+				    "checking extended attributes of", e->path);
+		if (!c->posix_acl && !strncmp(n, "system.posix_acl_", 17))
+			return fail(c, ORLOV_ERR_NO_ACL,
+				    "checking extended attributes of", e->path);
+	}
+	err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock,
+				c->fs.g.block_size, &bad);
+	if (err)
+		return fail(c, err, "checking extended attributes of", e->path);
+	c->need_blocks++;
+	return 0;
+}
+
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
@@ -898,7 +931,10 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (c->scan_links[c->depth - 1]++ >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 		c->need_inodes++;
-		c->need_blocks += 1 + (e->nxattrs && c->o->xattrs);
+		c->need_blocks++;
+		err = check_xattrs(c, e);
+		if (err)
+			return err;
 	}
 	c->scan_links[c->depth] = c->depth ? 2 : c->target_links;
 	c->depth++;
@@ -934,14 +970,9 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	c->need_inodes++;
 	if (c->depth && c->scan_defacl[c->depth - 1] && !S_ISLNK(e->st.st_mode))
 		c->need_blocks++;	/* an inherited access ACL */
-	if (e->nxattrs && c->o->xattrs) {
-		const char *bad = NULL;
-
-		err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock, bs, &bad);
-		if (err)
-			return fail(c, err, "checking extended attributes of", e->path);
-		c->need_blocks++;
-	}
+	err = check_xattrs(c, e);
+	if (err)
+		return err;
 	if (S_ISLNK(e->st.st_mode)) {
 		if (e->link_len + 1 > bs)
 			return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, "checking", e->path);
@@ -1121,6 +1152,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	if (xattr_blocks_init(&c.xb, bs))
 		c.xblock = (free(c.xblock), NULL);
 	c.posix_acl = image_posix_acl(c.img);
+	c.user_xattr = image_user_xattr(c.img);
 	c.group_used = calloc(c.fs.g.ngroups, 1);
 	if (!c.run || !c.chunk || !c.xblock || !c.group_used) {
 		err = ENOMEM;

@@ -87,6 +87,23 @@ t_mkimage "$T_TMP/bs.img" 8M -t ext2 -b 1024 -O ^filetype
 "$ORLOV_POPULATE" -q "$T_TMP/bs.img" "$src" || t_fail "no filetype feature refused"
 t_fsck "$T_TMP/bs.img"
 
+# Attributes the kernel would refuse with the image's default mount
+# options: user.* without user_xattr, ACLs without acl.
+if setfattr -n user.k -v v "$src/a/f" 2>/dev/null; then
+	t_mkimage "$T_TMP/nox.img" 4M -t ext2 -b 1024 -N 64
+	tune2fs -o ^user_xattr "$T_TMP/nox.img" >/dev/null
+	expect no-user-xattr 1 "user\.\* attributes need user_xattr in the image's default mount options \(tune2fs -o user_xattr\) while checking extended attributes of $src/a/f" \
+		"$T_TMP/nox.img" "$T_TMP/nox.img" "$src"
+	setfattr -x user.k "$src/a/f"
+	if setfacl -m u:1234:r "$src/a/f" 2>/dev/null; then
+		t_mkimage "$T_TMP/noacl.img" 4M -t ext2 -b 1024 -N 64
+		tune2fs -o ^acl "$T_TMP/noacl.img" >/dev/null
+		expect no-acl 1 "POSIX ACLs need acl in the image's default mount options \(tune2fs -o acl\) while checking extended attributes of $src/a/f" \
+			"$T_TMP/noacl.img" "$T_TMP/noacl.img" "$src"
+		setfacl -b "$src/a/f"
+	fi
+fi
+
 # ext3 whose journal needs recovery, and a filesystem marked not clean.
 t_mkimage "$T_TMP/rec.img" 8M -t ext3 -b 1024
 debugfs -w -R "feature needs_recovery" "$T_TMP/rec.img" >/dev/null 2>&1
