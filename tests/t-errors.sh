@@ -104,6 +104,15 @@ if setfattr -n user.k -v v "$src/a/f" 2>/dev/null; then
 	fi
 fi
 
+# A mounted filesystem, read-write or read-only: libext2fs's mount check
+# can be told to pretend (no mount on this host).
+(export EXT2FS_PRETEND_RW_MOUNT=1
+ expect mounted-rw 1 "Filesystem is mounted while checking whether mounted $img" \
+	"$img" "$img" "$src") || exit 1
+(export EXT2FS_PRETEND_RO_MOUNT=1
+ expect mounted-ro 1 "Filesystem is mounted while checking whether mounted $img" \
+	"$img" "$img" "$src") || exit 1
+
 # ext3 whose journal needs recovery, and a filesystem marked not clean.
 t_mkimage "$T_TMP/rec.img" 8M -t ext3 -b 1024
 debugfs -w -R "feature needs_recovery" "$T_TMP/rec.img" >/dev/null 2>&1
