@@ -150,11 +150,12 @@ KT_UUID=6f726c6f-762d-706f-7075-6c6174650001
 kt_letters=abcdefghijklmnopqrstuvwxyz
 
 # kt_read_cases FILE ONLY_REGEX HEAVY(yes|no): fill the arrays names sizes
-# gargs (gentree arguments) margs (mke2fs options) colours prefills, and
-# nheavy (heavy cases left out).  Line format: see cases.list.
+# gargs (gentree arguments) margs (mke2fs options) colours prefills
+# targetacls, and nheavy (heavy cases left out).  Line format: see
+# cases.list.
 kt_read_cases() {
-	local line left right opts n sz rest o colour prefill isheavy
-	names=() sizes=() gargs=() margs=() colours=() prefills=()
+	local line left right opts n sz rest o colour prefill isheavy targetacl
+	names=() sizes=() gargs=() margs=() colours=() prefills=() targetacls=()
 	nheavy=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
@@ -165,11 +166,12 @@ kt_read_cases() {
 		if [ -n "$2" ] && ! [[ $n =~ $2 ]]; then
 			continue
 		fi
-		colour=0 prefill=0 isheavy=false
+		colour=0 prefill=0 isheavy=false targetacl=
 		for o in $opts; do
 			case $o in
 			colour=*) colour=${o#colour=} ;;
 			prefill=*) prefill=${o#prefill=} ;;
+			targetacl=base|targetacl=named) targetacl=${o#targetacl=} ;;
 			heavy) isheavy=true ;;
 			*) kt_die "$n: unknown case option $o" ;;
 			esac
@@ -181,7 +183,7 @@ kt_read_cases() {
 			continue
 		fi
 		names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
-		colours+=("$colour"); prefills+=("$prefill")
+		colours+=("$colour"); prefills+=("$prefill"); targetacls+=("$targetacl")
 	done <"$1"
 }
 
@@ -236,4 +238,28 @@ kt_base_image() {
 		debugfs -R "stat $target" "$base" 2>/dev/null | grep -q 'Type: directory' ||
 			kt_die "$n: $target not created"
 	fi
+	if [ -n "${targetacls[$i]}" ]; then
+		kt_target_acl "$base" "${target:-/}" "${targetacls[$i]}" "$log" ||
+			kt_die "$n: setting the default ACL of ${target:-/} failed"
+	fi
+}
+
+# A default ACL on the target directory, written with debugfs (an attribute
+# block, in ext2's disk form): base = u::rwx,g::r-x,o::r-x (new directories
+# inherit exactly it, files get no access ACL), named = u::rwx,u:1000:rwx,
+# g::r-x,m::rwx,o::r-x (every new inode gets an access ACL too).
+kt_target_acl() { # IMAGE PATH base|named LOG
+	local v='\002\000\000\000\001\000\007\000\377\377\377\377'
+	[ "$3" = named ] && v=$v'\002\000\007\000\350\003\000\000'
+	v=$v'\004\000\005\000\377\377\377\377'
+	[ "$3" = named ] && v=$v'\020\000\007\000\377\377\377\377'
+	v=$v'\040\000\005\000\377\377\377\377'
+	printf "$v" >"$1.acl" &&
+		debugfs -w -R "ea_set -f $1.acl $2 system.posix_acl_default" "$1" \
+			>>"$4" 2>&1 &&
+		debugfs -R "ea_list $2" "$1" 2>/dev/null |
+			grep -q 'system.posix_acl_default'
+	local rc=$?
+	rm -f "$1.acl"
+	return $rc
 }

@@ -26,7 +26,7 @@
 set -uo pipefail
 here=$(dirname "$0")
 export ORLOV_KERNEL_MODE=patched
-cases=${TRACE_EQUAL_CASES:-'^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill|b1k-xattr|b4k-xattr)$'}
+cases=${TRACE_EQUAL_CASES:-'^(b1k-mixed|b4k-g4k-mixed|b1k-small-tight|b2k-i128-colour5|b1k-prefill|b1k-tind|b1k-fill|b4k-fill|b1k-xattr|b4k-xattr|b1k-tacl-base|b2k-tacl-named)$'}
 rc=0
 for run in ${TRACE_EQUAL_RUNS:-root below}; do
 	extra=()
