@@ -470,20 +470,19 @@ static int mode_says_all(const struct ctx *c, const struct xattr_disk *d)
 	return equiv == 0;
 }
 
+/* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
 static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
-			 int index, const struct acl *acl, int remove)
+			 int index, const struct acl *acl)
 {
 	struct xattr_disk d = { .index = index, .name = "" };
 	errcode_t err = 0;
 
-	if (!remove)
+	if (acl)
 		err = acl_to_disk(acl, &d.value, &d.size);
-	else
-		d.value = NULL;
 	if (!err)
 		err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
 				     f->has_alloc_info ? &f->bi : NULL,
-				     file_acl, &d, remove);
+				     file_acl, &d, !acl);
 	free(d.value);
 	return err;
 }
@@ -530,7 +529,7 @@ static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 		goto out;
 	if (S_ISDIR(e->st.st_mode)) {
 		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
-			      &def, 0);
+			      &def);
 		if (err)
 			goto out;
 	}
@@ -546,7 +545,7 @@ static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 		err = ORLOV_ERR_BAD_XATTR;
 	else if (ret > 0)
 		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
-			      &acl, 0);
+			      &acl);
 out:
 	acl_free(&def);
 	acl_free(&acl);
@@ -572,8 +571,8 @@ static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
 			err = ORLOV_ERR_BAD_XATTR;
 		else
 			err = set_acl(c, f, file_acl,
-				      EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl,
-				      posix_acl_equiv_mode(&acl) == 0);
+				      EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
+				      posix_acl_equiv_mode(&acl) ? &acl : NULL);
 	}
 	acl_free(&acl);
 	return err ? fail(c, err, "changing the mode of", e->path) : 0;
@@ -603,11 +602,11 @@ static errcode_t drop_acls(struct ctx *c, struct ifile *f,
 		return 0;
 	if (!has_src_xattr(e, "system.posix_acl_access"))
 		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
-			      NULL, 1);
+			      NULL);
 	if (!err && S_ISDIR(e->st.st_mode) &&
 	    !has_src_xattr(e, "system.posix_acl_default"))
 		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
-			      NULL, 1);
+			      NULL);
 	return err ? fail(c, err, "removing inherited ACLs of", e->path) : 0;
 }
 
