@@ -21,14 +21,21 @@
 
 struct xattr_blk {
 	uint32_t blk;		/* 0: freed again */
-	uint64_t cached;	/* mbcache insertion stamp; 0: not cached */
+	int cached;		/* in the mbcache emulation */
+	uint32_t chash;		/* the hash it is cached under */
+	size_t next_hash;	/* cache chain, newer to older (index + 1) */
+	size_t next_blk;	/* block number chain (index + 1) */
 	unsigned char *data;	/* the block as it is now */
 };
 
+/* Both indexes chain through the blocks: a bucket holds index + 1 of the
+ * first, 0 when empty.  The cache chain is kept newest first, the order
+ * in which mb_cache_entry_find_first walks a hash bucket. */
 struct xattr_blocks {
 	struct xattr_blk *b;
 	size_t n, cap;
-	uint64_t stamp;
+	size_t *by_hash, *by_blk;
+	size_t nbuckets;	/* a power of two */
 	uint32_t block_size;
 	unsigned char *scratch;	/* a copy being edited */
 	int allocated;		/* a block was allocated (ext_attr feature) */
