@@ -10,6 +10,7 @@
 #include "util.h"
 
 #define EXT2_ACL_VERSION 1
+#define ACL_XATTR_VERSION 2	/* posix_acl_xattr, what getxattr returns */
 
 static int is_long(uint16_t tag)
 {
@@ -38,6 +39,28 @@ errcode_t acl_from_disk(const unsigned char *v, size_t size, struct acl *acl)
 		e->perm = (uint16_t)get_le16(v + off + 2);
 		e->id = is_long(e->tag) ? get_le32(v + off + 4) : 0xffffffffU;
 		off += is_long(e->tag) ? 8 : 4;
+	}
+	return 0;
+}
+
+errcode_t acl_from_xattr(const unsigned char *v, size_t size, struct acl *acl)
+{
+	size_t i;
+
+	acl->e = NULL;
+	acl->n = 0;
+	if (size < 4 || (size - 4) % 8 || get_le32(v) != ACL_XATTR_VERSION)
+		return ORLOV_ERR_BAD_XATTR;
+	acl->n = (size - 4) / 8;
+	acl->e = calloc(acl->n ? acl->n : 1, sizeof(*acl->e));
+	if (!acl->e)
+		return ENOMEM;
+	for (i = 0; i < acl->n; i++) {
+		const unsigned char *s = v + 4 + 8 * i;
+
+		acl->e[i].tag = (uint16_t)get_le16(s);
+		acl->e[i].perm = (uint16_t)get_le16(s + 2);
+		acl->e[i].id = get_le32(s + 4);
 	}
 	return 0;
 }

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "xattr.h"
+#include "acl.h"
 #include "orlov_err.h"
 #include "util.h"
 
@@ -19,11 +20,6 @@
 #define IDX_TRUSTED EXT2_XATTR_INDEX_TRUSTED
 #define IDX_SECURITY EXT2_XATTR_INDEX_SECURITY
 
-/* posix_acl_xattr (what getxattr returns) and ext2's disk form. */
-#define ACL_XATTR_VERSION 2
-#define EXT2_ACL_VERSION 1
-#define ACL_USER 0x02
-#define ACL_GROUP 0x08
 
 static int classify(const char *full, struct xattr_disk *e)
 {
@@ -57,45 +53,6 @@ static int classify(const char *full, struct xattr_disk *e)
 		}
 	}
 	return -1;
-}
-
-/* posix_acl_xattr -> ext2 disk ACL: short entries for the owner, group,
- * mask and other tags, long ones (with an id) for named users/groups. */
-static errcode_t acl_to_disk(const unsigned char *v, size_t size,
-			     unsigned char **out, size_t *out_size)
-{
-	size_t n, i, len = 4;
-	unsigned char *d, *p;
-
-	if (size < 4 || (size - 4) % 8 || get_le32(v) != ACL_XATTR_VERSION)
-		return ORLOV_ERR_BAD_XATTR;
-	n = (size - 4) / 8;
-	for (i = 0; i < n; i++) {
-		uint32_t tag = get_le16(v + 4 + 8 * i);
-
-		len += (tag == ACL_USER || tag == ACL_GROUP) ? 8 : 4;
-	}
-	d = malloc(len);
-	if (!d)
-		return ENOMEM;
-	put_le32(d, EXT2_ACL_VERSION);
-	p = d + 4;
-	for (i = 0; i < n; i++) {
-		const unsigned char *s = v + 4 + 8 * i;
-		uint32_t tag = get_le16(s);
-
-		put_le16(p, tag);
-		put_le16(p + 2, get_le16(s + 2));
-		if (tag == ACL_USER || tag == ACL_GROUP) {
-			put_le32(p + 4, get_le32(s + 4));
-			p += 8;
-		} else {
-			p += 4;
-		}
-	}
-	*out = d;
-	*out_size = len;
-	return 0;
 }
 
 /* ext2_xattr_cmp_entry: the order of the entry table (index, name
@@ -137,7 +94,13 @@ errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d)
 	if (d->name_len > 255)
 		return ORLOV_ERR_BAD_XATTR;
 	if (d->index == IDX_ACL_ACCESS || d->index == IDX_ACL_DEFAULT) {
-		err = acl_to_disk(x->value, x->size, &d->value, &d->size);
+		struct acl acl;
+
+		/* ext2 keeps its own compact form (fs/ext2/acl.c) */
+		err = acl_from_xattr(x->value, x->size, &acl);
+		if (!err)
+			err = acl_to_disk(&acl, &d->value, &d->size);
+		acl_free(&acl);
 		if (err)
 			return err;
 		d->owned = 1;
@@ -218,12 +181,11 @@ int xattr_block_is_empty(const unsigned char *block)
 /* ext2_xattr_hash_entry: whatever @e points to, the terminator included */
 static void hash_entry(unsigned char *block, unsigned char *e)
 {
-	uint32_t size = get_le32(e + 8);
-	const unsigned char *v = block + get_le16(e + 2);
+	/* a value kept in another block (e_value_block) is not hashed */
+	uint32_t size = get_le32(e + 4) ? 0 : get_le32(e + 8);
 
 	put_le32(e + 12, xattr_entry_hash((const char *)e + ENTRY_SIZE, e[0],
-					  get_le32(e + 4) || !size ? NULL : v,
-					  get_le32(e + 4) ? 0 : size));
+					  block + get_le16(e + 2), size));
 }
 
 /* ext2_xattr_rehash: @here's hash, then the block's from every entry's */
