@@ -80,10 +80,11 @@ struct ctx {
 	/* first pass */
 	uint64_t need_inodes, need_blocks;
 	uint32_t target_ino, target_links;
-	uint32_t *scan_links;	/* link counts of the directories being scanned */
+	struct scan_dir {	/* the directories being scanned */
+		uint32_t links;	/* their link counts */
+		int defacl;	/* they have a default ACL to pass on */
+	} *scan;
 	size_t scan_cap;
-	uint8_t *scan_defacl;	/* ...and whether they have a default ACL */
-	size_t scan_defacl_cap;
 	struct dirbuf *target;
 };
 
@@ -912,22 +913,20 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	struct ctx *c = ctx;
 	errcode_t err;
 
-	if (grow_array(&c->scan_links, &c->scan_cap, c->depth + 1,
-		       sizeof(*c->scan_links), 32) ||
-	    grow_array(&c->scan_defacl, &c->scan_defacl_cap, c->depth + 1,
-		       sizeof(*c->scan_defacl), 32))
+	if (grow_array(&c->scan, &c->scan_cap, c->depth + 1,
+		       sizeof(*c->scan), 32))
 		return ENOMEM;
 	/* An inherited ACL may take a block of its own (more at most). */
-	if (c->depth && c->scan_defacl[c->depth - 1])
+	if (c->depth && c->scan[c->depth - 1].defacl)
 		c->need_blocks++;
-	c->scan_defacl[c->depth] = c->depth && c->posix_acl &&
+	c->scan[c->depth].defacl = c->depth && c->posix_acl &&
 		has_src_xattr(e, "system.posix_acl_default");
 	if (c->depth) {
 		err = check_name(c, e);
 		if (err)
 			return err;
 		/* ext2 refuses a mkdir past its link limit: so do we, early. */
-		if (c->scan_links[c->depth - 1]++ >= EXT2_DRIVER_LINK_MAX)
+		if (c->scan[c->depth - 1].links++ >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 		c->need_inodes++;
 		c->need_blocks++;
@@ -935,7 +934,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (err)
 			return err;
 	}
-	c->scan_links[c->depth] = c->depth ? 2 : c->target_links;
+	c->scan[c->depth].links = c->depth ? 2 : c->target_links;
 	c->depth++;
 	return 0;
 }
@@ -967,7 +966,7 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			return err;
 	}
 	c->need_inodes++;
-	if (c->depth && c->scan_defacl[c->depth - 1] && !S_ISLNK(e->st.st_mode))
+	if (c->depth && c->scan[c->depth - 1].defacl && !S_ISLNK(e->st.st_mode))
 		c->need_blocks++;	/* an inherited access ACL */
 	err = check_xattrs(c, e);
 	if (err)
@@ -1087,8 +1086,7 @@ static void ctx_free(struct ctx *c)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
 	free(c->stack);
-	free(c->scan_links);
-	free(c->scan_defacl);
+	free(c->scan);
 	free(c->links);
 	free(c->link_slot);
 	xattr_blocks_free(&c->xb);
