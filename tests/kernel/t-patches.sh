@@ -62,28 +62,33 @@ series_list() {
 	done <"$dir/series"
 }
 
-# apply the series to copies of the files it touches: check_apply SRC WORK P...
-check_apply() {
-	local src=$1 work=$2 p f out rc=0
-	shift 2
-	rm -rf "$work" && mkdir -p "$work"
-	for p in "$@"; do
-		sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$p"
-	done | sort -u | while read -r f; do
+# the files a series touches: touched P...
+touched() {
+	sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$@" | sort -u
+}
+
+# apply the series to fresh copies of the files it touches, with patch (no
+# fuzz; offsets are fine) or git apply: apply_series patch|git SRC WORK P...
+apply_series() {
+	local how=$1 src=$2 work=$3 p f out rc
+	shift 3
+	rm -rf "$work" && mkdir -p "$work" || return 1
+	for f in $(touched "$@"); do
 		if [ -f "$src/$f" ]; then
 			mkdir -p "$work/$(dirname "$f")" && cp "$src/$f" "$work/$f"
 		fi
 	done
 	for p in "$@"; do
-		if ! out=$(cd "$work" && patch -p1 -F0 -N --batch -s <"$p" 2>&1); then
-			echo "# $(basename "$p") does not apply:"
-			echo "$out" | sed 's/^/#   /'
-			rc=1
-			break
+		if [ "$how" = patch ]; then
+			out=$(cd "$work" && patch -p1 -F0 -N --batch -s <"$p" 2>&1)
+		else
+			out=$(cd "$work" && git apply -p1 "$p" 2>&1)
 		fi
+		rc=$?
+		[ $rc = 0 ] || echo "# $(basename "$p") does not apply with $how:"
 		[ -z "$out" ] || echo "$out" | sed 's/^/#   /'
+		[ $rc = 0 ] || return 1
 	done
-	return $rc
 }
 
 # checkpatch one patch: clean means exit status 0 and nothing reported
@@ -95,25 +100,6 @@ check_style() {
 	[ $rc = 0 ] && ! echo "$out" | grep -qE '(ERROR|WARNING|CHECK):'
 }
 
-# the same series through git apply, in a second copy: check_git_apply SRC WORK P...
-check_git_apply() {
-	local src=$1 work=$2 p f
-	shift 2
-	rm -rf "$work" && mkdir -p "$work"
-	for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$@" | sort -u); do
-		if [ -f "$src/$f" ]; then
-			mkdir -p "$work/$(dirname "$f")" && cp "$src/$f" "$work/$f"
-		fi
-	done
-	for p in "$@"; do
-		if ! out=$(cd "$work" && git apply -p1 "$p" 2>&1); then
-			echo "# $(basename "$p") does not apply with git apply:"
-			echo "$out" | sed 's/^/#   /'
-			return 1
-		fi
-	done
-}
-
 # optional: W=1 build of fs/ext2 and fs/ext4 in a patched copy of the tree
 check_build() {
 	local src=$1 ver=$2 tree=$srcroot/$ver-build obj=$srcroot/$ver-obj p f
@@ -121,7 +107,7 @@ check_build() {
 	kt_need flex flex bison bison bc bc || true
 	rm -rf "$tree" && cp -al "$src" "$tree" || return 1
 	# break the hard links of the files the series touches first
-	for f in $(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$@" | sort -u); do
+	for f in $(touched "$@"); do
 		[ -f "$tree/$f" ] && cp --remove-destination "$src/$f" "$tree/$f"
 	done
 	for p in "$@"; do
@@ -156,12 +142,12 @@ for ver in $versions; do
 		continue
 	fi
 	mapfile -t list < <(series_list "$dir")
-	if check_apply "$src" "$tmp/$ver" "${list[@]}"; then
+	if apply_series patch "$src" "$tmp/$ver" "${list[@]}"; then
 		ok "$ver: ${#list[@]} patches apply with patch -F0"
 	else
 		notok "$ver: series does not apply with patch -F0"
 	fi
-	if check_git_apply "$src" "$tmp/$ver-git" "${list[@]}"; then
+	if apply_series git "$src" "$tmp/$ver-git" "${list[@]}"; then
 		ok "$ver: ${#list[@]} patches apply with git apply"
 	else
 		notok "$ver: series does not apply with git apply"
