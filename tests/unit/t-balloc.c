@@ -10,28 +10,15 @@
 #include "dir.h"
 #include "orlov_err.h"
 #include "tap.h"
+#include "fixture.h"
 
 /* 4 groups of 1024 blocks of 1 KiB; blocks 1..100 of each group in use
  * (metadata), first data block 1. */
 static void mkstate(struct fs_state *fs)
 {
-	struct fs_geom g = {
-		.ngroups = 4, .inodes_per_group = 128, .blocks_per_group = 1024,
-		.inodes_count = 512, .blocks_count = 4097, .first_data_block = 1,
-		.first_ino = 11, .block_size = 1024, .inode_size = 128,
-	};
-	uint32_t i, b;
-
 	if (fs->free_inodes)
 		fs_state_free(fs);	/* a test may start over */
-	fs_state_init(fs, &g);
-	for (i = 0; i < 4; i++) {
-		for (b = 0; b < 100; b++)
-			bit_set(group_bbitmap(fs, i), b);
-		fs->free_blocks[i] = 924;
-		fs->free_inodes[i] = 128;
-	}
-	fs_state_sum(fs);
+	fixture_state(fs, 4, 128, 1024, 100);
 }
 
 static uint32_t alloc(struct fs_state *fs, struct blk_alloc_info *bi,

@@ -10,26 +10,7 @@
 #include "xblock.h"
 #include "orlov_err.h"
 #include "tap.h"
-
-/* 2 groups of 8192 blocks of 1 KiB, blocks 1..99 of each in use. */
-static void mkstate(struct fs_state *fs)
-{
-	struct fs_geom g = {
-		.ngroups = 2, .inodes_per_group = 4096, .blocks_per_group = 8192,
-		.inodes_count = 8192, .blocks_count = 16385, .first_data_block = 1,
-		.first_ino = 11, .block_size = 1024, .inode_size = 128,
-	};
-	uint32_t i, b;
-
-	fs_state_init(fs, &g);
-	for (i = 0; i < 2; i++) {
-		for (b = 0; b < 99; b++)
-			bit_set(group_bbitmap(fs, i), b);
-		fs->free_blocks[i] = 8192 - 99;
-		fs->free_inodes[i] = 4096;
-	}
-	fs_state_sum(fs);
-}
+#include "fixture.h"
 
 static struct xattr_disk attr(const char *name, const char *value)
 {
@@ -56,7 +37,8 @@ int main(void)
 	uint64_t free0;
 	int i, ok;
 
-	mkstate(&fs);
+	/* 2 groups of 8192 blocks of 1 KiB, blocks 1..99 of each in use */
+	fixture_state(&fs, 2, 4096, 8192, 99);
 	is_int(xattr_blocks_init(&xb, 1024), 0, "init");
 	free0 = fs.freeb_total;
 
