@@ -374,8 +374,9 @@ errcode_t ext2_new_blocks(struct fs_state *fs, uint32_t ino,
 		if (windowsz > 0)
 			my_rsv = &bi->rsv;
 	}
-	/* ext2_has_free_blocks: the writer is root, reserved blocks count. */
-	if (fs->freeb_total == 0)
+	/* ext2_has_free_blocks lets root through whatever the counter says;
+	 * with no free block at all the search below would fail too. */
+	if (percpu_counter_sum(&fs->freeb) == 0)
 		return ORLOV_ERR_NO_BLOCKS;
 
 	if (goal < g->first_data_block || goal >= g->blocks_count)
@@ -430,7 +431,7 @@ allocated:
 	if (*first + num - 1 >= g->blocks_count)
 		return ORLOV_ERR_CORRUPT;
 	fs->free_blocks[group_no] -= (uint32_t)num;
-	fs->freeb_total -= num;
+	percpu_counter_add(&fs->freeb, -(int64_t)num);
 	trace_block(fs, ino, orig_goal, *count, my_rsv, *first, num);
 	*count = num;
 	return 0;
@@ -441,6 +442,7 @@ void ext2_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
 {
 	const struct fs_geom *g = &fs->g;
 	unsigned long i;
+	int64_t freed = 0;
 
 	if (fs->trace)
 		fprintf(fs->trace, "ext2_block_free: ino=%u block=%u count=%lu\n",
@@ -456,6 +458,9 @@ void ext2_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
 			continue;
 		bit_clear(map, rel % g->blocks_per_group);
 		fs->free_blocks[group]++;
-		fs->freeb_total++;
+		freed++;
 	}
+	/* One counter update for the whole call, as release_blocks does. */
+	if (freed)
+		percpu_counter_add(&fs->freeb, freed);
 }

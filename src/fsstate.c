@@ -51,12 +51,28 @@ void fs_state_sum(struct fs_state *fs)
 {
 	uint32_t i;
 
-	fs->freei_total = fs->freeb_total = fs->dirs_total = 0;
+	fs->freei.count = fs->freeb.count = fs->dirs.count = 0;
+	fs->freei.pcpu = fs->freeb.pcpu = fs->dirs.pcpu = 0;
 	for (i = 0; i < fs->g.ngroups; i++) {
-		fs->freei_total += fs->free_inodes[i];
-		fs->freeb_total += fs->free_blocks[i];
-		fs->dirs_total += fs->used_dirs[i];
+		fs->freei.count += fs->free_inodes[i];
+		fs->freeb.count += fs->free_blocks[i];
+		fs->dirs.count += fs->used_dirs[i];
 	}
+}
+
+int32_t percpu_batch_for(unsigned int cpus)
+{
+	/* compute_batch_value(): max(32, nr * 2) over the online CPUs. */
+	if (cpus == CPUS_UP)
+		return 0;
+	return cpus > 16 ? (int32_t)(2 * cpus) : 32;
+}
+
+void fs_state_set_cpus(struct fs_state *fs, unsigned int cpus)
+{
+	int32_t b = percpu_batch_for(cpus);
+
+	fs->freei.batch = fs->freeb.batch = fs->dirs.batch = b;
 }
 
 uint32_t group_first_block(const struct fs_state *fs, uint32_t group)

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The allocator state of one filesystem, as the ext2 driver holds it in
- * memory after a fresh mount: per-group descriptor counters, the free
- * counters (exact, as percpu counters are on a uniprocessor kernel), the
- * Orlov debts (zero at mount), the bitmaps and the reservation windows.
+ * memory after a fresh mount: per-group descriptor counters, the three
+ * percpu counters (free inodes, free blocks, directories), the Orlov debts
+ * (zero at mount), the bitmaps and the reservation windows.
  * Loaded from the image by image.c, changed only by orlov.c and balloc.c,
  * written back once at the end.
  */
@@ -44,15 +44,59 @@ struct rsv_tree {
 	struct rsv_window head;
 };
 
+/*
+ * lib/percpu_counter.c as one writer sees it that never leaves its CPU (the
+ * only deterministic case on an SMP kernel): @count is fbc->count, what
+ * percpu_counter_read_positive() returns to every reader; @pcpu is the
+ * writer's CPU's share not yet folded into it.  An add folds when the
+ * share would reach @batch in size, percpu_counter_batch being
+ * max(32, 2 * online CPUs).  @batch 0 is a uniprocessor kernel
+ * (CONFIG_SMP off), whose counters are plain exact integers: every add
+ * folds at once.
+ */
+struct percpu_counter {
+	int64_t count;
+	int64_t pcpu;
+	int32_t batch;
+};
+
+/* percpu_counter_add(); _inc, _dec and _sub are adds of 1, -1 and -n. */
+static inline void percpu_counter_add(struct percpu_counter *c, int64_t amount)
+{
+	int64_t n = c->pcpu + amount;
+
+	if (n >= c->batch || -n >= c->batch) {
+		c->count += n;
+		c->pcpu = 0;
+	} else {
+		c->pcpu = n;
+	}
+}
+
+static inline int64_t percpu_counter_read_positive(const struct percpu_counter *c)
+{
+	return c->count > 0 ? c->count : 0;
+}
+
+/* The exact value: what the group descriptors add up to. */
+static inline int64_t percpu_counter_sum(const struct percpu_counter *c)
+{
+	return c->count + c->pcpu;
+}
+
+/* --cpus: the kernel the layout must match. */
+#define CPUS_UP 0	/* uniprocessor build, exact counters */
+int32_t percpu_batch_for(unsigned int cpus);
+
 struct fs_state {
 	struct fs_geom g;
 	uint32_t *free_inodes;	/* bg_free_inodes_count */
 	uint32_t *free_blocks;	/* bg_free_blocks_count */
 	uint32_t *used_dirs;	/* bg_used_dirs_count */
 	uint8_t *debts;		/* s_debts[] */
-	uint64_t freei_total;	/* s_freeinodes_counter */
-	uint64_t freeb_total;	/* s_freeblocks_counter */
-	uint64_t dirs_total;	/* s_dirs_counter */
+	struct percpu_counter freei;	/* s_freeinodes_counter */
+	struct percpu_counter freeb;	/* s_freeblocks_counter */
+	struct percpu_counter dirs;	/* s_dirs_counter */
 	uint8_t *bbitmap;	/* block bitmaps, bytes_per_group each */
 	uint8_t *ibitmap;	/* inode bitmaps, ibytes_per_group each */
 	uint32_t bytes_per_group, ibytes_per_group;
@@ -63,8 +107,11 @@ struct fs_state {
 
 errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);
 void fs_state_free(struct fs_state *fs);
-/* Recompute totals from the per-group counters, as ext2_fill_super does. */
+/* Recompute totals from the per-group counters, as ext2_fill_super's
+ * percpu_counter_init() does: exact, nothing left on any CPU. */
 void fs_state_sum(struct fs_state *fs);
+/* The counters' batch for a kernel with @cpus online CPUs, or CPUS_UP. */
+void fs_state_set_cpus(struct fs_state *fs, unsigned int cpus);
 
 uint32_t group_first_block(const struct fs_state *fs, uint32_t group);
 uint32_t group_last_block(const struct fs_state *fs, uint32_t group);

@@ -466,8 +466,9 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
 		ext2fs_group_desc_csum_set(e, i);
 	}
-	ext2fs_free_blocks_count_set(e->super, fs->freeb_total);
-	e->super->s_free_inodes_count = (uint32_t)fs->freei_total;
+	ext2fs_free_blocks_count_set(e->super,
+				     (blk64_t)percpu_counter_sum(&fs->freeb));
+	e->super->s_free_inodes_count = (uint32_t)percpu_counter_sum(&fs->freei);
 	ext2fs_mark_super_dirty(e);
 	ext2fs_mark_bb_dirty(e);
 	ext2fs_mark_ib_dirty(e);

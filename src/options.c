@@ -13,6 +13,7 @@ enum {
 	OPT_TOPDIR,
 	OPT_SEED,
 	OPT_COLOUR,
+	OPT_CPUS,
 	OPT_TRACE,
 	OPT_NO_XATTRS,
 };
@@ -23,6 +24,7 @@ static const struct option longopts[] = {
 	{ "topdir", required_argument, NULL, OPT_TOPDIR },
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
+	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -46,6 +48,10 @@ void options_usage(FILE *f, const char *prog)
 "      --seed N           seed for --topdir random (default 0)\n"
 "      --block-colour N   block goal colour 0-15, the kernel's writer pid %% 16\n"
 "                         (default 0)\n"
+"      --cpus N|up        the kernel's online CPUs: its free-inode, free-block\n"
+"                         and directory counters lag by up to max(32, 2N) per\n"
+"                         CPU on an SMP kernel; up: a uniprocessor build, exact\n"
+"                         counters (default up)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -94,6 +100,15 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			if (parse_u64(optarg, 15, &v))
 				return *msg = "--block-colour takes a number from 0 to 15", ORLOV_ERR_USAGE;
 			o->colour = (unsigned int)v;
+			break;
+		case OPT_CPUS:
+			/* NR_CPUS is at most 8192 (MAXSMP). */
+			if (!strcmp(optarg, "up"))
+				o->cpus = 0;
+			else if (parse_u64(optarg, 8192, &v) || v == 0)
+				return *msg = "--cpus takes up or a number from 1 to 8192", ORLOV_ERR_USAGE;
+			else
+				o->cpus = (unsigned int)v;
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;

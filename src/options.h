@@ -17,6 +17,7 @@ struct options {
 	enum topdir_rule topdir;
 	uint64_t seed;		/* --seed, for --topdir random */
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
+	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	int xattrs;		/* copy extended attributes (default on) */

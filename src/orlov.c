@@ -42,7 +42,9 @@ int find_group_dir(const struct fs_state *fs, int parent_group,
 		   struct orlov_figures *f)
 {
 	int ngroups = (int)fs->g.ngroups;
-	int avefreei = (int)(fs->freei_total / fs->g.ngroups);
+	/* ext2_count_free_inodes(): the descriptors' exact sum, not the
+	 * percpu counter that find_group_orlov reads. */
+	int avefreei = (int)(percpu_counter_sum(&fs->freei) / fs->g.ngroups);
 	int group, best_group = -1;
 
 	/* The parent's group is not used, only recorded for the trace. */
@@ -66,11 +68,13 @@ int find_group_orlov(const struct fs_state *fs, int parent_group, int topdir,
 {
 	int ngroups = (int)fs->g.ngroups;
 	int inodes_per_group = (int)fs->g.inodes_per_group;
-	int freei = (int)fs->freei_total;
+	/* On SMP these lag the descriptors by up to a batch: the writer's
+	 * own CPU has not folded its share yet. */
+	int freei = (int)percpu_counter_read_positive(&fs->freei);
 	int avefreei = freei / ngroups;
-	int free_blocks = (int)fs->freeb_total;
+	int free_blocks = (int)percpu_counter_read_positive(&fs->freeb);
 	int avefreeb = free_blocks / ngroups;
-	int ndirs = (int)fs->dirs_total;
+	int ndirs = (int)percpu_counter_read_positive(&fs->dirs);
 	int blocks_per_dir, max_debt, max_dirs, min_blocks, min_inodes;
 	int group = -1, i;
 
@@ -224,10 +228,10 @@ errcode_t orlov_take_inode(struct fs_state *fs, int group, int is_dir,
 			*ino = (uint32_t)group * ipg + bit + 1;
 			if (*ino < fs->g.first_ino || *ino > fs->g.inodes_count)
 				return ORLOV_ERR_CORRUPT;
-			fs->freei_total--;
+			percpu_counter_add(&fs->freei, -1);
 			fs->free_inodes[group]--;
 			if (is_dir) {
-				fs->dirs_total++;
+				percpu_counter_add(&fs->dirs, 1);
 				fs->used_dirs[group]++;
 				if (fs->debts[group] < 255)
 					fs->debts[group]++;

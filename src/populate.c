@@ -1016,9 +1016,9 @@ static errcode_t first_pass(struct ctx *c)
 	c->link_slots = 0;
 	if (err)
 		return err;
-	if (c->need_inodes > c->fs.freei_total)
+	if (c->need_inodes > (uint64_t)percpu_counter_sum(&c->fs.freei))
 		return fail(c, ORLOV_ERR_NO_INODES, "checking", "");
-	if (c->need_blocks > c->fs.freeb_total)
+	if (c->need_blocks > (uint64_t)percpu_counter_sum(&c->fs.freeb))
 		return fail(c, ORLOV_ERR_NO_BLOCKS, "checking", "");
 	return 0;
 }
@@ -1141,6 +1141,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		goto out;
 	}
 	c.fs.colour = o->colour;
+	fs_state_set_cpus(&c.fs, o->cpus);
 	image_hash_seed(c.img, c.seed);
 	bs = c.fs.g.block_size;
 	c.run = malloc((size_t)RUN_BLOCKS * bs);

@@ -146,9 +146,9 @@ static void test_near(void)
 		fs.free_inodes[g] = g == 3 ? 1 : 0;
 		fs.used_dirs[g] = 100;
 	}
-	fs.freei_total = 1;
-	fs.freeb_total = 24000;
-	fs.dirs_total = 400;
+	fs.freei.count = 1;
+	fs.freeb.count = 24000;
+	fs.dirs.count = 400;
 	g = find_group_orlov(&fs, 0, 0, 0, &f);
 	is_int(g, 3, "the last free inode is found");
 	is_int(f.min_inodes, -64, "min_inodes may go negative, as in the kernel");
@@ -204,7 +204,7 @@ static void test_take(void)
 	is_int(ino, 12, "first free inode after the reserved ones");
 	is_int(fs.debts[0], 1, "a directory raises the group's debt");
 	is_int(fs.used_dirs[0], 11, "used_dirs counted");
-	is_int(fs.dirs_total, 21, "dirs counter");
+	is_int(percpu_counter_sum(&fs.dirs), 21, "dirs counter");
 	orlov_take_inode(&fs, 0, 0, &ino);
 	is_int(fs.debts[0], 0, "a file lowers it");
 	orlov_take_inode(&fs, 0, 0, &ino);
@@ -240,8 +240,81 @@ static void test_hash(void)
 	}
 }
 
+/* lib/percpu_counter.c with one writer on one CPU, and what the lag does
+ * to find_group_orlov. */
+static void test_percpu(void)
+{
+	struct percpu_counter c = { .count = 1000, .pcpu = 0, .batch = 32 };
+	struct fs_state fs = { .colour = 0 };
+	struct orlov_figures f;
+	uint32_t ino;
+	int i;
+
+	is_int(percpu_batch_for(CPUS_UP), 0, "uniprocessor: no batch");
+	is_int(percpu_batch_for(1), 32, "1 CPU: batch 32");
+	is_int(percpu_batch_for(16), 32, "16 CPUs: batch 32");
+	is_int(percpu_batch_for(64), 128, "64 CPUs: batch 2 * 64");
+
+	for (i = 0; i < 31; i++)
+		percpu_counter_add(&c, -1);
+	is_int(percpu_counter_read_positive(&c), 1000, "31 decrements stay on the CPU");
+	is_int(percpu_counter_sum(&c), 969, "the exact sum has them");
+	percpu_counter_add(&c, -1);
+	is_int(c.count, 968, "the 32nd folds them all");
+	is_int(c.pcpu, 0, "and empties the CPU's share");
+	percpu_counter_add(&c, 20);
+	percpu_counter_add(&c, -5);
+	is_int(c.count, 968, "+20 -5 stays below the batch");
+	percpu_counter_add(&c, 17);
+	is_int(c.count, 1000, "+17 reaches 32 and folds");
+	percpu_counter_add(&c, -40);
+	is_int(c.count, 960, "one add larger than the batch folds at once");
+	c.count = 10;
+	percpu_counter_add(&c, -20);
+	is_int(c.count, 10, "no fold below the batch");
+	c.count = -3;
+	is_int(percpu_counter_read_positive(&c), 0, "read_positive clamps at 0");
+
+	c = (struct percpu_counter){ .count = 7, .batch = 0 };
+	percpu_counter_add(&c, -1);
+	is_int(c.count, 6, "uniprocessor: every add is exact");
+
+	/* Eight groups of 200 free inodes; the parent's group 1 is down
+	 * to 141 after 59 new inodes.  Exact totals give avefreei 192 and
+	 * min_inodes 128: group 1 qualifies.  With 32 per CPU the counter
+	 * still says 1600 - 32 = 1568 (the last 27 unfolded), avefreei 196,
+	 * min_inodes 132: group 1 still qualifies, the figures differ. */
+	mkstate(&fs, 8);
+	fs_state_set_cpus(&fs, 2);
+	for (i = 0; i < 59; i++)
+		orlov_take_inode(&fs, 1, 0, &ino);
+	is_int(percpu_counter_read_positive(&fs.freei), 1568, "32 folded of 59");
+	is_int(percpu_counter_sum(&fs.freei), 1541, "exact free inodes");
+	is_int(find_group_orlov(&fs, 1, 0, 0, &f), 1, "SMP: the parent's group");
+	is_int(f.avefreei, 196, "SMP: avefreei from the lagging counter");
+	is_int(f.min_inodes, 132, "SMP: min_inodes from it");
+	is_int(find_group_dir(&fs, 1, &f), 0, "find_group_dir: the exact sum");
+	is_int(f.avefreei, 192, "find_group_dir averages the descriptors");
+
+	/* The decision itself changes: group 1 with 130 free inodes passes
+	 * min_inodes 1530 / 8 - 64 = 127 of the exact total, but not 131
+	 * of a counter that has 31 allocations still on the writer's CPU. */
+	fs.free_inodes[1] = 130;
+	fs_state_sum(&fs);
+	fs.freei.count += 31;
+	fs.freei.pcpu = -31;
+	is_int(find_group_orlov(&fs, 1, 0, 0, &f), 2,
+	       "SMP: group 1 falls under min_inodes of the lagging total");
+	fs_state_set_cpus(&fs, CPUS_UP);
+	fs_state_sum(&fs);
+	is_int(find_group_orlov(&fs, 1, 0, 0, &f), 1,
+	       "exact totals keep the directory in its parent's group");
+	fs_state_free(&fs);
+}
+
 int main(void)
 {
+	test_percpu();
 	test_topdir();
 	test_near();
 	test_other_dir();
