@@ -5,7 +5,8 @@
 # by the QEMU harness in tests/kernel/.
 #
 # Usage:
-#   kernel/build-kernel.sh [--stock | --patched] [--source 6.1|6.12] [--jobs N]
+#   kernel/build-kernel.sh [--stock | --patched] [--source 6.1|6.12] [--smp]
+#       [--jobs N]
 #
 #   --stock     the Debian linux-source-VER tree as shipped (default)
 #   --patched   the same tree with kernel/patches/series applied in order
@@ -15,6 +16,9 @@
 #               Without a series file --patched is identical to --stock.
 #   --source V  kernel source version: Debian package linux-source-V,
 #               tarball /usr/src/linux-source-V.tar.xz (default 6.1)
+#   --smp       an SMP build: kernel/config-smp.fragment replaces the
+#               fragment's `# CONFIG_SMP is not set' (boot it with -smp N;
+#               its percpu counters then batch as Debian's kernel's do)
 #   --jobs N    make -jN (default: number of CPUs)
 #
 # Stdout: exactly one line, the absolute path of the built bzImage.
@@ -25,8 +29,8 @@
 # .config and the build fails if any did not take effect.
 #
 # Cache: ${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}/kernel-HASH
-# where HASH = sha256 over (source version, config fragment, this script, and
-# for --patched the series file plus every patch it lists).  A finished build
+# where HASH = sha256 over (source version, the config fragment as applied,
+# this script, and for --patched the series file plus every patch it lists).  A finished build
 # leaves CACHEDIR/bzImage and CACHEDIR/.done; later calls return at once.
 # Concurrent callers serialise on an flock of CACHEDIR.lock.
 #
@@ -39,6 +43,7 @@ export LC_ALL=C TZ=UTC
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 mode=stock
 srcver=6.1
+smp=false
 jobs=$(nproc 2>/dev/null || echo 2)
 
 while [ $# -gt 0 ]; do
@@ -47,8 +52,9 @@ while [ $# -gt 0 ]; do
 	--patched) mode=patched ;;
 	--source) srcver=$2; shift ;;
 	--source=*) srcver=${1#--source=} ;;
+	--smp) smp=true ;;
 	--jobs) jobs=$2; shift ;;
-	-h|--help) sed -n '3,32p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
 	*) echo "build-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -61,6 +67,13 @@ fragment=$here/config.fragment
 patchdir=$here/patches
 series=$patchdir/series
 [ -r "$fragment" ] || die "missing $fragment"
+# the fragment as applied: the SMP build swaps the one line that keeps
+# CONFIG_SMP off for the SMP fragment
+fragtext=$(cat "$fragment")
+if $smp; then
+	[ -r "$here/config-smp.fragment" ] || die "missing $here/config-smp.fragment"
+	fragtext=$(grep -vx '# CONFIG_SMP is not set' "$fragment"; cat "$here/config-smp.fragment")
+fi
 
 # --- patch list ------------------------------------------------------------
 patches=()
@@ -77,7 +90,7 @@ fi
 # --- cache key ---------------------------------------------------------------
 hash=$( {
 	echo "source=$srcver"
-	echo "--- fragment"; cat "$fragment"
+	echo "--- fragment"; echo "$fragtext"
 	echo "--- script"; cat "$0"
 	for p in "${patches[@]}"; do
 		echo "--- patch $(basename "$p")"; cat "$p"
@@ -135,7 +148,7 @@ fail() {
 }
 
 t0=$(date +%s)
-log "extracting $tarball into $dir (mode=$mode, ${#patches[@]} patches)"
+log "extracting $tarball into $dir (mode=$mode, smp=$smp, ${#patches[@]} patches)"
 tar -xJf "$tarball" -C "$dir" >>"$buildlog" 2>&1 || fail "extract failed"
 src=$dir/linux-source-$srcver
 [ -d "$src" ] || src=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n1)
@@ -150,7 +163,7 @@ done
 kmake() { make -C "$src" ARCH=x86_64 "$@" >>"$buildlog" 2>&1; }
 
 kmake tinyconfig || fail "make tinyconfig failed"
-{ echo; cat "$fragment"; } >>"$src/.config"
+{ echo; echo "$fragtext"; } >>"$src/.config"
 kmake olddefconfig || fail "make olddefconfig failed"
 
 # every fragment line must be in the final .config
@@ -170,7 +183,7 @@ while IFS= read -r line; do
 		echo "build-kernel: config: wanted '$want', got '$got'" >&2
 		bad=1
 	fi
-done <"$fragment"
+done <<<"$fragtext"
 [ $bad = 0 ] || fail "config fragment did not take effect"
 
 log "compiling with -j$jobs (log: $buildlog)"

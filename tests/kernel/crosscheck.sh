@@ -8,7 +8,8 @@
 # Usage:
 #   tests/kernel/crosscheck.sh [--cases FILE] [--only REGEX] [--keep DIR]
 #       [--policy orlov|oldalloc] [--kernel stock|patched] [--batch N]
-#       [--target PATH] [--mount-opts OPTS] [--trace] [--heavy|--no-heavy]
+#       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
+#       [--heavy|--no-heavy]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -23,13 +24,18 @@
 #             random, so exactness is only checked below the top level)
 #   --mount-opts  extra guest mount options, comma separated (e.g. the
 #             patched kernel's topdir_hash together with --target /)
+#   --cpus    up (default): the uniprocessor kernel build, one QEMU CPU;
+#             N: the SMP build (kernel/build-kernel.sh --smp) on qemu -smp N,
+#             the replayer pinned to the last CPU, the tool run with
+#             --cpus N (percpu counters that lag by up to a batch)
 #   --trace   also capture the guest's ext2 allocation trace (tracefs
 #             events/ext2, patched kernel only) and the tool's --trace for
 #             every case; both normalised (trace-normalize) must be equal
 #             line for line (the first differences are shown)
 #   --heavy / --no-heavy  run / leave out the cases tagged `heavy` in the
 #             corpus (default: run them only in the plain stock check:
-#             --policy orlov, --kernel stock, --target /t/u, no --mount-opts)
+#             --policy orlov, --kernel stock, --target /t/u, no --mount-opts,
+#             --cpus up)
 #
 # Environment: ORLOV_POPULATE (default $top_builddir/src/orlov-populate),
 # ORLOV_LAYOUT (default $top_builddir/src/orlov-layout), ORLOV_CACHE.
@@ -53,6 +59,7 @@ target=/t/u
 mextra=
 trace=false
 heavy=
+cpus=up
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -63,10 +70,11 @@ while [ $# -gt 0 ]; do
 	--batch) batch=$2; shift ;;
 	--target) target=$2; shift ;;
 	--mount-opts) mextra=$2; shift ;;
+	--cpus) cpus=$2; shift ;;
 	--trace) trace=true ;;
 	--heavy) heavy=yes ;;
 	--no-heavy) heavy=no ;;
-	-h|--help) sed -n '3,42p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,47p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -76,6 +84,14 @@ case $target in /*) ;; *) target=/$target ;; esac
 target=${target%/}
 [[ $target =~ ^[A-Za-z0-9_./-]*$ ]] || kt_die "--target: plain names only"
 export ORLOV_KERNEL_MODE=$kmode
+# the replayer's CPU: the last one, so that it is not the one the boot and
+# the guest's shell ran on
+qcpus=1 pin=0 rpin=
+if [ "$cpus" != up ]; then
+	[[ $cpus =~ ^[1-8]$ ]] || kt_die "--cpus takes up or 1 to 8"
+	export ORLOV_KERNEL_SMP=1
+	qcpus=$cpus pin=$((cpus - 1)) rpin="--cpu $((cpus - 1))"
+fi
 
 kt_require_qemu
 kt_need mke2fs e2fsprogs debugfs e2fsprogs || true
@@ -101,7 +117,7 @@ kt_workdir "$keep" payload img log res
 if [ -z "$heavy" ]; then
 	heavy=no
 	[ "$policy" = orlov ] && [ "$kmode" = stock ] && [ "$target" = /t/u ] &&
-		[ -z "$mextra" ] && heavy=yes
+		[ -z "$mextra" ] && [ "$cpus" = up ] && heavy=yes
 fi
 kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
@@ -125,7 +141,7 @@ for i in $(seq 0 $((ncases - 1))); do
 	if $have_tool; then
 		targs=()
 		$trace && targs=(--trace "$work/log/$n.ttrace")
-		"$tool" --policy "$policy" --block-colour "${colours[$i]}" \
+		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
 			--target "${target:-/}" "${targs[@]}" \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
@@ -145,6 +161,13 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 	disks=()
 	{
 		echo 'T=/sys/kernel/tracing'
+		if [ "$cpus" != up ]; then
+			# the counters' batch comes from the CPUs online
+			want=0
+			[ "$pin" = 0 ] || want=0-$pin
+			echo "online=\$(cat /sys/devices/system/cpu/online)"
+			echo "[ \"\$online\" = $want ] || { echo \"CPUs online: \$online, want $want\"; exit 5; }"
+		fi
 		if $trace; then
 			echo '[ -d $T/events/ext2 ] || { echo "no tracefs events/ext2"; exit 3; }'
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
@@ -157,12 +180,12 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		if $trace; then
 			echo '	echo > $T/trace; echo 1 > $T/events/ext2/enable'
 		fi
-		echo "	replay run --colour \$colour /payload/\$name.manifest /payload/\$name /mnt$target"
+		echo "	replay run --colour \$colour $rpin /payload/\$name.manifest /payload/\$name /mnt$target"
 		echo '	rc=$?'
 		if $trace; then
 			echo '	echo 0 > $T/events/ext2/enable'
 			echo '	cat $T/trace > /results/$name.trace || rc=94'
-			echo '	cat $T/per_cpu/cpu0/stats > /results/$name.tstats'
+			echo "	cat \$T/per_cpu/cpu$pin/stats > /results/\$name.tstats"
 		fi
 		echo '	mount -o remount,ro /mnt || rc=92'
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
@@ -180,7 +203,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo 'exit 0'
 	} >"$gs"
 	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" -s "$gs" \
-		"${disks[@]}" -r "$work/res" -o "$work/log/guest-$start.out" \
+		"${disks[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
 		-l "$work/log/console-$start.log" -t 1500 -b 180
 	grc=$?
 	[ $grc = 77 ] && exit 77

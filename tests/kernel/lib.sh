@@ -9,6 +9,7 @@
 #   ORLOV_LAYOUT      the layout differ (default $top_builddir/src/orlov-layout)
 #   ORLOV_KERNEL      a bzImage to use instead of kernel/build-kernel.sh's
 #   ORLOV_KERNEL_MODE stock (default) or patched
+#   ORLOV_KERNEL_SMP=1  the --smp build of that kernel
 #   ORLOV_SKIP_KERNEL_TESTS=1  skip everything that boots QEMU (exit 77)
 
 export LC_ALL=C TZ=UTC
@@ -118,7 +119,9 @@ kt_kernel() {
 		[ -f "$ORLOV_KERNEL" ] || kt_die "ORLOV_KERNEL=$ORLOV_KERNEL not found"
 		echo "$ORLOV_KERNEL"; return
 	fi
-	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" ||
+	local smp=
+	[ "${ORLOV_KERNEL_SMP:-0}" = 0 ] || smp=--smp
+	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" $smp ||
 		kt_die "kernel build failed"
 }
 

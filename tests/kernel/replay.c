@@ -25,7 +25,11 @@
  *       posix_acl_default 3, trusted 4, security 6; then name length; then
  *       name bytes), which is the order orlov-populate sets them in.
  *
- *   replay run [--colour N] MANIFEST PAYLOAD DEST
+ *   replay run [--colour N] [--cpu C] MANIFEST PAYLOAD DEST
+ *       With --cpu, first pin this process (and so every child) to CPU C
+ *       with sched_setaffinity: on an SMP kernel the free-inode, -block
+ *       and directory percpu counters are then changed from one CPU only,
+ *       the one case whose lag is deterministic.
  *       Fork until getpid() % 16 == N (default 0), then create every entry
  *       of MANIFEST under DEST, in order, in this one process; file data is
  *       read from PAYLOAD/PATH.  A regular file is created, written,
@@ -44,6 +48,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -773,11 +778,25 @@ static void become_colour(int colour)
 	}
 }
 
+/* Run on CPU @cpu only, from now on, with every child forked later. */
+static void pin_cpu(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) < 0)
+		die("sched_setaffinity to CPU %d: %s", cpu, strerror(errno));
+	/* the migration happens before the call returns */
+	if (sched_getcpu() != cpu)
+		die("still running on CPU %d, not %d", sched_getcpu(), cpu);
+}
+
 static void usage(void)
 {
 	fprintf(stderr,
 		"usage: replay manifest SRC\n"
-		"       replay run [--colour N] MANIFEST PAYLOAD DEST\n");
+		"       replay run [--colour N] [--cpu C] MANIFEST PAYLOAD DEST\n");
 	exit(2);
 }
 
@@ -791,19 +810,27 @@ int main(int argc, char **argv)
 		return do_manifest(argv[2]);
 	}
 	if (!strcmp(argv[1], "run")) {
-		int colour = 0, i = 2;
+		int colour = 0, cpu = -1, i = 2;
 
-		if (i < argc && (!strcmp(argv[i], "--colour") ||
-				 !strcmp(argv[i], "--color"))) {
-			if (i + 1 >= argc)
+		while (i + 1 < argc && argv[i][0] == '-') {
+			if (!strcmp(argv[i], "--colour") ||
+			    !strcmp(argv[i], "--color")) {
+				colour = (int)parse_num(argv[i + 1], 10, "colour", 0);
+				if (colour > 15)
+					die("colour must be 0..15");
+			} else if (!strcmp(argv[i], "--cpu")) {
+				cpu = (int)parse_num(argv[i + 1], 10, "cpu", 0);
+				if (cpu >= CPU_SETSIZE)
+					die("cpu must be below %d", CPU_SETSIZE);
+			} else {
 				usage();
-			colour = (int)parse_num(argv[i + 1], 10, "colour", 0);
-			if (colour > 15)
-				die("colour must be 0..15");
+			}
 			i += 2;
 		}
 		if (argc - i != 3)
 			usage();
+		if (cpu >= 0)
+			pin_cpu(cpu);
 		become_colour(colour);
 		replay(argv[i], argv[i + 1], argv[i + 2]);
 		return 0;

@@ -8,7 +8,7 @@
 #   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR -s GUEST_SCRIPT
 #       [-d IMAGE]... [-o OUTFILE] [-t TIMEOUT_S] [-b BOOT_TIMEOUT_S]
 #       [-m MEM_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
-#       [-r RESULT_DIR [-R RESULT_MB]] [-i]
+#       [-r RESULT_DIR [-R RESULT_MB]] [-c CPUS] [-i]
 #
 #   -k  kernel (kernel/build-kernel.sh prints one)
 #   -p  directory copied to /payload in the guest (may be large)
@@ -32,6 +32,8 @@
 #       after the -d images, its name is in $ORLOV_RESULT_DEV) and the host
 #       unpacks it into RESULT_DIR.  Much faster than the serial console.
 #   -R  size of that disk in MiB (default 512)
+#   -c  virtual CPUs (qemu -smp; default 1; needs a kernel/build-kernel.sh
+#       --smp build to be used)
 #   -i  interactive: serial console on this terminal (Ctrl-A X quits),
 #       no timeout, no retry, no output capture (see kernel/boot.sh --shell)
 #
@@ -43,9 +45,9 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel= payload= script= outfile= timeout=600 boot_timeout=120 mem= extra=
-conslog= tries=3 resdir= resmb=512 interactive=false
+conslog= tries=3 resdir= resmb=512 interactive=false cpus=1
 images=()
-while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:ih' opt; do
+while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:c:ih' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	p) payload=$OPTARG ;;
@@ -60,8 +62,9 @@ while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:ih' opt; do
 	n) tries=$OPTARG ;;
 	r) resdir=$OPTARG ;;
 	R) resmb=$OPTARG ;;
+	c) cpus=$OPTARG ;;
 	i) interactive=true ;;
-	h) sed -n '3,44p' "$0"; exit 0 ;;
+	h) sed -n '3,46p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -72,6 +75,7 @@ done
 [ -f "$script" ] || kt_die "no guest script $script"
 [ ${#images[@]} -le 24 ] || kt_die "at most 24 disks"
 for i in "${images[@]}"; do [ -f "$i" ] || kt_die "no image $i"; done
+[[ $cpus =~ ^[1-8]$ ]] || kt_die "-c takes 1 to 8 CPUs"
 
 kt_require_qemu
 kt_need cpio cpio || true
@@ -198,7 +202,7 @@ cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
 
 if $interactive; then
 	qemu-system-x86_64 -accel tcg -nodefaults -nographic -no-reboot \
-		-m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+		-smp "$cpus" -m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial mon:stdio "${drives[@]}"
 	exit $?
 fi
@@ -210,7 +214,7 @@ for try in $(seq 1 "$tries"); do
 	[ -n "$resdir" ] && { rm -f "$resimg"; truncate -s "${resmb}M" "$resimg"; }
 	t0=$(date +%s)
 	qemu-system-x86_64 -accel tcg -nodefaults -nographic -monitor none \
-		-no-reboot -m "$mem" -kernel "$kernel" -initrd "$initrd" \
+		-no-reboot -smp "$cpus" -m "$mem" -kernel "$kernel" -initrd "$initrd" \
 		-append "$cmdline" -serial "file:$serial" "${drives[@]}" \
 		</dev/null >"$work/qemu.out" 2>&1 &
 	qpid=$!
