@@ -14,6 +14,7 @@ enum {
 	OPT_SEED,
 	OPT_COLOUR,
 	OPT_CPUS,
+	OPT_KERNEL,
 	OPT_TRACE,
 	OPT_NO_XATTRS,
 };
@@ -25,6 +26,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -52,6 +54,11 @@ void options_usage(FILE *f, const char *prog)
 "                         and directory counters lag by up to max(32, 2N) per\n"
 "                         CPU on an SMP kernel; up: a uniprocessor build, exact\n"
 "                         counters (default up)\n"
+"      --kernel V         6.1 (default), 6.1-arm64 or 6.12: how the driver\n"
+"                         hashes attribute names (signed char on x86 6.1,\n"
+"                         unsigned on arm64 and from 6.2 on) and whether an\n"
+"                         attribute block may come from the file's\n"
+"                         reservation window (6.1, not 6.12)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -109,6 +116,16 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 				return *msg = "--cpus takes up or a number from 1 to 8192", ORLOV_ERR_USAGE;
 			else
 				o->cpus = (unsigned int)v;
+			break;
+		case OPT_KERNEL:
+			if (!strcmp(optarg, "6.1"))
+				o->kernel = KERNEL_6_1;
+			else if (!strcmp(optarg, "6.1-arm64"))
+				o->kernel = KERNEL_6_1_ARM64;
+			else if (!strcmp(optarg, "6.12"))
+				o->kernel = KERNEL_6_12;
+			else
+				return *msg = "--kernel takes 6.1, 6.1-arm64 or 6.12", ORLOV_ERR_USAGE;
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;

@@ -901,7 +901,7 @@ static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
 				    "checking extended attributes of", e->path);
 	}
 	err = xattr_build_block(e->xattrs, e->nxattrs, c->xblock,
-				c->fs.g.block_size, &bad);
+				c->fs.g.block_size, c->xb.name_hash, &bad);
 	if (err)
 		return fail(c, err, "checking extended attributes of", e->path);
 	c->need_blocks++;
@@ -1149,6 +1149,9 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.xblock = malloc(bs);
 	if (xattr_blocks_init(&c.xb, bs))
 		c.xblock = (free(c.xblock), NULL);
+	c.xb.name_hash = o->kernel == KERNEL_6_1 ? NAME_HASH_SIGNED :
+						   NAME_HASH_UNSIGNED;
+	c.xb.noreserve = o->kernel == KERNEL_6_12;
 	c.posix_acl = image_posix_acl(c.img);
 	c.user_xattr = image_user_xattr(c.img);
 	c.group_used = calloc(c.fs.g.ngroups, 1);

@@ -124,16 +124,21 @@ void xattr_disk_free(struct xattr_disk *d)
 #define BLOCK_HASH_SHIFT 16
 
 uint32_t xattr_entry_hash(const char *name, size_t name_len,
-			  const unsigned char *value, size_t value_size)
+			  const unsigned char *value, size_t value_size,
+			  enum name_hash nh)
 {
 	uint32_t hash = 0;
 	size_t i;
 
-	/* The kernel hashes the name as (signed) char. */
-	for (i = 0; i < name_len; i++)
+	for (i = 0; i < name_len; i++) {
+		/* a signed char sign-extends into all 32 bits */
+		uint32_t ch = nh == NAME_HASH_SIGNED ?
+			      (uint32_t)(int)(signed char)name[i] :
+			      (uint32_t)(unsigned char)name[i];
+
 		hash = (hash << NAME_HASH_SHIFT) ^
-		       (hash >> (32 - NAME_HASH_SHIFT)) ^
-		       (uint32_t)(int)(signed char)name[i];
+		       (hash >> (32 - NAME_HASH_SHIFT)) ^ ch;
+	}
 	for (i = 0; i < PAD4(value_size); i += 4) {
 		unsigned char w[4] = { 0, 0, 0, 0 };
 		size_t k;
@@ -179,22 +184,24 @@ int xattr_block_is_empty(const unsigned char *block)
 }
 
 /* ext2_xattr_hash_entry: whatever @e points to, the terminator included */
-static void hash_entry(unsigned char *block, unsigned char *e)
+static void hash_entry(unsigned char *block, unsigned char *e,
+		       enum name_hash nh)
 {
 	/* a value kept in another block (e_value_block) is not hashed */
 	uint32_t size = get_le32(e + 4) ? 0 : get_le32(e + 8);
 
 	put_le32(e + 12, xattr_entry_hash((const char *)e + ENTRY_SIZE, e[0],
-					  block + get_le16(e + 2), size));
+					  block + get_le16(e + 2), size, nh));
 }
 
 /* ext2_xattr_rehash: @here's hash, then the block's from every entry's */
-static void rehash(unsigned char *block, unsigned char *here)
+static void rehash(unsigned char *block, unsigned char *here,
+		   enum name_hash nh)
 {
 	unsigned char *e;
 	uint32_t hash = 0;
 
-	hash_entry(block, here);
+	hash_entry(block, here, nh);
 	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
 		uint32_t h = get_le32(e + 12);
 
@@ -210,7 +217,8 @@ static void rehash(unsigned char *block, unsigned char *here)
 }
 
 errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
-			  const struct xattr_disk *d, int remove)
+			  const struct xattr_disk *d, int remove,
+			  enum name_hash nh)
 {
 	size_t min_offs = block_size, free_space, need;
 	unsigned char *here = NULL, *last, *e;
@@ -304,7 +312,7 @@ errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
 	}
 rehash:
 	if (!xattr_block_is_empty(block))
-		rehash(block, here);
+		rehash(block, here, nh);
 	return 0;
 }
 
@@ -372,7 +380,7 @@ int xattr_block_cmp(const unsigned char *a, const unsigned char *b)
 
 errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 			    unsigned char *block, uint32_t block_size,
-			    const char **bad)
+			    enum name_hash nh, const char **bad)
 {
 	struct xattr_disk *d;
 	errcode_t err = 0;
@@ -392,7 +400,7 @@ errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 	xattr_disk_sort(d, n);
 	xattr_block_init(block, block_size);
 	for (i = 0; !err && i < n; i++)
-		err = xattr_block_set(block, block_size, &d[i], 0);
+		err = xattr_block_set(block, block_size, &d[i], 0, nh);
 out:
 	for (i = 0; i < done; i++)
 		xattr_disk_free(&d[i]);

@@ -22,6 +22,15 @@
 #define EXT2_XATTR_INDEX_SECURITY 6
 #define EXT2_XATTR_REFCOUNT_MAX 1024
 
+/*
+ * How ext2_xattr_hash_entry reads a name's bytes: as plain char, signed on
+ * x86 kernels up to 6.1, unsigned on arm64 and, since Linux 6.2 builds
+ * with -funsigned-char, on every architecture.  Names with bytes over 0x7f
+ * hash differently, and so do the blocks holding them (h_hash), which
+ * decides which blocks the mbcache offers for sharing.
+ */
+enum name_hash { NAME_HASH_SIGNED, NAME_HASH_UNSIGNED };
+
 /* One attribute as ext2 stores it: a name index, the name without its
  * prefix, and the value in disk form (POSIX ACLs converted). */
 struct xattr_disk {
@@ -48,7 +57,8 @@ void xattr_block_init(unsigned char *block, uint32_t block_size);
  * driver does, then rehash.  ORLOV_ERR_XATTR_TOO_BIG when it does not fit.
  */
 errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
-			  const struct xattr_disk *d, int remove);
+			  const struct xattr_disk *d, int remove,
+			  enum name_hash nh);
 int xattr_block_is_empty(const unsigned char *block);
 int xattr_block_has(const unsigned char *block, const struct xattr_disk *d);
 /* The value of attribute (@index, @name) in @block, or NULL. */
@@ -70,13 +80,14 @@ void xattr_block_set_refcount(unsigned char *block, uint32_t refs);
  */
 errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 			    unsigned char *block, uint32_t block_size,
-			    const char **bad);
+			    enum name_hash nh, const char **bad);
 
 /* The block hash (h_hash): 0 means never shared. */
 uint32_t xattr_block_hash(const unsigned char *block);
 
-/* Entry hash over a name and its in-block value, as e2fsck checks it. */
+/* Entry hash over a name and its in-block value. */
 uint32_t xattr_entry_hash(const char *name, size_t name_len,
-			  const unsigned char *value, size_t value_size);
+			  const unsigned char *value, size_t value_size,
+			  enum name_hash nh);
 
 #endif

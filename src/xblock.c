@@ -231,7 +231,7 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 	else
 		xattr_block_init(header, bs);
 	/* The size check comes before the block is touched. */
-	err = xattr_block_set(header, bs, d, remove);
+	err = xattr_block_set(header, bs, d, remove, xb->name_hash);
 	if (err)
 		return err;
 	if (old && xattr_block_refcount(ob->data) == 1) {
@@ -259,7 +259,7 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 			unsigned long count = 1;
 			uint32_t blk;
 
-			err = ext2_new_blocks(fs, ino, bi,
+			err = ext2_new_blocks(fs, ino, xb->noreserve ? NULL : bi,
 					      group_first_block(fs, group),
 					      &count, &blk);
 			if (!err)

@@ -39,6 +39,10 @@ struct xattr_blocks {
 	uint32_t block_size;
 	unsigned char *scratch;	/* a copy being edited */
 	int allocated;		/* a block was allocated (ext_attr feature) */
+	enum name_hash name_hash;	/* the kernel's char signedness */
+	/* Linux 6.12 allocates attribute blocks with EXT2_ALLOC_NORESERVE,
+	 * never from the inode's reservation window; 6.1 may. */
+	int noreserve;
 };
 
 errcode_t xattr_blocks_init(struct xattr_blocks *xb, uint32_t block_size);

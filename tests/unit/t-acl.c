@@ -96,9 +96,9 @@ static void test_block_edits(void)
 	size_t size;
 
 	xattr_block_init(b, sizeof(b));
-	is_int(xattr_block_set(b, sizeof(b), &z, 0), 0, "set zz");
-	is_int(xattr_block_set(b, sizeof(b), &a, 0), 0, "set a");
-	is_int(xattr_block_set(b, sizeof(b), &bb, 0), 0, "set bb (empty)");
+	is_int(xattr_block_set(b, sizeof(b), &z, 0, NAME_HASH_SIGNED), 0, "set zz");
+	is_int(xattr_block_set(b, sizeof(b), &a, 0, NAME_HASH_SIGNED), 0, "set a");
+	is_int(xattr_block_set(b, sizeof(b), &bb, 0, NAME_HASH_SIGNED), 0, "set bb (empty)");
 	/* table order a, bb, zz; values placed downwards as set: zz then a */
 	is_int(voff(b, 2), 1020, "first value set at the end");
 	is_int(voff(b, 0), 1016, "the next one below it");
@@ -106,7 +106,7 @@ static void test_block_edits(void)
 
 	/* the same padded size: replaced where it stands */
 	a = attr(1, "a", "567");
-	is_int(xattr_block_set(b, sizeof(b), &a, 0), 0, "replace a, same size");
+	is_int(xattr_block_set(b, sizeof(b), &a, 0, NAME_HASH_SIGNED), 0, "replace a, same size");
 	is_int(voff(b, 0), 1016, "in place");
 	v = xattr_block_get(b, 1, "a", 1, &size);
 	tap_ok(v && size == 3 && !memcmp(v, "567", 3), "new value read back");
@@ -115,20 +115,20 @@ static void test_block_edits(void)
 	 * does every offset below it, the empty value's 0 too */
 	z = attr(1, "zz", "a longer value");
 	memcpy(c, b, sizeof(c));
-	is_int(xattr_block_set(b, sizeof(b), &z, 0), 0, "grow zz");
+	is_int(xattr_block_set(b, sizeof(b), &z, 0, NAME_HASH_SIGNED), 0, "grow zz");
 	is_int(voff(b, 0), 1020, "a moved up into zz's old place");
 	is_int(voff(b, 1), 4, "the empty value's offset moved too, as ext2 does");
 	is_int(voff(b, 2), 1004, "zz's new value below the others");
 	is_int(xattr_block_cmp(b, c), 1, "different contents");
 
-	is_int(xattr_block_set(b, sizeof(b), &a, 1), 0, "remove a");
+	is_int(xattr_block_set(b, sizeof(b), &a, 1, NAME_HASH_SIGNED), 0, "remove a");
 	tap_ok(!xattr_block_get(b, 1, "a", 1, &size), "a is gone");
 	v = xattr_block_get(b, 1, "zz", 2, &size);
 	tap_ok(v && size == 14 && !memcmp(v, "a longer value", 14),
 	       "zz intact after the removal");
 	tap_ok(!xattr_block_is_empty(b), "not empty yet");
-	is_int(xattr_block_set(b, sizeof(b), &bb, 1), 0, "remove bb");
-	is_int(xattr_block_set(b, sizeof(b), &z, 1), 0, "remove zz");
+	is_int(xattr_block_set(b, sizeof(b), &bb, 1, NAME_HASH_SIGNED), 0, "remove bb");
+	is_int(xattr_block_set(b, sizeof(b), &z, 1, NAME_HASH_SIGNED), 0, "remove zz");
 	tap_ok(xattr_block_is_empty(b), "empty");
 
 	/* equal entries, different placement: ext2_xattr_cmp calls them equal */
@@ -136,10 +136,10 @@ static void test_block_edits(void)
 	xattr_block_init(c, sizeof(c));
 	a = attr(1, "a", "1");
 	z = attr(1, "zz", "2");
-	xattr_block_set(b, sizeof(b), &a, 0);
-	xattr_block_set(b, sizeof(b), &z, 0);
-	xattr_block_set(c, sizeof(c), &z, 0);
-	xattr_block_set(c, sizeof(c), &a, 0);
+	xattr_block_set(b, sizeof(b), &a, 0, NAME_HASH_SIGNED);
+	xattr_block_set(b, sizeof(b), &z, 0, NAME_HASH_SIGNED);
+	xattr_block_set(c, sizeof(c), &z, 0, NAME_HASH_SIGNED);
+	xattr_block_set(c, sizeof(c), &a, 0, NAME_HASH_SIGNED);
 	tap_ok(memcmp(b, c, sizeof(b)) != 0, "values placed differently");
 	is_int(xattr_block_cmp(b, c), 0, "yet the same to the mbcache");
 	is_int(le32(b + 12), le32(c + 12), "and the same hash");

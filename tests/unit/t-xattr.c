@@ -47,7 +47,7 @@ int main(void)
 		}
 	}
 
-	is_int(xattr_build_block(xs, 3, block, sizeof(block), &bad), 0, "block built");
+	is_int(xattr_build_block(xs, 3, block, sizeof(block), NAME_HASH_SIGNED, &bad), 0, "block built");
 	is_int(le32(block), EXT2_XATTR_MAGIC, "magic");
 	is_int(le32(block + 4), 1, "refcount 1");
 	is_int(le32(block + 8), 1, "h_blocks 1");
@@ -90,15 +90,28 @@ int main(void)
 		       "block hash as libext2fs recomputes it");
 	}
 
+	/* Linux 6.2+ and arm64: name bytes hashed unsigned, as libext2fs's
+	 * plain ext2fs_ext_attr_hash_entry does. */
+	is_int(xattr_build_block(xs, 3, block, sizeof(block), NAME_HASH_UNSIGNED, &bad), 0,
+	       "block built with unsigned name hashing");
+	e = (struct ext2_ext_attr_entry *)(block + 32);
+	is_int(e->e_hash, ext2fs_ext_attr_hash_entry(e, block + e->e_value_offs),
+	       "entry hash with unsigned name bytes");
+	tap_ok(e->e_hash != ext2fs_ext_attr_hash_entry_signed(e, block + e->e_value_offs),
+	       "a name byte over 0x7f hashes differently from the signed way");
+	e = (struct ext2_ext_attr_entry *)(block + 32 + ((16 + 2 + 3) & ~3));
+	is_int(e->e_hash, ext2fs_ext_attr_hash_entry_signed(e, block + e->e_value_offs),
+	       "an ASCII name hashes the same either way");
+
 	xs[0].name = "system.nfs4_acl";
-	is_int(xattr_build_block(xs, 1, block, sizeof(block), &bad),
+	is_int(xattr_build_block(xs, 1, block, sizeof(block), NAME_HASH_SIGNED, &bad),
 	       ORLOV_ERR_BAD_XATTR, "names ext2 cannot store are refused");
 	tap_ok(bad && !strcmp(bad, "system.nfs4_acl"), "and named");
 	{
 		static unsigned char big[2000];
 		struct src_xattr x = { .name = "user.big", .value = big, .size = sizeof(big) };
 
-		is_int(xattr_build_block(&x, 1, block, sizeof(block), &bad),
+		is_int(xattr_build_block(&x, 1, block, sizeof(block), NAME_HASH_SIGNED, &bad),
 		       ORLOV_ERR_XATTR_TOO_BIG, "values that overflow the block are refused");
 	}
 	return tap_done();
