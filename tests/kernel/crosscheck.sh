@@ -7,9 +7,9 @@
 #
 # Usage:
 #   tests/kernel/crosscheck.sh [--cases FILE] [--only REGEX] [--keep DIR]
-#       [--policy orlov|oldalloc] [--kernel stock|patched] [--batch N]
+#       [--policy orlov|oldalloc] [--kernel stock|patched|debian] [--batch N]
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
-#       [--heavy|--no-heavy]
+#       [--heavy|--no-heavy] [--fstype ext2|ext4] [--measure]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -17,7 +17,10 @@
 #   --policy  allocator: passed to the tool as --policy and, for oldalloc,
 #             to the guest's mount as -o oldalloc (default orlov)
 #   --kernel  which kernel/build-kernel.sh build to boot (default stock;
-#             ORLOV_KERNEL=bzImage overrides)
+#             ORLOV_KERNEL=bzImage overrides); debian: Debian 12's own
+#             kernel and its ext4, jbd2 and virtio modules
+#             (kernel/debian-kernel.sh; ext2 and ext3 through the ext4
+#             driver), SMP only: --cpus N (default 2), no --trace
 #   --batch   cases (disks) per QEMU boot (default 20)
 #   --target  directory the tree goes into (default /t/u, made with debugfs
 #             mkdir; the stock kernel spreads top-level directories at
@@ -36,6 +39,12 @@
 #             corpus (default: run them only in the plain stock check:
 #             --policy orlov, --kernel stock, --target /t/u, no --mount-opts,
 #             --cpus up)
+#   --fstype  the guest's mount -t (default ext2; under --kernel debian both
+#             are the ext4 driver)
+#   --measure a layout difference is not a failure: reported as
+#             `ok N - CASE paths/same_inode/same_blocks # measured` (the
+#             kernel side, the tool's exit status and e2fsck of both images
+#             must still pass); for kernels the tool does not model yet
 #
 # Environment: ORLOV_POPULATE (default $top_builddir/src/orlov-populate),
 # ORLOV_LAYOUT (default $top_builddir/src/orlov-layout), ORLOV_CACHE.
@@ -59,7 +68,9 @@ target=/t/u
 mextra=
 trace=false
 heavy=
-cpus=up
+cpus=
+fstype=ext2
+measure=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -74,7 +85,9 @@ while [ $# -gt 0 ]; do
 	--trace) trace=true ;;
 	--heavy) heavy=yes ;;
 	--no-heavy) heavy=no ;;
-	-h|--help) sed -n '3,47p' "$0"; exit 0 ;;
+	--fstype) fstype=$2; shift ;;
+	--measure) measure=true ;;
+	-h|--help) sed -n '3,57p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -83,13 +96,23 @@ case $policy in orlov|oldalloc) ;; *) kt_die "bad --policy $policy" ;; esac
 case $target in /*) ;; *) target=/$target ;; esac
 target=${target%/}
 [[ $target =~ ^[A-Za-z0-9_./-]*$ ]] || kt_die "--target: plain names only"
+case $kmode in stock|patched|debian) ;; *) kt_die "bad --kernel $kmode" ;; esac
+case $fstype in ext2|ext4) ;; *) kt_die "bad --fstype $fstype (ext2 or ext4)" ;; esac
+if [ "$kmode" = debian ]; then
+	# Debian's kernel is SMP: its percpu counters batch, model that
+	[ "$cpus" != up ] ||
+		kt_die "--kernel debian is an SMP kernel: give --cpus N (default 2), not up"
+	cpus=${cpus:-2}
+	$trace && kt_die "--trace needs the patched kernel's tracepoints; Debian's kernel has none (drop --trace or use --kernel patched)"
+fi
+cpus=${cpus:-up}
 export ORLOV_KERNEL_MODE=$kmode
 # the replayer's CPU: the last one, so that it is not the one the boot and
 # the guest's shell ran on
 qcpus=1 pin=0 rpin=
 if [ "$cpus" != up ]; then
 	[[ $cpus =~ ^[1-8]$ ]] || kt_die "--cpus takes up or 1 to 8"
-	export ORLOV_KERNEL_SMP=1
+	[ "$kmode" = debian ] || export ORLOV_KERNEL_SMP=1
 	qcpus=$cpus pin=$((cpus - 1)) rpin="--cpu $((cpus - 1))"
 fi
 
@@ -108,6 +131,9 @@ if [ ! -x "$tool" ] || [ ! -x "$layout" ]; then
 fi
 
 kernel=$(kt_kernel) || exit 1
+moddir=$(kt_kernel_moddir "$kernel") || exit 1
+kmargs=()
+[ -z "$moddir" ] || kmargs=(-M "$moddir")
 replay=$(kt_replay) || exit 1
 gentree=$(kt_gentree) || exit 1
 
@@ -174,7 +200,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		fi
 		echo 'run_case() {'
 		echo '	name=$1 dev=$2 colour=$3'
-		echo "	if ! mount -t ext2 $mopts \"\$dev\" /mnt; then"
+		echo "	if ! mount -t $fstype $mopts \"\$dev\" /mnt; then"
 		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'
 		echo '	fi'
 		if $trace; then
@@ -203,7 +229,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo 'exit 0'
 	} >"$gs"
 	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" -s "$gs" \
-		"${disks[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
+		"${disks[@]}" "${kmargs[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
 		-l "$work/log/console-$start.log" -t 1500 -b 180
 	grc=$?
 	[ $grc = 77 ] && exit 77
@@ -317,6 +343,8 @@ for i in $(seq 0 $((ncases - 1))); do
 	fi
 	if [ $lrc = 0 ]; then
 		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
+	elif $measure && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
+		echo "ok $num - $n $p/$si/$sb # measured"
 	else
 		echo "not ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 		grep -v 'paths=' "$work/log/$n.layout" | head -n 5 | sed 's/^/# /'

@@ -8,8 +8,10 @@
 #   ORLOV_POPULATE    the tool (default $top_builddir/src/orlov-populate)
 #   ORLOV_LAYOUT      the layout differ (default $top_builddir/src/orlov-layout)
 #   ORLOV_KERNEL      a bzImage to use instead of kernel/build-kernel.sh's
-#   ORLOV_KERNEL_MODE stock (default) or patched
-#   ORLOV_KERNEL_SMP=1  the --smp build of that kernel
+#   ORLOV_KERNEL_MODE stock (default) or patched, or debian: Debian's own
+#                     kernel (kernel/debian-kernel.sh; SMP, modular: boot
+#                     it with run-guest.sh -M "$(kt_kernel_moddir KERNEL)")
+#   ORLOV_KERNEL_SMP=1  the --smp build of that kernel (not for debian)
 #   ORLOV_SKIP_KERNEL_TESTS=1  skip everything that boots QEMU (exit 77)
 
 export LC_ALL=C TZ=UTC
@@ -119,10 +121,27 @@ kt_kernel() {
 		[ -f "$ORLOV_KERNEL" ] || kt_die "ORLOV_KERNEL=$ORLOV_KERNEL not found"
 		echo "$ORLOV_KERNEL"; return
 	fi
+	if [ "${ORLOV_KERNEL_MODE:-stock}" = debian ]; then
+		local d
+		d=$("$top_srcdir/kernel/debian-kernel.sh") && [ -f "$d/vmlinuz" ] ||
+			kt_die "cannot fetch Debian's kernel (kernel/debian-kernel.sh failed)"
+		echo "$d/vmlinuz"; return
+	fi
 	local smp=
 	[ "${ORLOV_KERNEL_SMP:-0}" = 0 ] || smp=--smp
 	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" $smp ||
 		kt_die "kernel build failed"
+}
+
+# kt_kernel_moddir KERNEL: for ORLOV_KERNEL_MODE=debian, the directory of
+# KERNEL's modules and load-order (run-guest.sh -M); nothing otherwise
+kt_kernel_moddir() {
+	[ "${ORLOV_KERNEL_MODE:-stock}" = debian ] || return 0
+	local d
+	d=$(cd "$(dirname "$1")" && pwd) || kt_die "no directory of $1"
+	[ -f "$d/load-order" ] && [ -d "$d/modules" ] ||
+		kt_die "no modules and load-order next to $1 (kernel/debian-kernel.sh makes them)"
+	echo "$d"
 }
 
 kt_tmpdir() {
