@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
+#
+# t-crosscheck-debian.sh - the crosscheck corpus against Debian 12's own
+# kernel (kernel/debian-kernel.sh: ext2 and ext3 images go through its ext4
+# driver, CONFIG_EXT4_USE_FOR_EXT2=y) on qemu -smp 2, the replayer pinned
+# to CPU 1, the tool run with --cpus 2; once mounted -t ext2, once -t ext4.
+#
+# The tool models the ext2 driver, not ext4 (mballoc, delayed allocation,
+# in-inode attributes), so layouts differ: they are measured, not required
+# equal (crosscheck.sh --measure).  Everything else must pass: the guest
+# replay, the tree read back in the guest, the tool's run, and e2fsck -fn of
+# the kernel's and the tool's image.  A table of paths and the share of
+# paths with the same inode and the same blocks ends the output.
+#
+# Options are passed on to crosscheck.sh (e.g. --only REGEX).
+# Exit: 0 pass, 1 fail (also when Debian's kernel cannot be fetched),
+# 77 skip (no QEMU, ORLOV_SKIP_KERNEL_TESTS=1, tool not built).
+set -uo pipefail
+. "$(dirname "$0")/lib.sh"
+
+kt_require_qemu
+t0=$(date +%s)
+if ! kdir=$("$top_srcdir/kernel/debian-kernel.sh"); then
+	echo "# cannot fetch Debian's kernel: kernel/debian-kernel.sh failed (see above)"
+	exit 1
+fi
+echo "# Debian kernel: $(cat "$kdir/package" 2>/dev/null) ($kdir)"
+
+kt_workdir ""
+failed=0 skipped=0
+for fs in ext2 ext4; do
+	t1=$(date +%s)
+	echo "# --- crosscheck.sh --kernel debian --cpus 2 --fstype $fs --measure $*"
+	"$kt_here/crosscheck.sh" --kernel debian --cpus 2 --fstype "$fs" --measure "$@" |
+		tee "$work/$fs.tap"
+	rc=${PIPESTATUS[0]}
+	echo "# --fstype $fs: rc=$rc in $(( $(date +%s) - t1 ))s"
+	case $rc in
+	0) ;;
+	77) skipped=$((skipped + 1)) ;;
+	*) failed=$((failed + 1)) ;;
+	esac
+	# CASE PATHS SAME_INODE SAME_BLOCKS, from `ok N - CASE p/i/b [# measured]`
+	sed -n "s|^ok [0-9]* - \([^ ]*\) \([0-9]*\)/\([0-9]*\)/\([0-9]*\)\( # measured\)\{0,1\}\$|\1 $fs \2 \3 \4|p" \
+		"$work/$fs.tap" >>"$work/table"
+done
+
+echo "#"
+echo "# Debian's kernel (ext4 driver) vs the tool (ext2 model), per case:"
+if [ -s "$work/table" ]; then
+	awk 'function pct(a, b) { return b ? sprintf("%.1f", 100 * a / b) : "-" }
+	BEGIN { printf "# %-18s %-6s %7s %9s %9s\n", "case", "fstype", "paths",
+		"inode %", "blocks %" }
+	{
+		printf "# %-18s %-6s %7d %9s %9s\n", $1, $2, $3, pct($4, $3), pct($5, $3)
+		p[$2] += $3; i[$2] += $4; b[$2] += $5
+	}
+	END {
+		split("ext2 ext4", fl, " ")
+		for (k = 1; k <= 2; k++)
+			if ((f = fl[k]) in p)
+				printf "# %-18s %-6s %7d %9s %9s\n", "(all)", f, p[f],
+					pct(i[f], p[f]), pct(b[f], p[f])
+	}' "$work/table"
+else
+	echo "# (no case reached the layout comparison)"
+fi
+echo "# whole test: $(( $(date +%s) - t0 ))s"
+
+[ "$failed" = 0 ] || { echo "# $failed of the two crosscheck runs failed"; exit 1; }
+[ "$skipped" = 0 ] || exit 77
+exit 0
