@@ -27,7 +27,8 @@
  *          fast symlinks, fifos and subdirectories (for images that fill
  *          up: later entries find no room in their own group)
  *   xattr  the mixed tree with extended attributes: user.* (a common
- *          value shared by many inodes, unique ones of 0..300 bytes), POSIX
+ *          value shared by many inodes, unique ones of 0..300 bytes, a
+ *          name with bytes over 0x7f), POSIX
  *          access ACLs with named users, default ACLs that the entries
  *          below inherit, and as root trusted.* and
  *          security.capability; then same/ with 1100 empty files carrying
@@ -289,6 +290,10 @@ static void add_xattrs(const char *path)
 	}
 	if (k < 40)
 		xset(path, "user.mime_type", "text/plain", 10);
+	/* a name with bytes over 0x7f: hashed as signed char by x86 6.1,
+	 * as unsigned by 6.2+ (no draw from the generator) */
+	if (k >= 15 && k < 25)
+		xset(path, "user.r\xc3\xa9sum\xc3\xa9", "v1", 2);
 	if (k >= 30 && k < 60) {
 		static unsigned char v[300];
 		size_t n = rn(301);
