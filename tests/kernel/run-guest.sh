@@ -39,7 +39,9 @@
 #       MODULES_DIR/modules/, which init insmods in that order before the
 #       guest script, then waits (at most 30 s) for every /dev/vd* disk;
 #       a module that does not load fails the run (rc 97).  The default
-#       guest memory is 256 MiB larger.
+#       guest memory is 256 MiB larger, and the command line gets
+#       rootfstype=ramfs (such a kernel has CONFIG_TMPFS and would unpack
+#       the initramfs into a tmpfs capped at half the memory).
 #   -i  interactive: serial console on this terminal (Ctrl-A X quits),
 #       no timeout, no retry, no output capture (see kernel/boot.sh --shell)
 #
@@ -72,7 +74,7 @@ while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
 	c) cpus=$OPTARG ;;
 	i) interactive=true ;;
 	M) moddir=$OPTARG ;;
-	h) sed -n '3,52p' "$0"; exit 0 ;;
+	h) sed -n '3,51p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -256,6 +258,8 @@ serial=$work/serial.log
 # CPUs in one package by default).
 smp="$cpus,sockets=$cpus,cores=1,threads=1"
 cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
+# rootfs is ramfs, as in the harness's own kernels (no CONFIG_TMPFS)
+[ -z "$moddir" ] || cmdline="$cmdline rootfstype=ramfs"
 
 if $interactive; then
 	qemu-system-x86_64 -accel tcg -nodefaults -nographic -no-reboot \
