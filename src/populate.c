@@ -410,6 +410,7 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 {
 	uint32_t bs = c->fs.g.block_size;
 	uint64_t size = (uint64_t)e->st.st_size, off = 0, s, t;
+	uint64_t end = 0;		/* end of the last data range */
 	uint64_t cur = UINT64_MAX;	/* logical block being filled */
 	unsigned char *blk = c->xblock;
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
@@ -445,11 +446,17 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 			}
 			s += n;
 		}
-		off = t;
+		off = end = t;
 	}
 	err = put_block(c, e, f, cur, blk);
 	if (err)
 		return err;
+	/* A trailing hole is made with ftruncate, and ext2_setsize ends in
+	 * __ext2_truncate_blocks, which discards the window even when the
+	 * file grows: a later attribute block then gets a new window of the
+	 * goal size, not a doubled one. */
+	if (end < size)
+		ext2_discard_reservation(&c->fs, &f->bi);
 	err = run_flush(c);
 	if (!err)
 		err = image_write_indirect(c->img, &c->fs, f);
