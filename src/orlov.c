@@ -30,7 +30,7 @@ const char *orlov_branch_name(enum orlov_branch b)
 	return "none";
 }
 
-static void figures_reset(struct orlov_figures *f, int pgroup)
+void orlov_figures_reset(struct orlov_figures *f, int pgroup)
 {
 	f->branch = BR_NONE;
 	f->pgroup = pgroup;
@@ -48,7 +48,7 @@ int find_group_dir(const struct fs_state *fs, int parent_group,
 	int group, best_group = -1;
 
 	/* The parent's group is not used, only recorded for the trace. */
-	figures_reset(f, parent_group);
+	orlov_figures_reset(f, parent_group);
 	f->avefreei = avefreei;
 	f->branch = BR_DIR;
 	for (group = 0; group < ngroups; group++) {
@@ -78,7 +78,7 @@ int find_group_orlov(const struct fs_state *fs, int parent_group, int topdir,
 	int blocks_per_dir, max_debt, max_dirs, min_blocks, min_inodes;
 	int group = -1, i;
 
-	figures_reset(f, parent_group);
+	orlov_figures_reset(f, parent_group);
 	f->avefreei = avefreei;
 	f->avefreeb = avefreeb;
 
@@ -178,7 +178,7 @@ int find_group_other(const struct fs_state *fs, int parent_group,
 	int ngroups = (int)fs->g.ngroups;
 	int group, i;
 
-	figures_reset(f, parent_group);
+	orlov_figures_reset(f, parent_group);
 	if (group_has_room(fs, parent_group)) {
 		f->branch = BR_OTHER_PARENT;
 		return parent_group;

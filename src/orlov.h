@@ -29,6 +29,8 @@ struct orlov_figures {
 };
 
 const char *orlov_branch_name(enum orlov_branch b);
+/* No branch yet, every figure -1 (not computed). */
+void orlov_figures_reset(struct orlov_figures *f, int pgroup);
 
 /*
  * parent_group: the parent's i_block_group.  topdir: the parent is the

@@ -7,6 +7,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "orlov.h"
+#include "ext4_ialloc.h"
 #include "orlov_err.h"
 #include "tap.h"
 
@@ -312,8 +313,77 @@ static void test_percpu(void)
 	fs_state_free(&fs);
 }
 
+/* fs/ext4/ialloc.c's find_group_orlov with flex_size 1 */
+static void test_ext4(void)
+{
+	struct fs_state fs = { .colour = 0 };
+	struct orlov_figures f;
+	int g;
+
+	/* Top level: the search starts at hash % ngroups, fewest dirs wins. */
+	mkstate(&fs, 8);
+	fs.used_dirs[5] = 2;
+	fs.used_dirs[6] = 2;
+	fs_state_sum(&fs);
+	g = ext4_find_group_orlov(&fs, 0, EXT4_NO_LAST_ALLOC_GROUP, 1, 8 * 1000 + 6, &f);
+	is_int(f.pgroup, 6, "ext4 top-level: starts at the name hash modulo the groups");
+	is_int(g, 6, "ext4 top-level: a tie goes to the group met first");
+	is_int(f.branch, BR_ORLOV_TOP, "ext4 top-level branch");
+	is_int(f.max_debt, -1, "ext4 has no debts");
+
+	/* Near: no debt limit, and the parent's last allocation group first. */
+	mkstate(&fs, 8);
+	for (g = 0; g < 8; g++)
+		fs.debts[g] = 255;
+	g = ext4_find_group_orlov(&fs, 2, EXT4_NO_LAST_ALLOC_GROUP, 0, 0, &f);
+	is_int(g, 2, "ext4 near: debts do not matter");
+	is_int(f.branch, BR_ORLOV_NEAR, "ext4 near branch");
+	is_int(f.max_dirs, 26, "ext4 max_dirs = ndirs/ngroups + ipg/16");
+	is_int(f.min_inodes, 136, "ext4 min_inodes = avefreei - ipg/4");
+	is_int(f.min_blocks, 3952, "ext4 min_clusters = avefreec - cpg/4");
+	g = ext4_find_group_orlov(&fs, 2, 5, 0, 0, &f);
+	is_int(g, 5, "ext4 near: starts at i_last_alloc_group");
+	is_int(f.pgroup, 5, "and records it as the search start");
+
+	/* Small averages: min_inodes stays 1, min_clusters 0. */
+	mkstate(&fs, 8);
+	for (g = 0; g < 8; g++) {
+		fs.free_inodes[g] = 10;
+		fs.free_blocks[g] = 100;
+	}
+	fs.free_inodes[3] = 0;
+	fs_state_sum(&fs);
+	g = ext4_find_group_orlov(&fs, 3, EXT4_NO_LAST_ALLOC_GROUP, 0, 0, &f);
+	is_int(f.min_inodes, 1, "ext4 min_inodes is at least 1");
+	is_int(f.min_blocks, 0, "ext4 min_clusters is at least 0");
+	is_int(g, 4, "ext4 near: a group without free inodes fails min_inodes");
+
+	/* Fallback from the parent's own group, not the last allocation's. */
+	mkstate(&fs, 4);
+	/* min_inodes 175 - 64 fails group 1, max_dirs 140/4 + 16 groups 0
+	 * and 3, min_clusters 4525 - 2048 group 2 */
+	fs.free_inodes[1] = 100;
+	fs.used_dirs[0] = fs.used_dirs[3] = 60;
+	fs.free_blocks[2] = 100;
+	fs_state_sum(&fs);
+	g = ext4_find_group_orlov(&fs, 1, 3, 0, 0, &f);
+	is_int(f.branch, BR_ORLOV_FALLBACK, "ext4 fallback when nothing qualifies");
+	is_int(g, 2, "ext4 fallback: from the parent's group, skipping one below avefreei");
+	for (g = 0; g < 4; g++)
+		fs.free_inodes[g] = g == 0 ? 3 : 0;
+	fs_state_sum(&fs);
+	is_int(ext4_find_group_orlov(&fs, 1, 3, 0, 0, &f), 0,
+	       "ext4 fallback: the last free inodes are found (average 0)");
+	for (g = 0; g < 4; g++)
+		fs.free_inodes[g] = 0;
+	fs_state_sum(&fs);
+	is_int(ext4_find_group_orlov(&fs, 1, 3, 0, 0, &f), -1, "ext4: no free inode, -1");
+	fs_state_free(&fs);
+}
+
 int main(void)
 {
+	test_ext4();
 	test_percpu();
 	test_topdir();
 	test_near();
