@@ -21,6 +21,10 @@
 #             kernel and its ext4, jbd2 and virtio modules
 #             (kernel/debian-kernel.sh; ext2 and ext3 through the ext4
 #             driver), SMP only: --cpus N (default 2), no --trace
+#   --source  6.1 (default) or 6.12: the kernel source the stock or patched
+#             build is made from (kernel/build-kernel.sh --source), and the
+#             tool's --kernel (attribute name hash, attribute blocks
+#             without a reservation window on 6.12)
 #   --batch   cases (disks) per QEMU boot (default 20)
 #   --target  directory the tree goes into (default /t/u, made with debugfs
 #             mkdir; the stock kernel spreads top-level directories at
@@ -71,6 +75,7 @@ heavy=
 cpus=
 fstype=ext2
 measure=false
+ksource=6.1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -87,7 +92,8 @@ while [ $# -gt 0 ]; do
 	--no-heavy) heavy=no ;;
 	--fstype) fstype=$2; shift ;;
 	--measure) measure=true ;;
-	-h|--help) sed -n '3,57p' "$0"; exit 0 ;;
+	--source) ksource=$2; shift ;;
+	-h|--help) sed -n '3,61p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -98,6 +104,10 @@ target=${target%/}
 [[ $target =~ ^[A-Za-z0-9_./-]*$ ]] || kt_die "--target: plain names only"
 case $kmode in stock|patched|debian) ;; *) kt_die "bad --kernel $kmode" ;; esac
 case $fstype in ext2|ext4) ;; *) kt_die "bad --fstype $fstype (ext2 or ext4)" ;; esac
+case $ksource in 6.1|6.12) ;; *) kt_die "bad --source $ksource (6.1 or 6.12)" ;; esac
+[ "$kmode" != debian ] || [ "$ksource" = 6.1 ] ||
+	kt_die "--kernel debian is Debian 12's 6.1 kernel: no --source $ksource"
+export ORLOV_KERNEL_SOURCE=$ksource
 if [ "$kmode" = debian ]; then
 	# Debian's kernel is SMP: its percpu counters batch, model that
 	[ "$cpus" != up ] ||
@@ -168,6 +178,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		targs=()
 		$trace && targs=(--trace "$work/log/$n.ttrace")
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
+			--kernel "$ksource" \
 			--target "${target:-/}" "${targs[@]}" \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"

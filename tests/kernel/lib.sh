@@ -11,7 +11,8 @@
 #   ORLOV_KERNEL_MODE stock (default) or patched, or debian: Debian's own
 #                     kernel (kernel/debian-kernel.sh; SMP, modular: boot
 #                     it with run-guest.sh -M "$(kt_kernel_moddir KERNEL)")
-#   ORLOV_KERNEL_SMP=1  the --smp build of that kernel (not for debian)
+#   ORLOV_KERNEL_SMP=1  the --smp build of that kernel
+#   ORLOV_KERNEL_SOURCE the source version of that kernel (default 6.1) (not for debian)
 #   ORLOV_SKIP_KERNEL_TESTS=1  skip everything that boots QEMU (exit 77)
 
 export LC_ALL=C TZ=UTC
@@ -129,7 +130,8 @@ kt_kernel() {
 	fi
 	local smp=
 	[ "${ORLOV_KERNEL_SMP:-0}" = 0 ] || smp=--smp
-	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" $smp ||
+	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" $smp \
+		--source "${ORLOV_KERNEL_SOURCE:-6.1}" ||
 		kt_die "kernel build failed"
 }
 
