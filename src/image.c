@@ -2,8 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
@@ -19,6 +22,7 @@ struct staged {
 
 struct image {
 	ext2_filsys fs;
+	int lock_fd;		/* holds the flock, -1 when none */
 	struct staged *inodes;
 	size_t n, cap;
 	uint32_t *slot;		/* open-addressing index into inodes, by ino */
@@ -58,6 +62,31 @@ static errcode_t check_features(ext2_filsys fs, const char **feature)
 	return 0;
 }
 
+/*
+ * One writer at a time: an exclusive flock on the image, held until the
+ * image is committed or abandoned.  A second orlov-populate, or anything
+ * else that takes the lock (flock(1), another libext2fs tool does not),
+ * is refused instead of cross-linking directories.
+ */
+static errcode_t lock_image(const char *path, int *fd)
+{
+	*fd = open(path, O_RDWR | O_CLOEXEC);
+	if (*fd < 0)
+		return (errcode_t)errno;
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return errno == EWOULDBLOCK ? ORLOV_ERR_BUSY : (errcode_t)errno;
+}
+
+static void unlock_image(struct image *img)
+{
+	if (img->lock_fd >= 0)
+		close(img->lock_fd);	/* drops the flock */
+	img->lock_fd = -1;
+}
+
 errcode_t image_open(const char *path, struct image **out, const char **what,
 		     const char **feature)
 {
@@ -76,9 +105,18 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	if (!img)
 		return ENOMEM;
 	*what = "opening filesystem";
-	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS, 0, 0,
-			   unix_io_manager, &img->fs);
+	err = lock_image(path, &img->lock_fd);
 	if (err) {
+		free(img);
+		return err;
+	}
+	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
+	 * or held by another exclusive opener (Linux ignores it for files,
+	 * which the flock covers). */
+	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
+			   EXT2_FLAG_EXCLUSIVE, 0, 0, unix_io_manager, &img->fs);
+	if (err) {
+		unlock_image(img);
 		free(img);
 		return err;
 	}
@@ -114,6 +152,7 @@ void image_abort(struct image *img)
 	free(img->inodes);
 	free(img->slot);
 	free(img->buf);
+	unlock_image(img);
 	free(img);
 }
 
@@ -479,6 +518,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		return err;
 	free(img->inodes);
 	free(img->buf);
+	unlock_image(img);
 	free(img);
 	return 0;
 }

@@ -1126,6 +1126,15 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.rng = o->seed;
 	v.ctx = &c;
 
+	/* --trace truncates its file: never the image, never the source. */
+	if (o->trace) {
+		err = output_clobbers(o->trace, o->image, o->source);
+		if (err) {
+			res->what = "checking trace file";
+			res->where = strdup(o->trace);
+			return err;
+		}
+	}
 	err = image_open(o->image, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;

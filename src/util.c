@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "util.h"
 #include "orlov_err.h"
@@ -158,4 +159,52 @@ errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out)
 		return ORLOV_ERR_USAGE;
 	*out = v;
 	return 0;
+}
+
+/* realpath of @path, or of its directory when it does not exist yet;
+ * NULL when neither resolves. */
+static char *resolve_output(const char *path)
+{
+	char *r = realpath(path, NULL), *dir, *slash;
+
+	if (r || errno != ENOENT)
+		return r;
+	dir = strdup(path);
+	if (!dir)
+		return NULL;
+	slash = strrchr(dir, '/');
+	if (!slash)
+		r = realpath(".", NULL);
+	else if (slash == dir)
+		r = realpath("/", NULL);
+	else {
+		*slash = '\0';
+		r = realpath(dir, NULL);
+	}
+	free(dir);
+	return r;
+}
+
+errcode_t output_clobbers(const char *out, const char *image,
+			  const char *source)
+{
+	struct stat so, si;
+	char *ro, *rs;
+	size_t n;
+	int inside;
+
+	if (stat(out, &so) == 0 && stat(image, &si) == 0 &&
+	    so.st_dev == si.st_dev && so.st_ino == si.st_ino)
+		return ORLOV_ERR_OUTPUT_IS_INPUT;
+	ro = resolve_output(out);
+	rs = realpath(source, NULL);
+	inside = 0;
+	if (ro && rs) {
+		n = strlen(rs);
+		inside = !strncmp(ro, rs, n) &&
+			 (ro[n] == '/' || ro[n] == '\0' || !strcmp(rs, "/"));
+	}
+	free(ro);
+	free(rs);
+	return inside ? ORLOV_ERR_OUTPUT_IS_INPUT : 0;
 }

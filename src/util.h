@@ -63,4 +63,10 @@ errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
 /* Parse an unsigned decimal number; ORLOV_ERR_USAGE when malformed. */
 errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
 
+/* ORLOV_ERR_OUTPUT_IS_INPUT when writing @out would overwrite @image
+ * (the same file, through any link) or write inside the tree @source; an
+ * @out that does not exist yet is judged by its directory. */
+errcode_t output_clobbers(const char *out, const char *image,
+			  const char *source);
+
 #endif

@@ -123,6 +123,32 @@ debugfs -w -R "ssv state 0" "$T_TMP/dirty.img" >/dev/null 2>&1
 expect not-clean 1 "Filesystem is not clean; run e2fsck first while checking filesystem $T_TMP/dirty.img" \
 	"$T_TMP/dirty.img" "$T_TMP/dirty.img" "$src"
 
+# One writer at a time: the image's flock is taken by someone else.
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+command -v flock >/dev/null || t_fail "flock(1) missing (util-linux)"
+cp "$img" "$T_TMP/before"
+flock "$img" "$ORLOV_POPULATE" "$img" "$src" >"$T_TMP/out" 2>"$T_TMP/err"
+rc=$?
+[ $rc = 1 ] || { cat "$T_TMP/err" >&2; t_fail "busy: exit $rc"; }
+grep -qx "orlov-populate: Image is being written by another process while opening filesystem $img" "$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "busy: message"; }
+cmp -s "$T_TMP/before" "$img" || t_fail "busy: image changed"
+echo "busy: ok: $(cat "$T_TMP/err")"
+
+# --trace never truncates the image (named or through a link) nor writes
+# into the source tree.
+ln -sf "$img" "$T_TMP/img-link"
+expect trace-is-image 1 "Output file is the image or inside the source tree while checking trace file $img" \
+	"$img" --trace "$img" "$img" "$src"
+expect trace-link-to-image 1 "Output file is the image or inside the source tree while checking trace file $T_TMP/img-link" \
+	"$img" --trace "$T_TMP/img-link" "$img" "$src"
+expect trace-in-source 1 "Output file is the image or inside the source tree while checking trace file $src/a/new.trace" \
+	"$img" --trace "$src/a/new.trace" "$img" "$src"
+[ ! -e "$src/a/new.trace" ] || t_fail "trace-in-source: the file was created"
+"$ORLOV_POPULATE" -q --trace "$T_TMP/ok.trace" "$img" "$src" || t_fail "a trace beside the image"
+[ -s "$T_TMP/ok.trace" ] || t_fail "the trace beside the image is empty"
+t_fsck "$img"
+
 # An unreadable source file, as an unprivileged user (root reads anything).
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
    id nobody >/dev/null 2>&1; then
