@@ -318,3 +318,32 @@ uint64_t bmap_blocks_needed(uint32_t apb, uint64_t nblocks)
 	/* tind + its dind-level blocks + ind-level blocks */
 	return total + 1 + (nblocks + dbl - 1) / dbl + (nblocks + apb - 1) / apb;
 }
+
+uint64_t ext2_max_size(unsigned int bits)
+{
+	uint64_t ppb = 1ULL << (bits - 2);
+	uint64_t res = EXT2_NDIR_BLOCKS + ppb + ppb * ppb + ppb * ppb * ppb;
+	uint64_t meta = 1 + (1 + ppb) + (1 + ppb + ppb * ppb);
+	/* i_blocks counts sectors in 32 bits, metadata included */
+	uint64_t upper = 0xffffffffULL >> (bits - 9);
+
+	if (res + meta > upper) {
+		res = upper;
+		/* the metadata that addressing @upper blocks takes */
+		upper -= EXT2_NDIR_BLOCKS;
+		meta = 1;
+		upper -= ppb;
+		if (upper < ppb * ppb) {
+			meta += 1 + (upper + ppb - 1) / ppb;
+		} else {
+			meta += 1 + ppb;
+			upper -= ppb * ppb;
+			meta += 1 + (upper + ppb - 1) / ppb +
+				(upper + ppb * ppb - 1) / (ppb * ppb);
+		}
+		res -= meta;
+	}
+	res <<= bits;
+	/* MAX_LFS_FILESIZE of a 64-bit kernel */
+	return res > (uint64_t)INT64_MAX ? (uint64_t)INT64_MAX : res;
+}

@@ -66,4 +66,10 @@ errcode_t bmap_visit_indirect(const struct fs_state *fs, const struct ifile *f,
  * all mapped, needs: used for the up-front space check. */
 uint64_t bmap_blocks_needed(uint32_t addr_per_block, uint64_t nblocks);
 
+/* ext2_max_size(): the driver's s_maxbytes for blocks of 1 << @bits
+ * bytes, the largest size a file can be written or truncated to (EFBIG
+ * past it): what the block tree addresses, or less where a dense file's
+ * i_blocks (512-byte sectors, 32 bits) would overflow. */
+uint64_t ext2_max_size(unsigned int bits);
+
 #endif

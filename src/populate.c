@@ -60,6 +60,7 @@ struct ctx {
 	struct populate_result *res;
 	struct image *img;
 	struct fs_state fs;
+	uint64_t max_size;	/* the driver's s_maxbytes */
 	uint32_t seed[4];
 	uint64_t rng;
 	struct frame *stack;
@@ -997,7 +998,10 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			last = (t - 1) / bs;
 			off = t;
 		}
-		if (last != UINT64_MAX && last >= max_blocks)
+		/* The driver refuses to write or truncate past s_maxbytes,
+		 * holes or not. */
+		if ((last != UINT64_MAX && last >= max_blocks) ||
+		    (uint64_t)e->st.st_size > c->max_size)
 			return fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
 		c->need_blocks += bmap_blocks_needed(apb, nb);
 	} else if (!S_ISCHR(e->st.st_mode) && !S_ISBLK(e->st.st_mode) &&
@@ -1160,6 +1164,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	fs_state_set_cpus(&c.fs, o->cpus);
 	image_hash_seed(c.img, c.seed);
 	bs = c.fs.g.block_size;
+	c.max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));
 	c.run = malloc((size_t)RUN_BLOCKS * bs);
 	c.chunk = malloc((size_t)RUN_BLOCKS * bs);
 	c.xblock = malloc(bs);

@@ -123,6 +123,18 @@ debugfs -w -R "ssv state 0" "$T_TMP/dirty.img" >/dev/null 2>&1
 expect not-clean 1 "Filesystem is not clean; run e2fsck first while checking filesystem $T_TMP/dirty.img" \
 	"$T_TMP/dirty.img" "$T_TMP/dirty.img" "$src"
 
+# Past the driver's s_maxbytes (16 GiB and a bit on 1 KiB blocks), holes
+# or not: refused; exactly at it: accepted and e2fsck-clean.
+mkdir -p "$T_TMP/huge" "$T_TMP/edge"
+truncate -s 17G "$T_TMP/huge/sparse"
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+expect too-big 1 "File too large for this filesystem while checking $T_TMP/huge/sparse" \
+	"$img" "$img" "$T_TMP/huge"
+truncate -s 17247252480 "$T_TMP/edge/sparse"
+"$ORLOV_POPULATE" -q "$img" "$T_TMP/edge" || t_fail "a file of exactly s_maxbytes"
+t_fsck "$img"
+rm -rf "$T_TMP/huge" "$T_TMP/edge"
+
 # One writer at a time: the image's flock is taken by someone else.
 t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
 command -v flock >/dev/null || t_fail "flock(1) missing (util-linux)"

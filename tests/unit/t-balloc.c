@@ -215,8 +215,24 @@ static void test_dir(void)
 	fs_state_free(&fs);
 }
 
+/* s_maxbytes as ext2_max_size computes it: 1 and 2 KiB blocks are bound
+ * by the block tree, 4 KiB ones by i_blocks' 32 bits of sectors. */
+static void test_max_size(void)
+{
+	is_int(ext2_max_size(10), (12ULL + 256 + 65536 + 16777216) << 10,
+	       "1 KiB blocks: the whole block tree (16 GiB)");
+	is_int(ext2_max_size(11), (12ULL + 512 + 262144 + 134217728) << 11,
+	       "2 KiB blocks: the whole block tree (256 GiB)");
+	/* 2^29 - 1 blocks of 4 KiB less the 524801 indirect blocks they
+	 * need: 12 direct, 1 + 1024 for the indirect and double indirect
+	 * trees, 1 + 523263 + 511 for the triple */
+	is_int(ext2_max_size(12), (536870911ULL - 524801) << 12,
+	       "4 KiB blocks: bounded by i_blocks (2 TiB)");
+}
+
 int main(void)
 {
+	test_max_size();
 	test_plain();
 	test_backup();
 	test_reservation();
