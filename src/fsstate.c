@@ -87,6 +87,17 @@ uint32_t group_last_block(const struct fs_state *fs, uint32_t group)
 	return group_first_block(fs, group) + fs->g.blocks_per_group - 1;
 }
 
+uint32_t count_zero_bits(const uint8_t *map, uint32_t size)
+{
+	uint32_t i, used = 0;
+
+	for (i = 0; i + 8 <= size; i += 8)
+		used += (uint32_t)__builtin_popcount(map[i >> 3]);
+	for (; i < size; i++)
+		used += (uint32_t)bit_test(map, i);
+	return size - used;
+}
+
 uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start)
 {
 	uint32_t i = start;

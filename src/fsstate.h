@@ -145,6 +145,9 @@ static inline void bit_clear(uint8_t *map, uint32_t nr)
 	map[nr >> 3] &= (uint8_t)~(1u << (nr & 7));
 }
 
+/* Zero bits in [0, size). */
+uint32_t count_zero_bits(const uint8_t *map, uint32_t size);
+
 /* First zero bit in [start, size), or size. */
 uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start);
 

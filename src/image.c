@@ -62,6 +62,18 @@ static errcode_t check_features(ext2_filsys fs, const char **feature)
 	return 0;
 }
 
+/* A cut image would be grown by the first write past its end, and its
+ * missing blocks read as zeros: refuse it. */
+static errcode_t check_size(ext2_filsys fs, const char *path)
+{
+	blk64_t have;
+	errcode_t err = ext2fs_get_device_size2(path, (int)fs->blocksize, &have);
+
+	if (err)
+		return err;
+	return have < ext2fs_blocks_count(fs->super) ? ORLOV_ERR_SHORT_IMAGE : 0;
+}
+
 /*
  * One writer at a time: an exclusive flock on the image, held until the
  * image is committed or abandoned.  A second orlov-populate, or anything
@@ -113,8 +125,11 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
 	 * or held by another exclusive opener (Linux ignores it for files,
 	 * which the flock covers). */
+	/* SKIP_MMP: an mmp image is refused below (incompat feature), and
+	 * must not be left marked as being checked. */
 	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
-			   EXT2_FLAG_EXCLUSIVE, 0, 0, unix_io_manager, &img->fs);
+			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
+			   unix_io_manager, &img->fs);
 	if (err) {
 		unlock_image(img);
 		free(img);
@@ -122,6 +137,8 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	}
 	*what = "checking filesystem";
 	err = check_features(img->fs, feature);
+	if (!err)
+		err = check_size(img->fs, path);
 	if (!err) {
 		*what = "reading bitmaps";
 		err = ext2fs_read_bitmaps(img->fs);
@@ -193,6 +210,14 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 				g.inodes_per_group, group_ibitmap(fs, i));
 		if (err)
 			return err;
+		/* The allocators trust the descriptors' counts where the
+		 * kernel does; counts that disagree with the bitmaps are
+		 * damage e2fsck would repair, and writing on top of it
+		 * would make it worse. */
+		if (count_zero_bits(group_bbitmap(fs, i), nb) != fs->free_blocks[i] ||
+		    count_zero_bits(group_ibitmap(fs, i), g.inodes_per_group) !=
+		    fs->free_inodes[i])
+			return ORLOV_ERR_BAD_COUNTS;
 		/* Past the end of the last group: in use, as on disk. */
 		for (; nb < g.blocks_per_group; nb++)
 			bit_set(group_bbitmap(fs, i), nb);

@@ -135,6 +135,22 @@ truncate -s 17247252480 "$T_TMP/edge/sparse"
 t_fsck "$img"
 rm -rf "$T_TMP/huge" "$T_TMP/edge"
 
+# Damaged or unusual images are refused untouched: descriptor counts that
+# disagree with the bitmaps, an image file cut short, an mmp image (whose
+# refusal used to leave it marked as being checked).
+t_mkimage "$T_TMP/counts.img" 8M -t ext2 -b 1024
+debugfs -w -R "set_bg 0 free_blocks_count 100" "$T_TMP/counts.img" >/dev/null 2>&1
+expect bad-counts 1 "Group free counts disagree with the bitmaps; run e2fsck first while loading allocator state from $T_TMP/counts.img" \
+	"$T_TMP/counts.img" "$T_TMP/counts.img" "$src"
+t_mkimage "$T_TMP/short.img" 8M -t ext2 -b 1024
+truncate -s 7M "$T_TMP/short.img"
+expect short-image 1 "Image is shorter than the filesystem it holds while checking filesystem $T_TMP/short.img" \
+	"$T_TMP/short.img" "$T_TMP/short.img" "$src"
+t_mkimage "$T_TMP/mmp.img" 8M -t ext2 -b 1024 -O mmp
+expect mmp 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/mmp.img \(feature mmp\)" \
+	"$T_TMP/mmp.img" "$T_TMP/mmp.img" "$src"
+rm -f "$T_TMP/counts.img" "$T_TMP/short.img" "$T_TMP/mmp.img"
+
 # One writer at a time: the image's flock is taken by someone else.
 t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
 command -v flock >/dev/null || t_fail "flock(1) missing (util-linux)"
