@@ -77,8 +77,8 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
 /*
  * One writer at a time: an exclusive flock on the image, held until the
  * image is committed or abandoned.  A second orlov-populate, or anything
- * else that takes the lock (flock(1), another libext2fs tool does not),
- * is refused instead of cross-linking directories.
+ * else holding the lock (flock(1); other libext2fs tools take none), is
+ * refused instead of cross-linking directories.
  */
 static errcode_t lock_image(const char *path, int *fd)
 {
@@ -124,9 +124,8 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	}
 	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
 	 * or held by another exclusive opener (Linux ignores it for files,
-	 * which the flock covers). */
-	/* SKIP_MMP: an mmp image is refused below (incompat feature), and
-	 * must not be left marked as being checked. */
+	 * which the flock covers).  SKIP_MMP: an mmp image is refused below
+	 * (incompat feature) and must not be left marked as being checked. */
 	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
 			   unix_io_manager, &img->fs);
