@@ -323,11 +323,7 @@ for i in $(seq 0 $((ncases - 1))); do
 	"$layout" diff "$work/img/$n.K.img" "$work/img/$n.T.img" \
 		>"$work/log/$n.layout" 2>&1
 	lrc=$?
-	summary=$(grep -o 'paths=[0-9]* same_inode=[0-9]* same_blocks=[0-9]*' \
-		"$work/log/$n.layout" | tail -n1)
-	p=$(sed -n 's/.*paths=\([0-9]*\).*/\1/p' <<<"$summary")
-	si=$(sed -n 's/.*same_inode=\([0-9]*\).*/\1/p' <<<"$summary")
-	sb=$(sed -n 's/.*same_blocks=\([0-9]*\).*/\1/p' <<<"$summary")
+	kt_layout_figures "$work/log/$n.layout"
 	echo "# $n ${p:-?}/${si:-?}/${sb:-?}"
 	if $trace && [ $lrc = 0 ]; then
 		tdiff=$work/log/$n.tdiff

@@ -146,6 +146,18 @@ kt_kernel_moddir() {
 	echo "$d"
 }
 
+# kt_layout_figures FILE: set p, si and sb to the paths, same_inode and
+# same_blocks of the last summary line `orlov-layout diff` wrote to FILE
+# (empty when it has none)
+kt_layout_figures() {
+	local summary
+	summary=$(grep -o 'paths=[0-9]* same_inode=[0-9]* same_blocks=[0-9]*' \
+		"$1" | tail -n1)
+	p=$(sed -n 's/.*paths=\([0-9]*\).*/\1/p' <<<"$summary")
+	si=$(sed -n 's/.*same_inode=\([0-9]*\).*/\1/p' <<<"$summary")
+	sb=$(sed -n 's/.*same_blocks=\([0-9]*\).*/\1/p' <<<"$summary")
+}
+
 kt_tmpdir() {
 	local d
 	d=$(mktemp -d "${TMPDIR:-/tmp}/orlov-kt.XXXXXX") || kt_die "mktemp failed"

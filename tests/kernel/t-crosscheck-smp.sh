@@ -36,8 +36,7 @@ for i in "${!names[@]}"; do
 		"$k/img/$n.U.img" "$k/payload/$n" >/dev/null 2>&1 ||
 		{ echo "# $n: orlov-populate --cpus up failed"; exit 1; }
 	"$layout" diff "$k/img/$n.K.img" "$k/img/$n.U.img" >"$k/log/$n.U.layout" 2>&1
-	s=$(grep -o 'paths=[0-9]* same_inode=[0-9]*' "$k/log/$n.U.layout" | tail -n1)
-	p=${s#paths=}; p=${p%% *}; si=${s##*=}
+	kt_layout_figures "$k/log/$n.U.layout"
 	[ -n "$p" ] && [ -n "$si" ] || { echo "# $n: no diff summary"; exit 1; }
 	if [ "$p" != "$si" ]; then
 		differ=$((differ + 1))
