@@ -43,6 +43,7 @@ void ifile_release(const struct fs_state *fs, struct ifile *f)
 		ind_free(f->ind[i], apb_of(fs));
 		f->ind[i] = NULL;
 	}
+	mb_inode_release(&f->mb);
 }
 
 /* ext2_block_to_path: offsets of the pointers on the way to @i_block and
@@ -143,6 +144,26 @@ static uint32_t find_near(const struct fs_state *fs, const struct ifile *f,
 	       fs->colour * (fs->g.blocks_per_group / 16);
 }
 
+/* ext4_find_near: as ext2's, but ext4_inode_to_goal_block scales the
+ * colour to what is left of a short last group. */
+static uint32_t ext4_find_near(const struct fs_state *fs, const struct ifile *f,
+			       const struct chain *ind)
+{
+	const uint32_t *p;
+	uint32_t bg_start, last;
+
+	for (p = ind->p - 1; p >= ind->start; p--)
+		if (*p)
+			return *p;
+	if (ind->holder)
+		return ind->holder->blk;
+	bg_start = group_first_block(fs, f->group);
+	last = fs->g.blocks_count - 1;
+	if (bg_start + fs->g.blocks_per_group <= last)
+		return bg_start + fs->colour * (fs->g.blocks_per_group / 16);
+	return bg_start + fs->colour * ((last - bg_start) / 16);
+}
+
 static struct ind_node *ind_new(uint32_t blk, uint32_t apb, int leaf)
 {
 	struct ind_node *n = calloc(1, sizeof(*n));
@@ -162,27 +183,19 @@ static struct ind_node *ind_new(uint32_t blk, uint32_t apb, int leaf)
 	return n;
 }
 
-errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
-			 uint32_t iblock, uint32_t *phys)
+/* ext2_get_blocks' allocation: the goal (sequential hint, else
+ * ext2_find_near), then ext2_alloc_blocks: the indirect blocks first, then
+ * at least one data block; a short run is retried with the same goal.  One
+ * page cache buffer maps one block, so one data block is asked for. */
+static errcode_t ext2_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
+			    uint32_t iblock, const struct chain *partial,
+			    int indirect_blks, uint32_t *new_blocks)
 {
-	uint32_t apb = apb_of(fs), offsets[4], boundary, goal;
-	uint32_t new_blocks[4], cur = 0;
-	struct chain ch[4];
 	struct blk_alloc_info *bi = NULL;
-	int depth, partial, indirect_blks, index = 0, n;
 	unsigned long target, count;
+	uint32_t goal, cur = 0;
+	int index = 0;
 	errcode_t err;
-
-	depth = block_to_path(apb, iblock, offsets, &boundary);
-	if (!depth)
-		return ORLOV_ERR_FILE_TOO_BIG;
-	partial = get_branch(fs, f, depth, offsets, ch);
-	if (partial == -2)
-		return ORLOV_ERR_CORRUPT;
-	if (partial < 0) {
-		*phys = *ch[depth - 1].p;
-		return 0;
-	}
 
 	if (is_reg && !f->has_alloc_info) {
 		ext2_init_block_alloc_info(&f->bi);
@@ -190,18 +203,12 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 	}
 	if (f->has_alloc_info)
 		bi = &f->bi;
-
-	/* ext2_find_goal: right after the last block written, if sequential. */
 	if (bi && iblock == bi->last_alloc_logical_block + 1 &&
 	    bi->last_alloc_physical_block != 0)
 		goal = bi->last_alloc_physical_block + 1;
 	else
-		goal = find_near(fs, f, &ch[partial]);
+		goal = find_near(fs, f, partial);
 
-	indirect_blks = depth - partial - 1;
-	/* ext2_alloc_blocks: the indirect blocks first, then at least one
-	 * data block; a short run is retried with the same goal.  One page
-	 * cache buffer maps one block, so one data block is asked for. */
 	target = 1 + (unsigned long)indirect_blks;
 	for (;;) {
 		count = target;
@@ -217,6 +224,60 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 			break;
 	}
 	new_blocks[index] = cur;
+	if (bi) {
+		bi->last_alloc_logical_block = iblock;
+		bi->last_alloc_physical_block = cur;
+	}
+	return 0;
+}
+
+/* ext4_alloc_branch's allocations: each indirect block on its own
+ * (ext4_new_meta_blocks) and the goal of the next; then the data block,
+ * file data with the inode's preallocation context. */
+static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
+			    uint32_t iblock, const struct chain *partial,
+			    int indirect_blks, uint32_t *new_blocks)
+{
+	uint32_t goal = ext4_find_near(fs, f, partial);
+	int n;
+	errcode_t err;
+
+	for (n = 0; n <= indirect_blks; n++) {
+		err = ext4_mb_new_block(fs,
+					n == indirect_blks && is_reg ? &f->mb : NULL,
+					iblock, goal, &new_blocks[n]);
+		if (err)
+			return err;
+		goal = new_blocks[n];
+	}
+	return 0;
+}
+
+errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
+			 uint32_t iblock, uint32_t *phys)
+{
+	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4];
+	struct chain ch[4];
+	int depth, partial, indirect_blks, n;
+	errcode_t err;
+
+	depth = block_to_path(apb, iblock, offsets, &boundary);
+	if (!depth)
+		return ORLOV_ERR_FILE_TOO_BIG;
+	partial = get_branch(fs, f, depth, offsets, ch);
+	if (partial == -2)
+		return ORLOV_ERR_CORRUPT;
+	if (partial < 0) {
+		*phys = *ch[depth - 1].p;
+		return 0;
+	}
+
+	indirect_blks = depth - partial - 1;
+	err = (fs->mb ? ext4_alloc : ext2_alloc)(fs, f, is_reg, iblock,
+						 &ch[partial], indirect_blks,
+						 new_blocks);
+	if (err)
+		return err;
 	f->nblocks += (uint64_t)indirect_blks + 1;
 
 	/* ext2_alloc_branch + ext2_splice_branch: link the new chain in. */
@@ -236,10 +297,6 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 				   &node->child[offsets[lvl + 1]] : NULL;
 	}
 	*ch[depth - 1].p = new_blocks[indirect_blks];
-	if (bi) {
-		bi->last_alloc_logical_block = iblock;
-		bi->last_alloc_physical_block = new_blocks[indirect_blks];
-	}
 	*phys = new_blocks[indirect_blks];
 	return 0;
 }

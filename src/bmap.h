@@ -10,6 +10,7 @@
 #define ORLOV_BMAP_H
 
 #include "balloc.h"
+#include "mballoc.h"
 
 #ifndef EXT2_N_BLOCKS	/* also in ext2fs/ext2_fs.h */
 #define EXT2_NDIR_BLOCKS 12
@@ -34,6 +35,7 @@ struct ifile {
 	uint32_t i_block[EXT2_N_BLOCKS];
 	struct ind_node *ind[3];	/* under i_block[12], [13], [14] */
 	uint64_t nblocks;		/* blocks held, indirect included */
+	struct mb_inode mb;		/* ext4: preallocations, i_size */
 };
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg);

@@ -15,6 +15,8 @@
 #include <ext2fs/ext2_types.h>
 #include <et/com_err.h>
 
+struct mb_state;
+
 struct fs_geom {
 	uint32_t ngroups;
 	uint32_t inodes_per_group;
@@ -102,6 +104,7 @@ struct fs_state {
 	uint32_t bytes_per_group, ibytes_per_group;
 	struct rsv_tree rsv;
 	unsigned int colour;	/* pid % 16 of the kernel's writer */
+	struct mb_state *mb;	/* ext4 driver's mballoc (mballoc.h), or NULL */
 	FILE *trace;		/* --trace, or NULL */
 };
 

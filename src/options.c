@@ -15,6 +15,7 @@ enum {
 	OPT_COLOUR,
 	OPT_CPUS,
 	OPT_KERNEL,
+	OPT_DRIVER,
 	OPT_TRACE,
 	OPT_NO_XATTRS,
 };
@@ -27,6 +28,7 @@ static const struct option longopts[] = {
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -35,6 +37,22 @@ static const struct option longopts[] = {
 	{ "version", no_argument, NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* Index of @arg in the NULL-terminated @names, or -1. */
+static int keyword(const char *arg, const char *const *names)
+{
+	int i;
+
+	for (i = 0; names[i]; i++)
+		if (!strcmp(arg, names[i]))
+			return i;
+	return -1;
+}
+
+static const char *const policy_names[] = { "orlov", "oldalloc", NULL };
+static const char *const topdir_names[] = { "hash", "random", NULL };
+static const char *const kernel_names[] = { "6.1", "6.1-arm64", "6.12", NULL };
+static const char *const driver_names[] = { "ext2", "ext4", NULL };
 
 void options_usage(FILE *f, const char *prog)
 {
@@ -59,6 +77,9 @@ void options_usage(FILE *f, const char *prog)
 "                         unsigned on arm64 and from 6.2 on) and whether an\n"
 "                         attribute block may come from the file's\n"
 "                         reservation window (6.1, not 6.12)\n"
+"      --driver D         ext2 (default): the ext2 driver; ext4: the ext4 driver\n"
+"                         mounting the image as ext2 or ext3, as Debian's and\n"
+"                         Ubuntu's kernels do (no delayed allocation; mballoc)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -71,7 +92,7 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg)
 {
 	uint64_t v;
-	int c;
+	int c, k;
 
 	memset(o, 0, sizeof(*o));
 	o->target = "/";
@@ -84,20 +105,14 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			o->target = optarg;
 			break;
 		case OPT_POLICY:
-			if (!strcmp(optarg, "orlov"))
-				o->policy = POLICY_ORLOV;
-			else if (!strcmp(optarg, "oldalloc"))
-				o->policy = POLICY_OLDALLOC;
-			else
+			if ((k = keyword(optarg, policy_names)) < 0)
 				return *msg = "--policy takes orlov or oldalloc", ORLOV_ERR_USAGE;
+			o->policy = (enum alloc_policy)k;
 			break;
 		case OPT_TOPDIR:
-			if (!strcmp(optarg, "hash"))
-				o->topdir = TOPDIR_HASH;
-			else if (!strcmp(optarg, "random"))
-				o->topdir = TOPDIR_RANDOM;
-			else
+			if ((k = keyword(optarg, topdir_names)) < 0)
 				return *msg = "--topdir takes hash or random", ORLOV_ERR_USAGE;
+			o->topdir = (enum topdir_rule)k;
 			break;
 		case OPT_SEED:
 			if (parse_u64(optarg, UINT64_MAX, &o->seed))
@@ -118,14 +133,14 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 				o->cpus = (unsigned int)v;
 			break;
 		case OPT_KERNEL:
-			if (!strcmp(optarg, "6.1"))
-				o->kernel = KERNEL_6_1;
-			else if (!strcmp(optarg, "6.1-arm64"))
-				o->kernel = KERNEL_6_1_ARM64;
-			else if (!strcmp(optarg, "6.12"))
-				o->kernel = KERNEL_6_12;
-			else
+			if ((k = keyword(optarg, kernel_names)) < 0)
 				return *msg = "--kernel takes 6.1, 6.1-arm64 or 6.12", ORLOV_ERR_USAGE;
+			o->kernel = (enum kernel_version)k;
+			break;
+		case OPT_DRIVER:
+			if ((k = keyword(optarg, driver_names)) < 0)
+				return *msg = "--driver takes ext2 or ext4", ORLOV_ERR_USAGE;
+			o->driver = (enum fs_driver)k;
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;

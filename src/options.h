@@ -10,6 +10,8 @@ enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
 enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
 /* --kernel: the ext2 driver whose attribute handling to match */
 enum kernel_version { KERNEL_6_1, KERNEL_6_1_ARM64, KERNEL_6_12 };
+/* --driver: which driver mounts the image and places what is written */
+enum fs_driver { DRIVER_EXT2, DRIVER_EXT4 };
 
 struct options {
 	const char *image;
@@ -21,6 +23,7 @@ struct options {
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
 	enum kernel_version kernel;
+	enum fs_driver driver;
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	int xattrs;		/* copy extended attributes (default on) */

@@ -24,6 +24,8 @@
 #include "populate.h"
 #include "image.h"
 #include "orlov.h"
+#include "ext4_ialloc.h"
+#include "mballoc.h"
 #include "walk.h"
 #include "xattr.h"
 #include "xblock.h"
@@ -47,6 +49,7 @@ struct frame {
 	struct ext2_inode_large inode;
 	uint32_t flags;		/* i_flags, for inheritance and TOPDIR */
 	int is_target;
+	int last_alloc_group;	/* ext4's i_last_alloc_group */
 };
 
 struct link_ent {
@@ -311,6 +314,14 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 
 	if (is_dir && c->o->policy == POLICY_OLDALLOC) {
 		group = find_group_dir(&c->fs, pgroup, &f);
+	} else if (is_dir && c->fs.mb) {
+		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
+			     (p->flags & FS_TOPDIR_FL);
+
+		group = ext4_find_group_orlov(&c->fs, pgroup,
+				p->last_alloc_group, topdir,
+				dirhash_half_md4(c->seed, e->name,
+						 (int)e->name_len), &f);
 	} else if (is_dir) {
 		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
 			     (p->flags & FS_TOPDIR_FL);
@@ -332,6 +343,8 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 	} else {
 		group = find_group_other(&c->fs, pgroup, p->d.map.ino, &f);
 	}
+	/* ext4_new_inode: the parent remembers the group chosen */
+	p->last_alloc_group = group;
 	err = orlov_take_inode(&c->fs, group, is_dir, ino);
 	if (err)
 		return fail(c, err, "allocating an inode for", e->path);
@@ -386,19 +399,35 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 	return 0;
 }
 
-/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents. */
+/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
+ * @isize: i_size when the kernel maps it (ext4's mballoc sizes its
+ * request by it). */
 static errcode_t put_block(struct ctx *c, const struct src_entry *e,
-			   struct ifile *f, uint64_t lb, const unsigned char *blk)
+			   struct ifile *f, uint64_t lb, uint64_t isize,
+			   const unsigned char *blk)
 {
 	uint32_t phys;
 	errcode_t err;
 
 	if (lb == UINT64_MAX)
 		return 0;
+	f->mb.i_size = isize;
 	err = bmap_get_block(&c->fs, f, 1, (uint32_t)lb, &phys);
 	if (!err)
 		err = run_add(c, phys, blk);
 	return err ? fail(c, err, "writing data of", e->path) : 0;
+}
+
+/* The page cache writes page by page: a block is mapped by the
+ * write_begin of the first page piece that touches it, after write_end
+ * has moved i_size past everything before that piece in its range.  The
+ * replayer's write() calls end on page boundaries, so pieces are pages. */
+#define WRITE_PAGE 4096u
+static uint64_t isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos)
+{
+	uint64_t piece = pos & ~(uint64_t)(WRITE_PAGE - 1);
+
+	return piece > range_start ? piece : prev_end;
 }
 
 /*
@@ -413,16 +442,20 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	uint64_t size = (uint64_t)e->st.st_size, off = 0, s, t;
 	uint64_t end = 0;		/* end of the last data range */
 	uint64_t cur = UINT64_MAX;	/* logical block being filled */
+	uint64_t cur_isize = 0;		/* i_size when it is mapped */
 	unsigned char *blk = c->xblock;
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
 	errcode_t err;
 
 	while (off < size) {
+		uint64_t r0;
+
 		err = e->data->next_data(e, off, &s, &t);
 		if (err)
 			return fail(c, err, "reading", e->path);
 		if (s >= size || s >= t)
 			break;
+		r0 = s;
 		while (s < t) {
 			size_t n = (size_t)(t - s < chunk_cap ? t - s : chunk_cap);
 			size_t k = 0;
@@ -436,11 +469,13 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 				size_t m = bs - in < n - k ? bs - in : n - k;
 
 				if (lb != cur) {
-					err = put_block(c, e, f, cur, blk);
+					err = put_block(c, e, f, cur, cur_isize,
+							blk);
 					if (err)
 						return err;
 					memset(blk, 0, bs);
 					cur = lb;
+					cur_isize = isize_at(r0, end, s + k);
 				}
 				memcpy(blk + in, c->chunk + k, m);
 				k += m;
@@ -449,14 +484,14 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 		}
 		off = end = t;
 	}
-	err = put_block(c, e, f, cur, blk);
+	err = put_block(c, e, f, cur, cur_isize, blk);
 	if (err)
 		return err;
-	/* A trailing hole is made with ftruncate, and ext2_setsize ends in
+	/* A trailing hole is made with ftruncate.  ext2_setsize ends in
 	 * __ext2_truncate_blocks, which discards the window even when the
 	 * file grows: a later attribute block then gets a new window of the
-	 * goal size, not a doubled one. */
-	if (end < size)
+	 * goal size, not a doubled one.  ext4 keeps its preallocations. */
+	if (end < size && !c->fs.mb)
 		ext2_discard_reservation(&c->fs, &f->bi);
 	err = run_flush(c);
 	if (!err)
@@ -660,6 +695,7 @@ static errcode_t push(struct ctx *c)
 	if (grow_array(&c->stack, &c->cap, c->depth + 1, sizeof(*c->stack), 32))
 		return ENOMEM;
 	memset(&c->stack[c->depth], 0, sizeof(c->stack[0]));
+	c->stack[c->depth].last_alloc_group = EXT4_NO_LAST_ALLOC_GROUP;
 	c->depth++;
 	return 0;
 }
@@ -821,7 +857,10 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 			err = drop_acls(c, &f, e, &xblk);
 		/* Last close: the window goes back (ext2_release_file); a
 		 * window must never outlive the file here. */
-		ext2_discard_reservation(&c->fs, &f.bi);
+		if (c->fs.mb)
+			ext4_discard_inode_pa(&c->fs, &f.mb);
+		else
+			ext2_discard_reservation(&c->fs, &f.bi);
 		if (err)
 			goto out;
 		c->res->bytes += (uint64_t)e->st.st_size;
@@ -1107,6 +1146,7 @@ static void ctx_free(struct ctx *c)
 	free(c->group_used);
 	if (c->fs.trace)
 		fclose(c->fs.trace);
+	mb_state_free(&c->fs);
 	fs_state_free(&c->fs);
 }
 
@@ -1162,6 +1202,14 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	}
 	c.fs.colour = o->colour;
 	fs_state_set_cpus(&c.fs, o->cpus);
+	if (o->driver == DRIVER_EXT4) {
+		err = mb_state_init(&c.fs);
+		if (err) {
+			res->what = "loading allocator state from";
+			res->where = strdup(o->image);
+			goto out;
+		}
+	}
 	image_hash_seed(c.img, c.seed);
 	bs = c.fs.g.block_size;
 	c.max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));

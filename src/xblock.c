@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "xblock.h"
+#include "mballoc.h"
 #include "orlov_err.h"
 #include "util.h"
 
@@ -196,7 +197,10 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 	uint32_t refs = xattr_block_refcount(b->data);
 
 	if (refs == 1) {
-		ext2_free_blocks(fs, ino, b->blk, 1);
+		if (fs->mb)
+			ext4_mb_free_blocks(fs, b->blk, 1);
+		else
+			ext2_free_blocks(fs, ino, b->blk, 1);
 		if (b->cached)
 			cache_unlink(xb, (size_t)(b - xb->b));
 		b->blk = 0;
@@ -259,9 +263,14 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 			unsigned long count = 1;
 			uint32_t blk;
 
-			err = ext2_new_blocks(fs, ino, xb->noreserve ? NULL : bi,
-					      group_first_block(fs, group),
-					      &count, &blk);
+			if (fs->mb)	/* ext4_new_meta_blocks */
+				err = ext4_mb_new_block(fs, NULL, 0,
+						group_first_block(fs, group), &blk);
+			else
+				err = ext2_new_blocks(fs, ino,
+						xb->noreserve ? NULL : bi,
+						group_first_block(fs, group),
+						&count, &blk);
 			if (!err)
 				err = add_blk(xb, blk, header, &new);
 			if (err)

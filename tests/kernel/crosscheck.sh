@@ -9,7 +9,8 @@
 #   tests/kernel/crosscheck.sh [--cases FILE] [--only REGEX] [--keep DIR]
 #       [--policy orlov|oldalloc] [--kernel stock|patched|debian] [--batch N]
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
-#       [--heavy|--no-heavy] [--fstype ext2|ext4] [--measure]
+#       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
+#       [--measure]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -45,6 +46,9 @@
 #             --cpus up)
 #   --fstype  the guest's mount -t (default ext2; under --kernel debian both
 #             are the ext4 driver)
+#   --driver  the tool's --driver (default ext2; ext4: the ext4 driver's
+#             model, for --kernel debian --fstype ext2, no delayed
+#             allocation)
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -76,6 +80,7 @@ cpus=
 fstype=ext2
 measure=false
 ksource=6.1
+driver=ext2
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -92,8 +97,9 @@ while [ $# -gt 0 ]; do
 	--no-heavy) heavy=no ;;
 	--fstype) fstype=$2; shift ;;
 	--measure) measure=true ;;
+	--driver) driver=$2; shift ;;
 	--source) ksource=$2; shift ;;
-	-h|--help) sed -n '3,61p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,65p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -105,6 +111,7 @@ target=${target%/}
 case $kmode in stock|patched|debian) ;; *) kt_die "bad --kernel $kmode" ;; esac
 case $fstype in ext2|ext4) ;; *) kt_die "bad --fstype $fstype (ext2 or ext4)" ;; esac
 case $ksource in 6.1|6.12) ;; *) kt_die "bad --source $ksource (6.1 or 6.12)" ;; esac
+case $driver in ext2|ext4) ;; *) kt_die "bad --driver $driver (ext2 or ext4)" ;; esac
 [ "$kmode" != debian ] || [ "$ksource" = 6.1 ] ||
 	kt_die "--kernel debian is Debian 12's 6.1 kernel: no --source $ksource"
 export ORLOV_KERNEL_SOURCE=$ksource
@@ -178,7 +185,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		targs=()
 		$trace && targs=(--trace "$work/log/$n.ttrace")
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
-			--kernel "$ksource" \
+			--kernel "$ksource" --driver "$driver" \
 			--target "${target:-/}" "${targs[@]}" \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"

@@ -529,7 +529,11 @@ static int copy_file(int destfd, int payfd, const char *path, unsigned mode,
 		if (lseek(out, off, SEEK_SET) != off)
 			die("lseek %s: %s", path, strerror(errno));
 		while (len > 0) {
-			size_t want = len > CHUNK ? CHUNK : (size_t)len;
+			/* write() calls end on CHUNK (so page) boundaries:
+			 * ext4 sizes block requests by the i_size each
+			 * page's write leaves, and the tool models pages */
+			size_t want = CHUNK - (size_t)(off % CHUNK) < (size_t)len ?
+				      CHUNK - (size_t)(off % CHUNK) : (size_t)len;
 			ssize_t r = pread(in, buf, want, off);
 			size_t done = 0;
 
