@@ -8,6 +8,7 @@
 #define ORLOV_ORLOV_H
 
 #include "fsstate.h"
+#include "dirhash.h"
 
 enum orlov_branch {
 	BR_NONE = 0,
@@ -53,10 +54,5 @@ int find_group_dir(const struct fs_state *fs, int parent_group,
  */
 errcode_t orlov_take_inode(struct fs_state *fs, int group, int is_dir,
 			   uint32_t *ino);
-
-/* ext4's rule for the start group of a top-level directory: signed
- * half-MD4 of the name with the superblock hash seed (little-endian words),
- * low bit cleared as ext4fs_dirhash does, modulo the group count. */
-uint32_t dirhash_half_md4(const uint32_t seed[4], const char *name, int len);
 
 #endif

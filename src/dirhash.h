@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * ext4's directory name hashes (fs/ext4/hash.c of Linux 6.1): what an
+ * indexed directory sorts its names by, and what ext4's Orlov uses to
+ * start a top-level directory's search.
+ */
+#ifndef ORLOV_DIRHASH_H
+#define ORLOV_DIRHASH_H
+
+#include <stdint.h>
+
+/* s_def_hash_version and dx_root_info.hash_version; the _UNSIGNED ones
+ * are what a filesystem with EXT2_FLAGS_UNSIGNED_HASH uses instead. */
+enum dx_hash_version {
+	DX_HASH_LEGACY = 0,
+	DX_HASH_HALF_MD4 = 1,
+	DX_HASH_TEA = 2,
+	DX_HASH_LEGACY_UNSIGNED = 3,
+	DX_HASH_HALF_MD4_UNSIGNED = 4,
+	DX_HASH_TEA_UNSIGNED = 5,
+};
+
+/*
+ * ext4fs_dirhash(): the major hash of @name (low bit clear, never the
+ * end-of-directory value), or -1 in *ok for a version this code does not
+ * know.  @seed: the superblock's s_hash_seed as four little-endian words;
+ * all zero or NULL means the default seed.
+ */
+uint32_t ext4fs_dirhash(int version, const uint32_t seed[4], const char *name,
+			int len, int *ok);
+
+/* ext4's rule for the start group of a top-level directory: signed
+ * half-MD4 of the name with the superblock hash seed, modulo the group
+ * count (always DX_HASH_HALF_MD4, whatever the filesystem's default). */
+uint32_t dirhash_half_md4(const uint32_t seed[4], const char *name, int len);
+
+#endif
