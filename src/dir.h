@@ -34,6 +34,7 @@ struct dirbuf {
 	uint16_t *room;		/* largest name record that fits, per block */
 	uint32_t nblocks, cap;
 	int filetype;		/* the filetype feature: store d_type */
+	int indexed;		/* an htree (EXT2_INDEX_FL), ext4 only */
 };
 
 void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype);
@@ -47,7 +48,8 @@ errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 			 uint32_t parent_ino);
 
-/* ext2_add_link: may allocate a block for the directory. */
+/* ext2_add_link, or ext4_add_entry when fs->dx.enabled (an htree once
+ * the first block is full): may allocate blocks for the directory. */
 errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 		       const char *name, size_t len, uint32_t ino,
 		       unsigned int ftype);

@@ -105,6 +105,13 @@ struct fs_state {
 	struct rsv_tree rsv;
 	unsigned int colour;	/* pid % 16 of the kernel's writer */
 	struct mb_state *mb;	/* ext4 driver's mballoc (mballoc.h), or NULL */
+	/* ext4 with dir_index: directories past one block get an htree */
+	struct dx_hash_cfg {
+		int enabled;
+		int def_version;	/* s_def_hash_version */
+		int unsigned_adj;	/* s_hash_unsigned: 0 or 3 */
+		uint32_t seed[4];
+	} dx;
 	FILE *trace;		/* --trace, or NULL */
 };
 

@@ -240,6 +240,16 @@ int image_has_filetype(const struct image *img)
 	return ext2fs_has_feature_filetype(img->fs->super);
 }
 
+int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
+{
+	struct ext2_super_block *sb = img->fs->super;
+
+	*def_version = sb->s_def_hash_version;
+	/* ext4_fill_super: s_hash_unsigned is 3 with the unsigned flag */
+	*unsigned_adj = (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH) ? 3 : 0;
+	return ext2fs_has_feature_dir_index(sb);
+}
+
 errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino)
 {
 	ext2_ino_t i;

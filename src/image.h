@@ -26,6 +26,8 @@ void image_abort(struct image *img);
 errcode_t image_load_state(struct image *img, struct fs_state *fs);
 void image_hash_seed(const struct image *img, uint32_t seed[4]);
 int image_has_filetype(const struct image *img);
+/* The dir_index feature; the default hash and the unsigned adjustment. */
+int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
 
 /* Resolve @path (absolute, inside the image) without following a final
  * symlink; ORLOV_ERR_NOT_DIR when it is no directory. */

@@ -781,6 +781,8 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 		return 0;	/* written back at commit */
 	n->inode.i_size = (uint32_t)dir_size(&n->d, c->fs.g.block_size);
 	set_blocks(c, &n->inode, &n->d.map, n->inode.i_file_acl != 0);
+	if (n->d.indexed)
+		n->inode.i_flags |= EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &n->d);
 	if (!err)
 		err = image_stage_inode(c->img, n->d.map.ino, &n->inode);
@@ -1093,6 +1095,8 @@ static errcode_t open_target(struct ctx *c)
 	dirbuf_init(c->target, c->target_ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = image_load_dir(c->img, &c->fs, &in, c->target);
+	c->target->indexed = c->fs.dx.enabled && (in.i_flags & EXT2_INDEX_FL) &&
+			     c->target->nblocks > 1;
 	return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 
@@ -1104,10 +1108,13 @@ static errcode_t commit(struct ctx *c)
 	size_t i;
 
 	/* The target: new blocks, link count, size; ext2_add_link clears
-	 * the (unused by ext2) index flag. */
+	 * the (unused by ext2) index flag, ext4 keeps or sets it. */
 	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
 	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
-	t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
+	if (!c->fs.dx.enabled)
+		t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
+	else if (t->d.indexed)
+		t->inode.i_flags |= EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &t->d);
 	for (i = 0; !err && i < c->xb.n; i++)
 		if (c->xb.b[i].blk)
@@ -1202,7 +1209,11 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	}
 	c.fs.colour = o->colour;
 	fs_state_set_cpus(&c.fs, o->cpus);
+	image_hash_seed(c.img, c.seed);
 	if (o->driver == DRIVER_EXT4) {
+		c.fs.dx.enabled = image_dir_hash(c.img, &c.fs.dx.def_version,
+						 &c.fs.dx.unsigned_adj);
+		memcpy(c.fs.dx.seed, c.seed, sizeof(c.seed));
 		err = mb_state_init(&c.fs);
 		if (err) {
 			res->what = "loading allocator state from";
@@ -1210,7 +1221,6 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			goto out;
 		}
 	}
-	image_hash_seed(c.img, c.seed);
 	bs = c.fs.g.block_size;
 	c.max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));
 	c.run = malloc((size_t)RUN_BLOCKS * bs);
