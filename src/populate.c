@@ -1231,6 +1231,8 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.xb.name_hash = o->kernel == KERNEL_6_1 ? NAME_HASH_SIGNED :
 						   NAME_HASH_UNSIGNED;
 	c.xb.noreserve = o->kernel == KERNEL_6_12;
+	if (o->driver == DRIVER_EXT4)
+		c.xb.share_below = EXT2_XATTR_REFCOUNT_MAX;
 	c.posix_acl = image_posix_acl(c.img);
 	c.user_xattr = image_user_xattr(c.img);
 	c.group_used = calloc(c.fs.g.ngroups, 1);

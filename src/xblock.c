@@ -14,6 +14,7 @@ errcode_t xattr_blocks_init(struct xattr_blocks *xb, uint32_t block_size)
 {
 	memset(xb, 0, sizeof(*xb));
 	xb->block_size = block_size;
+	xb->share_below = EXT2_XATTR_REFCOUNT_MAX + 1;
 	xb->scratch = malloc(block_size);
 	return xb->scratch ? 0 : ENOMEM;
 }
@@ -182,7 +183,7 @@ static struct xattr_blk *cache_find(struct xattr_blocks *xb,
 		struct xattr_blk *b = &xb->b[i - 1];
 
 		if (b->chash != hash ||
-		    xattr_block_refcount(b->data) > EXT2_XATTR_REFCOUNT_MAX ||
+		    xattr_block_refcount(b->data) >= xb->share_below ||
 		    xattr_block_cmp(header, b->data))
 			continue;
 		return b;
