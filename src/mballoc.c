@@ -118,7 +118,8 @@ static void group_refresh(const struct fs_state *fs, uint32_t group)
 	uint32_t i = 0, e;
 	int k;
 
-	memset(gr, 0, sizeof(*gr));
+	gr->free = gr->fragments = 0;
+	memset(gr->counters, 0, sizeof(gr->counters));
 	while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
 		e = next_set_bit(map, mb->cpg, i);
 		gr->fragments++;
@@ -140,11 +141,69 @@ static void group_refresh(const struct fs_state *fs, uint32_t group)
 
 static struct mb_group *grp(const struct fs_state *fs, uint32_t group)
 {
-	struct mb_group *gr = &fs->mb->grp[group];
+	return &fs->mb->grp[group];
+}
 
-	if (gr->stale)
-		group_refresh(fs, group);
-	return gr;
+static void glist_remove(struct mb_glist *l, uint32_t group)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->g[i] == group) {
+			memmove(l->g + i, l->g + i + 1, (l->n - i - 1) * sizeof(*l->g));
+			l->n--;
+			return;
+		}
+}
+
+/* Capacity is the group count: a group is on one list of a kind. */
+static void glist_append(struct mb_glist *l, uint32_t group)
+{
+	l->g[l->n++] = group;
+}
+
+/* mb_avg_fragment_size_order */
+static int avg_fragment_order(const struct mb_state *mb, uint32_t len)
+{
+	int order = fls32(len) - 2;
+
+	if (order < 0)
+		return 0;
+	if (order == (int)mb->max_order + 1)
+		order--;
+	return order;
+}
+
+/* The end of mb_mark_used and mb_free_blocks (and of the buddy's
+ * generation): the counters again, and mb_set_largest_free_order and
+ * mb_update_avg_fragment_size move the group to the tail of its new
+ * lists when its orders changed. */
+static void mb_group_changed(const struct fs_state *fs, uint32_t group)
+{
+	struct mb_state *mb = fs->mb;
+	struct mb_group *gr = &mb->grp[group];
+	int new;
+
+	group_refresh(fs, group);
+	if (!mb->optimize_scan)
+		return;
+	if (gr->largest_order != gr->lfo_list || !gr->free) {
+		if (gr->lfo_list >= 0)
+			glist_remove(&mb->lfo[gr->lfo_list], group);
+		gr->lfo_list = -1;
+		if (gr->largest_order >= 0 && gr->free) {
+			glist_append(&mb->lfo[gr->largest_order], group);
+			gr->lfo_list = gr->largest_order;
+		}
+	}
+	new = gr->fragments ? avg_fragment_order(mb, gr->free / gr->fragments) : -1;
+	if (new != gr->avg_order) {
+		if (gr->avg_order >= 0)
+			glist_remove(&mb->avg[gr->avg_order], group);
+		gr->avg_order = new;
+		if (new >= 0)
+			glist_append(&mb->avg[new], group);
+	}
 }
 
 /* mb_find_extent: from @block, whole chunks until @needed is reached or
@@ -186,7 +245,7 @@ static void set_range(uint8_t *map, uint32_t start, uint32_t len)
 static void mb_mark_used(struct fs_state *fs, const struct free_ex *ex)
 {
 	set_range(gmap(fs, ex->group), ex->start, ex->len);
-	fs->mb->grp[ex->group].stale = 1;
+	mb_group_changed(fs, ex->group);
 }
 
 /* mb_free_blocks on the buddy. */
@@ -197,7 +256,7 @@ static void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
 
 	while (len--)
 		bit_clear(map, start++);
-	fs->mb->grp[group].stale = 1;
+	mb_group_changed(fs, group);
 }
 
 static uint32_t ex_block(const struct fs_state *fs, const struct free_ex *ex)
@@ -280,20 +339,28 @@ static errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 	return mb_use_inode_pa(ac, pa);
 }
 
-/* ext4_mb_release_inode_pa: what the file did not use goes back. */
+/* ext4_mb_release_inode_pa: what the file did not use goes back, one
+ * mb_free_blocks per free run of the on-disk bitmap. */
 static uint32_t release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
 {
 	struct free_ex ex;
-	uint32_t i, freed = 0;
+	uint32_t i, end, freed = 0;
 	const uint8_t *disk;
 
 	block_to_ex(fs, pa->pstart, &ex);
 	disk = group_bbitmap(fs, ex.group);
-	for (i = ex.start; i < ex.start + pa->len; i++)
-		if (!bit_test(disk, i)) {
-			mb_free_range(fs, ex.group, i, 1);
-			freed++;
-		}
+	end = ex.start + pa->len;
+	for (i = ex.start; i < end;) {
+		uint32_t next;
+
+		i = find_next_zero_bit(disk, end, i);
+		if (i >= end)
+			break;
+		next = next_set_bit(disk, end, i);
+		mb_free_range(fs, ex.group, i, next - i);
+		freed += next - i;
+		i = next + 1;
+	}
 	return freed;
 }
 
@@ -637,10 +704,54 @@ static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 	}
 }
 
+/* should_optimize_scan */
+static int optimize(const struct alloc_ctx *ac, int cr)
+{
+	return ac->mb->optimize_scan && cr < 2;
+}
+
+/* ext4_mb_choose_next_group: the next group in turn, or with
+ * optimize_scan (after max_linear_groups in turn) the first good group of
+ * the lists, or a higher criterion in *new_cr when no list has one. */
+static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
+				 uint32_t *group, unsigned int *linear)
+{
+	const struct mb_state *mb = ac->mb;
+	uint32_t ngroups = ac->fs->g.ngroups;
+	unsigned int i, k;
+
+	*new_cr = cr;
+	if (!optimize(ac, cr) || *linear) {
+		if (optimize(ac, cr))
+			(*linear)--;
+		*group = *group + 1 >= ngroups ? 0 : *group + 1;
+		return;
+	}
+	if (cr == 0) {
+		for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
+			for (k = 0; k < mb->lfo[i].n; k++)
+				if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
+					*group = mb->lfo[i].g[k];
+					return;
+				}
+		*new_cr = 1;
+		return;
+	}
+	for (i = (unsigned int)avg_fragment_order(mb, ac->g.len);
+	     i <= mb->max_order; i++)
+		for (k = 0; k < mb->avg[i].n; k++)
+			if (mb_good_group(ac, mb->avg[i].g[k], 1)) {
+				*group = mb->avg[i].g[k];
+				return;
+			}
+	*new_cr = 2;
+}
+
 static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 {
 	uint32_t ngroups = ac->fs->g.ngroups, group, i;
-	int cr, k = fls32(ac->g.len);
+	int cr, new_cr, k = fls32(ac->g.len);
+	unsigned int linear;
 	errcode_t err = 0;
 
 	/* no TRY_GOAL for indirect-mapped files: the goal block itself is
@@ -657,9 +768,19 @@ static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 repeat:
 	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
 		group = ac->g.group < ngroups ? ac->g.group : 0;
-		for (i = 0; i < ngroups; i++, group = group + 1 >= ngroups ? 0 : group + 1) {
-			const struct mb_group *gr = grp(ac->fs, group);
+		linear = ac->mb->max_linear_groups;
+		for (i = 0; i < ngroups; i++) {
+			const struct mb_group *gr;
 
+			if (i) {
+				mb_choose_next_group(ac, cr, &new_cr, &group,
+						     &linear);
+				if (new_cr != cr) {
+					cr = new_cr;
+					goto repeat;
+				}
+			}
+			gr = grp(ac->fs, group);
 			if (!gr->free || (cr <= 2 && gr->free < ac->g.len))
 				continue;
 			if (!mb_good_group(ac, group, cr))
@@ -748,8 +869,6 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 	struct fs_state *fs = ac->fs;
 
 	set_range(group_bbitmap(fs, ac->b.group), ac->b.start, ac->b.len);
-	set_range(gmap(fs, ac->b.group), ac->b.start, ac->b.len);
-	fs->mb->grp[ac->b.group].stale = 1;
 	fs->free_blocks[ac->b.group] -= ac->b.len;
 	percpu_counter_add(&fs->freeb, -(int64_t)ac->b.len);
 }
@@ -856,46 +975,52 @@ void mb_inode_release(struct mb_inode *mi)
 void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
 {
 	struct free_ex ex;
-	uint32_t i, freed = 0;
+	uint32_t i;
 
-	for (i = 0; i < count; i++) {
-		block_to_ex(fs, block + i, &ex);
-		if (!bit_test(group_bbitmap(fs, ex.group), ex.start))
-			continue;
-		bit_clear(group_bbitmap(fs, ex.group), ex.start);
-		mb_free_range(fs, ex.group, ex.start, 1);
-		fs->free_blocks[ex.group]++;
-		freed++;
-	}
+	/* the callers free single blocks, in use and in one group */
+	block_to_ex(fs, block, &ex);
+	for (i = 0; i < count; i++)
+		bit_clear(group_bbitmap(fs, ex.group), ex.start + i);
+	mb_free_range(fs, ex.group, ex.start, count);
+	fs->free_blocks[ex.group] += count;
 	/* one counter update per call, as ext4_free_blocks makes */
-	if (freed)
-		percpu_counter_add(&fs->freeb, freed);
+	percpu_counter_add(&fs->freeb, count);
 }
 
-errcode_t mb_state_init(struct fs_state *fs)
+errcode_t mb_state_init(struct fs_state *fs, int rotational)
 {
 	struct mb_state *mb = calloc(1, sizeof(*mb));
-	uint32_t g;
+	uint32_t g, n = fs->g.ngroups;
+	int i;
 
 	if (!mb)
 		return ENOMEM;
-	mb->map = malloc((size_t)fs->g.ngroups * fs->bytes_per_group);
-	mb->grp = calloc(fs->g.ngroups, sizeof(*mb->grp));
-	if (!mb->map || !mb->grp) {
-		free(mb->map);
-		free(mb->grp);
-		free(mb);
-		return ENOMEM;
+	fs->mb = mb;
+	mb->map = malloc((size_t)n * fs->bytes_per_group);
+	mb->grp = calloc(n, sizeof(*mb->grp));
+	if (!mb->map || !mb->grp)
+		goto nomem;
+	for (i = 0; i < 16; i++) {
+		mb->lfo[i].g = malloc(n * sizeof(uint32_t));
+		mb->avg[i].g = malloc(n * sizeof(uint32_t));
+		if (!mb->lfo[i].g || !mb->avg[i].g)
+			goto nomem;
 	}
-	memcpy(mb->map, fs->bbitmap, (size_t)fs->g.ngroups * fs->bytes_per_group);
+	memcpy(mb->map, fs->bbitmap, (size_t)n * fs->bytes_per_group);
 	mb->cpg = fs->g.blocks_per_group;
 	mb->max_order = (unsigned int)__builtin_ctz(fs->g.block_size) + 1;
 	mb->group_prealloc = 512;
 	mb->stream_request = 16;
-	for (g = 0; g < fs->g.ngroups; g++)
-		mb->grp[g].stale = 1;
-	fs->mb = mb;
+	mb->optimize_scan = n >= 16;
+	mb->max_linear_groups = rotational ? 4 : 0;
+	for (g = 0; g < n; g++) {
+		mb->grp[g].lfo_list = mb->grp[g].avg_order = -1;
+		mb_group_changed(fs, g);
+	}
 	return 0;
+nomem:
+	mb_state_free(fs);
+	return ENOMEM;
 }
 
 void mb_state_free(struct fs_state *fs)
@@ -911,6 +1036,10 @@ void mb_state_free(struct fs_state *fs)
 		for (k = 0; k < mb->lg[i].n; k++)
 			free(mb->lg[i].pa[k]);
 		free(mb->lg[i].pa);
+	}
+	for (i = 0; i < 16; i++) {
+		free(mb->lfo[i].g);
+		free(mb->avg[i].g);
 	}
 	free(mb->map);
 	free(mb->grp);

@@ -10,9 +10,12 @@
  * The buddy is not stored: its maximal aligned free chunks are recomputed
  * from an in-memory bitmap that is the on-disk bitmap plus the space
  * preallocations hold (what ext4_mb_load_buddy sees), per group and only
- * after the group changed.  Not modelled: mb_optimize_scan, which the
- * kernel turns on for 16 groups or more (then groups are picked from
- * per-order lists, not in turn), RAID stripes, bigalloc and flex_bg.
+ * after every change, as mb_mark_used and mb_free_blocks keep it.  With
+ * 16 groups or more the kernel turns mb_optimize_scan on: after a few
+ * groups in turn, criteria 0 and 1 pick groups from lists by largest free
+ * order and by average fragment size, each list in the order groups
+ * joined it; those lists are kept here the same way.  Not modelled: RAID
+ * stripes, bigalloc, flex_bg.
  */
 #ifndef ORLOV_MBALLOC_H
 #define ORLOV_MBALLOC_H
@@ -45,7 +48,14 @@ struct mb_group {
 	uint32_t fragments;	/* bb_fragments */
 	int largest_order;	/* bb_largest_free_order, -1 if none */
 	uint32_t counters[16];	/* bb_counters[order] */
-	int stale;
+	int lfo_list;		/* the largest-free-order list it is on, -1 */
+	int avg_order;		/* bb_avg_fragment_size_order, -1 */
+};
+
+/* One of the optimize_scan lists: groups in the order they joined. */
+struct mb_glist {
+	uint32_t *g;
+	unsigned int n;
 };
 
 struct mb_state {
@@ -57,10 +67,17 @@ struct mb_state {
 	uint32_t last_group, last_start;	/* s_mb_last_group/start */
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
+	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
+	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
+	struct mb_glist lfo[16];	/* s_mb_largest_free_orders */
+	struct mb_glist avg[16];	/* s_mb_avg_fragment_size */
 };
 
-/* After the bitmaps are loaded: an empty buddy cache, as at mount. */
-errcode_t mb_state_init(struct fs_state *fs);
+/* After the bitmaps are loaded: every group's buddy loaded in group
+ * order, as reading /proc/fs/ext4/DEV/mb_groups after mount does.
+ * @rotational: the disk's queue/rotational (4 groups in turn before the
+ * optimize_scan lists, else none). */
+errcode_t mb_state_init(struct fs_state *fs, int rotational);
 void mb_state_free(struct fs_state *fs);
 
 /*

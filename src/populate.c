@@ -1214,7 +1214,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		c.fs.dx.enabled = image_dir_hash(c.img, &c.fs.dx.def_version,
 						 &c.fs.dx.unsigned_adj);
 		memcpy(c.fs.dx.seed, c.seed, sizeof(c.seed));
-		err = mb_state_init(&c.fs);
+		err = mb_state_init(&c.fs, 1);
 		if (err) {
 			res->what = "loading allocator state from";
 			res->where = strdup(o->image);
