@@ -44,6 +44,8 @@ void ifile_release(const struct fs_state *fs, struct ifile *f)
 		f->ind[i] = NULL;
 	}
 	mb_inode_release(&f->mb);
+	free(f->ibody);
+	f->ibody = NULL;
 }
 
 /* ext2_block_to_path: offsets of the pointers on the way to @i_block and

@@ -36,6 +36,8 @@ struct ifile {
 	struct ind_node *ind[3];	/* under i_block[12], [13], [14] */
 	uint64_t nblocks;		/* blocks held, indirect included */
 	struct mb_inode mb;		/* ext4: preallocations, i_size */
+	unsigned char *ibody;		/* ext4: the inode past i_extra_isize */
+	size_t ibody_size;		/* (attributes in the inode), or NULL */
 };
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <stddef.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -18,6 +20,7 @@
 struct staged {
 	uint32_t ino;
 	struct ext2_inode_large inode;
+	unsigned char *tail;	/* the rest of a large inode, or NULL */
 };
 
 struct image {
@@ -28,7 +31,19 @@ struct image {
 	uint32_t *slot;		/* open-addressing index into inodes, by ino */
 	size_t nslots;
 	char *buf;		/* one block, for reads */
+	unsigned char *ibuf;	/* one whole inode, for writes */
 };
+
+static void free_staged(struct image *img)
+{
+	size_t k;
+
+	for (k = 0; k < img->n; k++)
+		free(img->inodes[k].tail);
+	free(img->inodes);
+	img->inodes = NULL;
+	img->n = 0;
+}
 
 /* What the ext2 driver of Linux 6.1 mounts read-write. */
 #define OK_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG)
@@ -144,7 +159,8 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	}
 	if (!err) {
 		img->buf = malloc(img->fs->blocksize);
-		if (!img->buf)
+		img->ibuf = malloc(EXT2_INODE_SIZE(img->fs->super));
+		if (!img->buf || !img->ibuf)
 			err = ENOMEM;
 	}
 	if (err) {
@@ -165,9 +181,10 @@ void image_abort(struct image *img)
 				    EXT2_FLAG_IB_DIRTY);
 		ext2fs_free(img->fs);
 	}
-	free(img->inodes);
+	free_staged(img);
 	free(img->slot);
 	free(img->buf);
+	free(img->ibuf);
 	unlock_image(img);
 	free(img);
 }
@@ -452,12 +469,61 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 	}
 	img->inodes[img->n].ino = ino;
 	img->inodes[img->n].inode = *inode;
+	img->inodes[img->n].tail = NULL;
 	s = slot_of(img, ino);
 	while (img->slot[s] != UINT32_MAX)
 		s = (s + 1) & (img->nslots - 1);
 	img->slot[s] = (uint32_t)img->n;
 	img->n++;
 	return 0;
+}
+
+/* The staged entry of @ino, or NULL. */
+static struct staged *staged_of(struct image *img, uint32_t ino)
+{
+	struct ext2_inode_large *in = image_staged_inode(img, ino);
+
+	return in ? (struct staged *)((char *)in - offsetof(struct staged, inode)) :
+		    NULL;
+}
+
+size_t image_inode_tail_size(const struct image *img)
+{
+	size_t isz = EXT2_INODE_SIZE(img->fs->super);
+
+	return isz > sizeof(struct ext2_inode_large) ?
+	       isz - sizeof(struct ext2_inode_large) : 0;
+}
+
+errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
+				 const unsigned char *tail)
+{
+	struct staged *st = staged_of(img, ino);
+	size_t n = image_inode_tail_size(img);
+
+	if (!st || !n)
+		return ORLOV_ERR_CORRUPT;
+	if (!st->tail && !(st->tail = malloc(n)))
+		return ENOMEM;
+	memcpy(st->tail, tail, n);
+	return 0;
+}
+
+errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
+				unsigned char *tail)
+{
+	size_t isz = EXT2_INODE_SIZE(img->fs->super), n = image_inode_tail_size(img);
+	unsigned char *buf = malloc(isz);
+	errcode_t err;
+
+	if (!buf)
+		return ENOMEM;
+	err = ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)buf,
+				     (int)isz);
+	if (!err)
+		memcpy(tail, buf + isz - n, n);
+	free(buf);
+	return err;
 }
 
 void image_set_large_file(struct image *img)
@@ -511,10 +577,22 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	img->nslots = 0;
 	*what = "writing inode";
 	for (k = 0; k < img->n; k++) {
-		err = ext2fs_write_inode_full(e, img->inodes[k].ino,
-			(struct ext2_inode *)&img->inodes[k].inode,
-			(int)(g->inode_size < sizeof(struct ext2_inode_large) ?
-			      g->inode_size : sizeof(struct ext2_inode_large)));
+		struct staged *st = &img->inodes[k];
+
+		if (st->tail) {
+			/* the whole inode, attributes in it included */
+			size_t n = image_inode_tail_size(img);
+
+			memcpy(img->ibuf, &st->inode, sizeof(st->inode));
+			memcpy(img->ibuf + sizeof(st->inode), st->tail, n);
+			err = ext2fs_write_inode_full(e, st->ino,
+				(struct ext2_inode *)img->ibuf, (int)g->inode_size);
+		} else {
+			err = ext2fs_write_inode_full(e, st->ino,
+				(struct ext2_inode *)&st->inode,
+				(int)(g->inode_size < sizeof(struct ext2_inode_large) ?
+				      g->inode_size : sizeof(struct ext2_inode_large)));
+		}
 		if (err)
 			return err;
 	}
@@ -550,8 +628,9 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	err = ext2fs_close_free(&img->fs);
 	if (err)
 		return err;
-	free(img->inodes);
+	free_staged(img);
 	free(img->buf);
+	free(img->ibuf);
 	unlock_image(img);
 	free(img);
 	return 0;

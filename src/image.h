@@ -53,6 +53,14 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
 
 void image_set_large_file(struct image *img);
+/* Bytes of an inode past struct ext2_inode_large (ext4's in-inode
+ * attributes live there), 0 for small inodes. */
+size_t image_inode_tail_size(const struct image *img);
+/* Give the staged inode @ino that tail (written with it at commit). */
+errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
+				 const unsigned char *tail);
+errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
+				unsigned char *tail);
 void image_set_ext_attr(struct image *img);
 /* acl among the default mount options: new inodes inherit default ACLs */
 int image_posix_acl(const struct image *img);

@@ -515,6 +515,98 @@ static int mode_says_all(const struct ctx *c, const struct xattr_disk *d)
 }
 
 /* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
+/* ext4_xattr_get: the inode first, then the block; ext2 has only the
+ * block. */
+static const unsigned char *get_xattr(struct ctx *c, const struct ifile *f,
+				      uint32_t file_acl, int index,
+				      const char *name, size_t len,
+				      size_t *size)
+{
+	const unsigned char *v = NULL, *blk;
+
+	if (f->ibody)
+		v = xattr_ibody_get(f->ibody, f->ibody_size, index, name, len,
+				    size);
+	if (!v && (blk = xattr_blocks_data(&c->xb, file_acl)))
+		v = xattr_block_get(blk, index, name, len, size);
+	return v;
+}
+
+static errcode_t block_xattr_set(struct ctx *c, struct ifile *f,
+				 uint32_t *file_acl, const struct xattr_disk *d,
+				 int remove)
+{
+	return ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
+			      f->has_alloc_info ? &f->bi : NULL, file_acl, d,
+			      remove);
+}
+
+/*
+ * setxattr (@remove: removexattr) of @d.  ext2_xattr_set has only the
+ * block.  ext4_xattr_set_handle: nothing to do for a value already there;
+ * else into the inode if it has room (then out of the block), else into
+ * the block (then out of the inode); a removal where the attribute is.
+ */
+static errcode_t set_xattr(struct ctx *c, struct ifile *f, uint32_t *file_acl,
+			   const struct xattr_disk *d, int remove)
+{
+	const unsigned char *iv = NULL, *bv = NULL, *blk;
+	size_t isz = 0, bsz = 0;
+	errcode_t err;
+
+	if (!c->fs.mb)
+		return block_xattr_set(c, f, file_acl, d, remove);
+	if (f->ibody)
+		iv = xattr_ibody_get(f->ibody, f->ibody_size, d->index, d->name,
+				     d->name_len, &isz);
+	if ((blk = xattr_blocks_data(&c->xb, *file_acl)))
+		bv = xattr_block_get(blk, d->index, d->name, d->name_len, &bsz);
+	if (remove) {
+		if (iv)
+			return xattr_ibody_set(f->ibody, f->ibody_size, d, 1);
+		return bv ? block_xattr_set(c, f, file_acl, d, 1) : 0;
+	}
+	if ((iv && isz == d->size && !memcmp(iv, d->value, d->size)) ||
+	    (bv && bsz == d->size && !memcmp(bv, d->value, d->size)))
+		return 0;
+	err = f->ibody ? xattr_ibody_set(f->ibody, f->ibody_size, d, 0) :
+			 ORLOV_ERR_XATTR_TOO_BIG;
+	if (!err)
+		return bv ? block_xattr_set(c, f, file_acl, d, 1) : 0;
+	if (err != ORLOV_ERR_XATTR_TOO_BIG)
+		return err;
+	err = block_xattr_set(c, f, file_acl, d, 0);
+	if (!err && iv)
+		err = xattr_ibody_set(f->ibody, f->ibody_size, d, 1);
+	return err;
+}
+
+/* ext4: a new inode's attribute space (i_extra_isize 32, zeroed as
+ * __ext4_new_inode leaves it); none for small inodes or ext2. */
+static errcode_t ibody_new(struct ctx *c, struct ifile *f)
+{
+	size_t n = c->fs.mb ? image_inode_tail_size(c->img) : 0;
+
+	/* EXT4_INODE_HAS_XATTR_SPACE: the header and a terminator fit */
+	if (n < 8)
+		return 0;
+	f->ibody = calloc(1, n);
+	if (!f->ibody)
+		return ENOMEM;
+	f->ibody_size = n;
+	return 0;
+}
+
+static errcode_t stage_inode(struct ctx *c, const struct ifile *f,
+			     const struct ext2_inode_large *in)
+{
+	errcode_t err = image_stage_inode(c->img, f->ino, in);
+
+	if (!err && f->ibody)
+		err = image_stage_inode_tail(c->img, f->ino, f->ibody);
+	return err;
+}
+
 static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
 			 int index, const struct acl *acl)
 {
@@ -524,34 +616,23 @@ static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
 	if (acl)
 		err = acl_to_disk(acl, &d.value, &d.size);
 	if (!err)
-		err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
-				     f->has_alloc_info ? &f->bi : NULL,
-				     file_acl, &d, !acl);
+		err = set_xattr(c, f, file_acl, &d, !acl);
 	free(d.value);
 	return err;
 }
 
-/* One ACL of the block *file_acl (a copy), or none (acl->n == 0). */
-static errcode_t get_acl(struct ctx *c, uint32_t file_acl, int index,
-			 struct acl *acl)
+static errcode_t get_acl(struct ctx *c, const struct ifile *f,
+			 uint32_t file_acl, int index, struct acl *acl)
 {
-	const unsigned char *blk = xattr_blocks_data(&c->xb, file_acl), *v;
+	const unsigned char *v;
 	size_t size;
 
 	acl->e = NULL;
 	acl->n = 0;
-	if (!blk)
-		return 0;
-	v = xattr_block_get(blk, index, "", 0, &size);
+	v = get_xattr(c, f, file_acl, index, "", 0, &size);
 	return v ? acl_from_disk(v, size, acl) : 0;
 }
 
-/*
- * ext2_init_acl, inside ext2_new_inode: in a directory with a default ACL
- * a new directory inherits it, and any new inode but a symlink gets an
- * access ACL made from it and the create mode (the replay creates with
- * the permission bits and umask 0) unless that says no more than the mode.
- */
 static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 			  const struct src_entry *e, uint32_t *file_acl)
 {
@@ -567,7 +648,7 @@ static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 		xattr_blocks_cache_insert(&c->xb, p->inode.i_file_acl);
 		c->target_acl_unread = 0;
 	}
-	err = get_acl(c, p->inode.i_file_acl,
+	err = get_acl(c, &p->d.map, p->inode.i_file_acl,
 		      EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT, &def);
 	if (err || !def.n)
 		goto out;
@@ -609,7 +690,7 @@ static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
 
 	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
 		return 0;
-	err = get_acl(c, *file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl);
+	err = get_acl(c, f, *file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl);
 	if (!err && acl.n) {
 		if (posix_acl_chmod_masq(&acl, e->st.st_mode & 07777) < 0)
 			err = ORLOV_ERR_BAD_XATTR;
@@ -642,7 +723,7 @@ static errcode_t drop_acls(struct ctx *c, struct ifile *f,
 {
 	errcode_t err = 0;
 
-	if (!c->posix_acl || S_ISLNK(e->st.st_mode) || !*file_acl)
+	if (!c->posix_acl || S_ISLNK(e->st.st_mode) || (!*file_acl && !f->ibody))
 		return 0;
 	if (!has_src_xattr(e, "system.posix_acl_access"))
 		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
@@ -674,10 +755,8 @@ static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 	if (!err) {
 		xattr_disk_sort(d, e->nxattrs);
 		for (i = 0; !err && i < e->nxattrs; i++)
-			err = ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
-					     f->has_alloc_info ? &f->bi : NULL,
-					     file_acl, &d[i],
-					     mode_says_all(c, &d[i]));
+			err = set_xattr(c, f, file_acl, &d[i],
+					mode_says_all(c, &d[i]));
 	}
 	for (i = 0; i < done; i++)
 		xattr_disk_free(&d[i]);
@@ -735,6 +814,17 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 							 c->xblock);
 			c->target_acl_unread = 1;
 		}
+		/* ext4 reads attributes in the inode first: the target's
+		 * (a default ACL there is inherited) */
+		if (!err && c->fs.mb && n->inode.i_extra_isize == 32)
+			err = ibody_new(c, &n->d.map);
+		if (!err && n->d.map.ibody) {
+			err = image_read_inode_tail(c->img, c->target_ino,
+						    n->d.map.ibody);
+			if (!err && !xattr_ibody_valid(n->d.map.ibody,
+						       n->d.map.ibody_size))
+				err = ORLOV_ERR_CORRUPT;
+		}
 		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 	}
 	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
@@ -751,6 +841,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	p = &c->stack[c->depth - 2];
 	n = top(c);
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group, image_has_filetype(c->img));
+	err = ibody_new(c, &n->d.map);
+	if (err)
+		return fail(c, err, "creating directory", e->path);
 	n->flags = flags;
 	fill_inode(c, e, flags, &n->inode);
 	n->inode.i_links_count = 2;
@@ -785,7 +878,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 		n->inode.i_flags |= EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &n->d);
 	if (!err)
-		err = image_stage_inode(c->img, n->d.map.ino, &n->inode);
+		err = stage_inode(c, &n->d.map, &n->inode);
 	dirbuf_release(&c->fs, &n->d);
 	c->depth--;
 	return err ? fail(c, err, "writing directory", e->path) : 0;
@@ -823,6 +916,11 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	flags = mask_flags(m, top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &in);
 	ifile_init(&f, ino, c->fs.g.inodes_per_group);
+	err = ibody_new(c, &f);
+	if (err) {
+		fail(c, err, "creating", e->path);
+		goto out;
+	}
 	err = init_acl(c, top(c), &f, e, &xblk);
 	if (err)
 		goto out;
@@ -902,7 +1000,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		}
 	}
 	in.i_file_acl = xblk;
-	err = image_stage_inode(c->img, ino, &in);
+	err = stage_inode(c, &f, &in);
 	if (!err && e->st.st_nlink > 1)
 		err = link_add(c, e->st.st_dev, e->st.st_ino, ino);
 	if (err)
@@ -1123,7 +1221,7 @@ static errcode_t commit(struct ctx *c)
 	if (!err && c->xb.allocated)
 		image_set_ext_attr(c->img);
 	if (!err)
-		err = image_stage_inode(c->img, c->target_ino, &t->inode);
+		err = stage_inode(c, &t->d.map, &t->inode);
 	if (err)
 		return fail_at(c, err, "writing target directory", c->o->target);
 	err = image_commit(c->img, &c->fs, &what);

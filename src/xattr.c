@@ -407,3 +407,144 @@ out:
 	free(d);
 	return err;
 }
+
+/* ---- ext4's in-inode attributes ----------------------------------------- */
+
+/* The entry for (@index, @name) in an unsorted in-inode table, or the
+ * table's end. */
+static unsigned char *ibody_find(unsigned char *first, const unsigned char *end,
+				 int index, const char *name, size_t name_len,
+				 int *found)
+{
+	unsigned char *e;
+
+	*found = 0;
+	for (e = first; e + 4 <= end && !IS_LAST(e); e = NEXT(e))
+		if (!cmp_entry(index, name, name_len, e)) {
+			*found = 1;
+			return e;
+		}
+	return e;
+}
+
+const unsigned char *xattr_ibody_get(const unsigned char *tail, size_t tail_size,
+				     int index, const char *name,
+				     size_t name_len, size_t *size)
+{
+	unsigned char *first = (unsigned char *)tail + 4, *e;
+	int found;
+
+	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+		return NULL;
+	e = ibody_find(first, tail + tail_size, index, name, name_len, &found);
+	if (!found)
+		return NULL;
+	*size = get_le32(e + 8);
+	return first + get_le16(e + 2);
+}
+
+errcode_t xattr_ibody_set(unsigned char *tail, size_t tail_size,
+			  const struct xattr_disk *d, int remove)
+{
+	unsigned char *first = tail + 4, *end = tail + tail_size, *here, *last, *e;
+	size_t min_offs = tail_size - 4, old_size = 0, new_size, free_space;
+	size_t len = PAD4(ENTRY_SIZE + d->name_len);
+	int found;
+
+	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+		memset(first, 0, 4);	/* an empty table */
+	here = ibody_find(first, end, d->index, d->name, d->name_len, &found);
+	if (!found && remove)
+		return 0;
+	if (found)
+		old_size = PAD4(get_le32(here + 8));
+	new_size = remove ? 0 : PAD4(d->size);
+	if (new_size && new_size == old_size) {
+		/* the value is replaced where it stands */
+		unsigned char *val = first + get_le16(here + 2);
+
+		put_le32(here + 8, (uint32_t)d->size);
+		memset(val, 0, new_size);
+		memcpy(val, d->value, d->size);
+		goto done;
+	}
+	for (last = first; !IS_LAST(last); last = NEXT(last))
+		if (get_le32(last + 8) && get_le16(last + 2) < min_offs)
+			min_offs = get_le16(last + 2);
+	if (!remove) {
+		free_space = min_offs - (size_t)(last - first) - 4;
+		if (found)
+			free_space += len + old_size;
+		if (free_space < len + new_size)
+			return ORLOV_ERR_XATTR_TOO_BIG;
+	}
+	if (found && get_le32(here + 8)) {
+		/* close the old value's gap; values below it move up */
+		size_t offs = get_le16(here + 2);
+		unsigned char *first_val = first + min_offs;
+
+		memmove(first_val + old_size, first_val,
+			(size_t)(first + offs - first_val));
+		memset(first_val, 0, old_size);
+		min_offs += old_size;
+		for (e = first; !IS_LAST(e); e = NEXT(e)) {
+			size_t o = get_le16(e + 2);
+
+			if (get_le32(e + 8) && o < offs)
+				put_le16(e + 2, (uint32_t)(o + old_size));
+		}
+	}
+	if (remove) {
+		last -= len;
+		memmove(here, here + len, (size_t)(last - here) + 4);
+		memset(last, 0, len);
+	} else if (!found) {
+		memmove(here + len, here, (size_t)(last - here) + 4);
+		memset(here, 0, len);
+		here[0] = (unsigned char)d->name_len;
+		here[1] = (unsigned char)d->index;
+		memcpy(here + ENTRY_SIZE, d->name, d->name_len);
+	} else {
+		put_le16(here + 2, 0);
+		put_le32(here + 8, 0);
+	}
+	if (!remove) {
+		if (d->size) {
+			unsigned char *val = first + min_offs - new_size;
+
+			put_le16(here + 2, (uint32_t)(min_offs - new_size));
+			memset(val, 0, new_size);
+			memcpy(val, d->value, d->size);
+		}
+		put_le32(here + 8, (uint32_t)d->size);
+	}
+done:
+	/* ext4_xattr_ibody_set: the magic says whether anything is left */
+	put_le32(tail, IS_LAST(first) ? 0 : EXT2_XATTR_MAGIC);
+	return 0;
+}
+
+int xattr_ibody_valid(const unsigned char *tail, size_t tail_size)
+{
+	const unsigned char *first = tail + 4, *end = tail + tail_size, *e;
+	size_t area = tail_size - 4;
+
+	if (tail_size < 8)
+		return 0;
+	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+		return 1;	/* no attributes: the rest is not read */
+	for (e = first;; e = NEXT(e)) {
+		size_t offs, size;
+
+		if (e + 4 > end)
+			return 0;
+		if (IS_LAST(e))
+			return 1;
+		if (e + ENTRY_SIZE > end || NEXT(e) + 4 > end || get_le32(e + 4))
+			return 0;
+		offs = get_le16(e + 2);
+		size = get_le32(e + 8);
+		if (size && (offs > area || size > area - offs))
+			return 0;
+	}
+}

@@ -90,4 +90,19 @@ uint32_t xattr_entry_hash(const char *name, size_t name_len,
 			  const unsigned char *value, size_t value_size,
 			  enum name_hash nh);
 
+/*
+ * ext4's attributes inside the inode (after i_extra_isize): @tail is the
+ * ibody header (magic) and the unsorted entry table with its values at
+ * the end, @tail_size bytes.  Set, replace or remove as ext4_xattr_set_entry
+ * does in the inode; ORLOV_ERR_XATTR_TOO_BIG when it does not fit (the
+ * attribute then goes to the block).  Entry hashes stay 0 in the inode.
+ */
+errcode_t xattr_ibody_set(unsigned char *tail, size_t tail_size,
+			  const struct xattr_disk *d, int remove);
+/* What ext4's xattr_check_inode accepts (no value in another inode). */
+int xattr_ibody_valid(const unsigned char *tail, size_t tail_size);
+const unsigned char *xattr_ibody_get(const unsigned char *tail, size_t tail_size,
+				     int index, const char *name,
+				     size_t name_len, size_t *size);
+
 #endif
