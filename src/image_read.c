@@ -441,15 +441,13 @@ static int xattr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
-				   struct ir_xattrs *out)
+/* The entry table at @off of @buf (@end bytes), values at @vbase + their
+ * offsets, within @vlimit bytes of @vbase. */
+static errcode_t parse_xattr_entries(const unsigned char *buf, size_t off,
+				     size_t end, const unsigned char *vbase,
+				     size_t vlimit, struct ir_xattrs *out,
+				     size_t *cap)
 {
-	const struct ext2_ext_attr_header *h = (const void *)buf;
-	size_t off = sizeof(*h), cap = 0;
-
-	if (ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC ||
-	    ext2fs_le32_to_cpu(h->h_blocks) != 1)
-		return ORLOV_ERR_CORRUPT;
 	for (;;) {
 		const unsigned char *e = buf + off;
 		size_t nlen, voff, vlen, plen;
@@ -458,22 +456,22 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 		int is_acl;
 		errcode_t err;
 
-		if (bs - off < 4)
+		if (end - off < 4)
 			return ORLOV_ERR_CORRUPT;
 		if (get_le32(e) == 0)
-			break;
-		if (bs - off < sizeof(struct ext2_ext_attr_entry))
+			return 0;
+		if (end - off < sizeof(struct ext2_ext_attr_entry))
 			return ORLOV_ERR_CORRUPT;
 		nlen = e[0];
 		voff = get_le16(e + 2);
 		vlen = get_le32(e + 8);
-		if (EXT2_EXT_ATTR_LEN(nlen) > bs - off || get_le32(e + 4) ||
-		    voff > bs || vlen > bs - voff)
+		if (EXT2_EXT_ATTR_LEN(nlen) > end - off || get_le32(e + 4) ||
+		    voff > vlimit || vlen > vlimit - voff)
 			return ORLOV_ERR_CORRUPT;
 		prefix = xattr_prefix(e[1], &is_acl);
 		if (!prefix)
 			return ORLOV_ERR_CORRUPT;
-		if (grow_array(&out->a, &cap, out->n + 1, sizeof(*out->a), 8))
+		if (grow_array(&out->a, cap, out->n + 1, sizeof(*out->a), 8))
 			return ENOMEM;
 		x = &out->a[out->n];
 		plen = strlen(prefix);
@@ -487,7 +485,7 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 		       nlen);
 		x->name[plen + nlen] = '\0';
 		if (is_acl) {
-			err = acl_to_xattr(buf + voff, vlen, &x->value,
+			err = acl_to_xattr(vbase + voff, vlen, &x->value,
 					   &x->len);
 			if (err)
 				return err;
@@ -495,34 +493,67 @@ static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
 			x->value = malloc(vlen ? vlen : 1);
 			if (!x->value)
 				return ENOMEM;
-			memcpy(x->value, buf + voff, vlen);
+			memcpy(x->value, vbase + voff, vlen);
 			x->len = vlen;
 		}
 		off += EXT2_EXT_ATTR_LEN(nlen);
 	}
-	if (out->n > 1)
-		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
-	return 0;
 }
 
-errcode_t ir_read_xattrs(ext2_filsys fs, blk64_t blk, struct ir_xattrs *out)
+static errcode_t parse_xattr_block(const unsigned char *buf, size_t bs,
+				   struct ir_xattrs *out, size_t *cap)
 {
-	unsigned char *buf;
-	errcode_t err;
+	const struct ext2_ext_attr_header *h = (const void *)buf;
+
+	if (ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC ||
+	    ext2fs_le32_to_cpu(h->h_blocks) != 1)
+		return ORLOV_ERR_CORRUPT;
+	return parse_xattr_entries(buf, sizeof(*h), bs, buf, bs, out, cap);
+}
+
+errcode_t ir_read_xattrs(ext2_filsys fs, ext2_ino_t ino,
+			 const struct ext2_inode_large *inode,
+			 struct ir_xattrs *out)
+{
+	size_t isz = EXT2_INODE_SIZE(fs->super), cap = 0;
+	blk64_t blk = ext2fs_file_acl_block(fs, (const struct ext2_inode *)inode);
+	unsigned char *buf = NULL;
+	errcode_t err = 0;
 
 	memset(out, 0, sizeof(*out));
-	if (!blk)
-		return 0;
-	if (blk < fs->super->s_first_data_block ||
-	    blk >= ext2fs_blocks_count(fs->super))
-		return ORLOV_ERR_CORRUPT;
-	err = ext2fs_get_mem(fs->blocksize, &buf);
-	if (err)
-		return err;
-	err = io_channel_read_blk64(fs->io, blk, 1, buf);
-	if (!err)
-		err = parse_xattr_block(buf, fs->blocksize, out);
-	ext2fs_free_mem(&buf);
+	/* In the inode after i_extra_isize, if the magic says so (ext4 and
+	 * e2fsprogs keep attributes there; ext2 never writes any). */
+	if (isz > EXT2_GOOD_OLD_INODE_SIZE && inode->i_extra_isize) {
+		size_t start = EXT2_GOOD_OLD_INODE_SIZE + inode->i_extra_isize;
+
+		if (inode->i_extra_isize & 3 || start + 8 > isz)
+			return ORLOV_ERR_CORRUPT;
+		buf = malloc(isz);
+		if (!buf)
+			return ENOMEM;
+		err = ext2fs_read_inode_full(fs, ino, (struct ext2_inode *)buf,
+					     (int)isz);
+		if (!err && get_le32(buf + start) == EXT2_EXT_ATTR_MAGIC)
+			err = parse_xattr_entries(buf, start + 4, isz,
+						  buf + start + 4,
+						  isz - start - 4, out, &cap);
+		free(buf);
+		buf = NULL;
+	}
+	if (!err && blk) {
+		if (blk < fs->super->s_first_data_block ||
+		    blk >= ext2fs_blocks_count(fs->super))
+			err = ORLOV_ERR_CORRUPT;
+		else
+			err = ext2fs_get_mem(fs->blocksize, &buf);
+		if (!err)
+			err = io_channel_read_blk64(fs->io, blk, 1, buf);
+		if (!err)
+			err = parse_xattr_block(buf, fs->blocksize, out, &cap);
+		ext2fs_free_mem(&buf);
+	}
+	if (!err && out->n > 1)
+		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
 	if (err)
 		ir_xattrs_free(out);
 	return err;

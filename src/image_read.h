@@ -97,8 +97,9 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 		  void *priv, struct strbuf *ctx);
 
 /*
- * Extended attributes from the inode's external block, as the ext2
- * driver keeps them (ext2 ignores in-inode attributes).  Full names
+ * Extended attributes of an inode: those in the inode past i_extra_isize
+ * (ext4 and e2fsprogs put them there; ext2 writes none and ignores them)
+ * and those in its external block.  Full names
  * ("user.foo"); POSIX ACL values converted from the on-disk ext2 form to
  * the posix_acl_xattr form that getxattr(2) returns.  Sorted by name.
  */
@@ -113,7 +114,9 @@ struct ir_xattrs {
 	size_t n;
 };
 
-errcode_t ir_read_xattrs(ext2_filsys fs, blk64_t blk, struct ir_xattrs *out);
+errcode_t ir_read_xattrs(ext2_filsys fs, ext2_ino_t ino,
+			 const struct ext2_inode_large *inode,
+			 struct ir_xattrs *out);
 void ir_xattrs_free(struct ir_xattrs *x);
 
 /* Target of a fast or slow symlink (NUL-terminated in @out). */

@@ -660,7 +660,7 @@ static errcode_t escaped(struct strbuf *b, const void *s, size_t n)
 }
 
 static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
-				blk64_t blk)
+				ext2_ino_t ino, const struct ext2_inode_large *inode)
 {
 	struct ir_xattrs sx, ix;
 	struct strbuf what = { 0 }, e = { 0 }, g = { 0 };
@@ -670,7 +670,7 @@ static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
 	err = read_src_xattrs(fd, proc, &sx);
 	if (err)
 		return vfail(v, err, "reading extended attributes of");
-	err = ir_read_xattrs(v->fs, blk, &ix);
+	err = ir_read_xattrs(v->fs, ino, inode, &ix);
 	if (err == ORLOV_ERR_CORRUPT) {
 		/* Corruption is what verify is for: report it, go on. */
 		mismatch(v, "xattr block", "valid", "corrupt");
@@ -897,9 +897,7 @@ static errcode_t verify_entry(struct verify *v, int parent, const char *name,
 		if (!err)
 			err = sb_append(&pp, name, strlen(name));
 		if (!err)
-			err = compare_xattrs(v, fd, pp.s,
-					     ext2fs_file_acl_block(v->fs,
-						(struct ext2_inode *)&inode));
+			err = compare_xattrs(v, fd, pp.s, ino, &inode);
 		sb_free(&pp);
 	}
 	if (!err && S_ISREG(st->st_mode))

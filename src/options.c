@@ -77,9 +77,11 @@ void options_usage(FILE *f, const char *prog)
 "                         unsigned on arm64 and from 6.2 on) and whether an\n"
 "                         attribute block may come from the file's\n"
 "                         reservation window (6.1, not 6.12)\n"
-"      --driver D         ext2 (default): the ext2 driver; ext4: the ext4 driver\n"
-"                         mounting the image as ext2 or ext3, as Debian's and\n"
-"                         Ubuntu's kernels do (no delayed allocation; mballoc)\n"
+"      --driver D         ext2 (default): the ext2 driver; ext4: Linux 6.1's ext4\n"
+"                         driver mounting the image as ext2 or ext3, as Debian's\n"
+"                         and Ubuntu's kernels do (mballoc without delayed\n"
+"                         allocation, hash-tree directories, attributes in\n"
+"                         large inodes)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -164,6 +166,12 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			return *msg = "unknown option or missing argument", ORLOV_ERR_USAGE;
 		}
 	}
+	if (o->driver == DRIVER_EXT4 && o->policy == POLICY_OLDALLOC)
+		return *msg = "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc", ORLOV_ERR_USAGE;
+	if (o->driver == DRIVER_EXT4 && o->topdir == TOPDIR_RANDOM)
+		return *msg = "--topdir random is the ext2 driver's: ext4 always hashes the name", ORLOV_ERR_USAGE;
+	if (o->driver == DRIVER_EXT4 && o->kernel == KERNEL_6_12)
+		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
 	if (argc - optind != 2)
 		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
 	if (o->target[0] != '/')
