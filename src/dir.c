@@ -453,13 +453,30 @@ out:
 	return err;
 }
 
+/* do_split, then add_dirent_to_buf at the entry it returns. */
+static errcode_t split_insert(struct fs_state *fs, struct dirbuf *d,
+			      uint32_t lb, const struct dx_frame *frame,
+			      uint32_t hash, int root_version, const char *name,
+			      size_t len, uint32_t ino, unsigned int ftype)
+{
+	uint32_t bs = fs->g.block_size, tb, toff;
+	errcode_t err = do_split(fs, d, lb, frame, hash, root_version, &tb,
+				 &toff);
+
+	if (err)
+		return err;
+	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
+	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs);
+	return 0;
+}
+
 /* make_indexed_dir: block 0 becomes the root, its entries move to a new
  * block 1, which is split at once. */
 static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 				  const char *name, size_t len, uint32_t ino,
 				  unsigned int ftype)
 {
-	uint32_t bs = fs->g.block_size, lb, de_off, length, off, hash, tb, toff;
+	uint32_t bs = fs->g.block_size, lb, de_off, length, off, hash;
 	struct dx_frame frame = { 0, DX_ROOT_INFO + 8, 0 };
 	unsigned char *root, *b1, *e;
 	errcode_t err;
@@ -492,14 +509,8 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	d->room[lb] = block_room(b1, bs);
 
 	err = dx_name_hash(fs, fs->dx.def_version, name, len, &hash);
-	if (!err)
-		err = do_split(fs, d, lb, &frame, hash, fs->dx.def_version,
-			       &tb, &toff);
-	if (err)
-		return err;
-	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
-	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs);
-	return 0;
+	return err ? err : split_insert(fs, d, lb, &frame, hash,
+					fs->dx.def_version, name, len, ino, ftype);
 }
 
 /* ext4_dx_add_entry */
@@ -507,7 +518,7 @@ static errcode_t dx_add_entry(struct fs_state *fs, struct dirbuf *d,
 			      const char *name, size_t len, uint32_t ino,
 			      unsigned int ftype)
 {
-	uint32_t bs = fs->g.block_size, hash, leaf, tb, toff;
+	uint32_t bs = fs->g.block_size, hash, leaf;
 	struct dx_frame frames[DX_MAX_LEVELS];
 	int nframes, fi;
 	errcode_t err;
@@ -572,13 +583,8 @@ again:
 			goto again;
 		}
 	}
-	err = do_split(fs, d, leaf, &frames[fi], hash, d->data[DX_ROOT_INFO + 4],
-		       &tb, &toff);
-	if (err)
-		return err;
-	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
-	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs);
-	return 0;
+	return split_insert(fs, d, leaf, &frames[fi], hash,
+			    d->data[DX_ROOT_INFO + 4], name, len, ino, ftype);
 }
 
 errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,

@@ -516,20 +516,13 @@ static void mb_normalize_request(struct alloc_ctx *ac)
 	size = ((uint64_t)logical + ac->o.len) << bsbits;
 	if (size < ac->mi->i_size)
 		size = ac->mi->i_size;
-	if (size <= KiB(16)) {
-		size = KiB(16);
-	} else if (size <= KiB(32)) {
-		size = KiB(32);
-	} else if (size <= KiB(64)) {
-		size = KiB(64);
-	} else if (size <= KiB(128)) {
-		size = KiB(128);
-	} else if (size <= KiB(256)) {
-		size = KiB(256);
-	} else if (size <= KiB(512)) {
-		size = KiB(512);
-	} else if (size <= MiB(1)) {
-		size = MiB(1);
+	if (size <= MiB(1)) {
+		/* the next power of two from 16 KiB up */
+		uint64_t p = KiB(16);
+
+		while (p < size)
+			p <<= 1;
+		size = p;
 	} else if (NRL_CHECK_SIZE(size, MiB(4), max, 2048)) {
 		start_off = ((uint64_t)logical >> (21 - bsbits)) << 21;
 		size = MiB(2);
