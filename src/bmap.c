@@ -161,6 +161,8 @@ static uint32_t ext4_find_near(const struct fs_state *fs, const struct ifile *f,
 		return ind->holder->blk;
 	bg_start = group_first_block(fs, f->group);
 	last = fs->g.blocks_count - 1;
+	if (fs->mb->delalloc)
+		return bg_start;	/* no colour with delayed allocation */
 	if (bg_start + fs->g.blocks_per_group <= last)
 		return bg_start + fs->colour * (fs->g.blocks_per_group / 16);
 	return bg_start + fs->colour * ((last - bg_start) / 16);
@@ -234,55 +236,55 @@ static errcode_t ext2_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 }
 
 /* ext4_alloc_branch's allocations: each indirect block on its own
- * (ext4_new_meta_blocks) and the goal of the next; then the data block,
- * file data with the inode's preallocation context. */
+ * (ext4_new_meta_blocks) and the goal of the next; then up to *count data
+ * blocks in one request, file data with the inode's preallocation
+ * context.  *count is what was obtained. */
 static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 			    uint32_t iblock, const struct chain *partial,
-			    int indirect_blks, uint32_t *new_blocks)
+			    int indirect_blks, uint32_t *new_blocks,
+			    uint32_t *count)
 {
-	uint32_t goal = ext4_find_near(fs, f, partial);
+	uint32_t goal = ext4_find_near(fs, f, partial), one;
 	int n;
 	errcode_t err;
 
-	for (n = 0; n <= indirect_blks; n++) {
-		err = ext4_mb_new_block(fs,
-					n == indirect_blks && is_reg ? &f->mb : NULL,
-					iblock, goal, &new_blocks[n]);
+	for (n = 0; n < indirect_blks; n++) {
+		err = ext4_mb_new_block(fs, NULL, 0, goal, &new_blocks[n]);
 		if (err)
 			return err;
 		goal = new_blocks[n];
 	}
-	return 0;
+	err = ext4_mb_new_blocks(fs, is_reg ? &f->mb : NULL, iblock, goal,
+				 *count, &new_blocks[n], &one);
+	*count = one;
+	return err;
 }
 
-errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
-			 uint32_t iblock, uint32_t *phys)
+/* ext4_blks_to_allocate: under a new indirect block, up to its end; else
+ * the holes that follow in the same array. */
+static uint32_t blks_to_allocate(const struct chain *partial, int k,
+				 uint32_t blks, uint32_t boundary)
 {
-	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4];
-	struct chain ch[4];
-	int depth, partial, indirect_blks, n;
-	errcode_t err;
+	uint32_t count = 1;
 
-	depth = block_to_path(apb, iblock, offsets, &boundary);
-	if (!depth)
-		return ORLOV_ERR_FILE_TOO_BIG;
-	partial = get_branch(fs, f, depth, offsets, ch);
-	if (partial == -2)
-		return ORLOV_ERR_CORRUPT;
-	if (partial < 0) {
-		*phys = *ch[depth - 1].p;
-		return 0;
-	}
+	if (k > 0)
+		return blks < boundary + 1 ? blks : boundary + 1;
+	while (count < blks && count <= boundary && partial->p[count] == 0)
+		count++;
+	return count;
+}
 
-	indirect_blks = depth - partial - 1;
-	err = (fs->mb ? ext4_alloc : ext2_alloc)(fs, f, is_reg, iblock,
-						 &ch[partial], indirect_blks,
-						 new_blocks);
-	if (err)
-		return err;
-	f->nblocks += (uint64_t)indirect_blks + 1;
+/* Link the new chain in (ext2_splice_branch / ext4_splice_branch): the
+ * indirect blocks, then @count data blocks from new_blocks[indirect_blks]
+ * on. */
+static errcode_t splice_branch(const struct fs_state *fs, struct ifile *f,
+			       struct chain *ch, const uint32_t *offsets,
+			       int depth, int partial, int indirect_blks,
+			       const uint32_t *new_blocks, uint32_t count)
+{
+	uint32_t apb = apb_of(fs), i;
+	int n;
 
-	/* ext2_alloc_branch + ext2_splice_branch: link the new chain in. */
 	for (n = 0; n < indirect_blks; n++) {
 		int lvl = partial + n;	/* ch[lvl].p points to the new node */
 		int leaf = (lvl + 1 == depth - 1);
@@ -298,9 +300,75 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 		ch[lvl + 1].slot = node->child ?
 				   &node->child[offsets[lvl + 1]] : NULL;
 	}
-	*ch[depth - 1].p = new_blocks[indirect_blks];
-	*phys = new_blocks[indirect_blks];
+	for (i = 0; i < count; i++)
+		ch[depth - 1].p[i] = new_blocks[indirect_blks] + i;
+	f->nblocks += (uint64_t)indirect_blks + count;
 	return 0;
+}
+
+errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
+			  uint32_t iblock, uint32_t len, uint32_t *phys,
+			  uint32_t *got)
+{
+	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], count;
+	struct chain ch[4];
+	int depth, partial, indirect_blks;
+	errcode_t err;
+
+	depth = block_to_path(apb, iblock, offsets, &boundary);
+	if (!depth)
+		return ORLOV_ERR_FILE_TOO_BIG;
+	partial = get_branch(fs, f, depth, offsets, ch);
+	if (partial == -2)
+		return ORLOV_ERR_CORRUPT;
+	if (partial < 0 || !fs->mb)
+		return ORLOV_ERR_CORRUPT;	/* mapped already, or ext2 */
+	indirect_blks = depth - partial - 1;
+	count = blks_to_allocate(&ch[partial], indirect_blks, len, boundary);
+	err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial], indirect_blks,
+			 new_blocks, &count);
+	if (!err)
+		err = splice_branch(fs, f, ch, offsets, depth, partial,
+				    indirect_blks, new_blocks, count);
+	if (!err) {
+		*phys = new_blocks[indirect_blks];
+		*got = count;
+	}
+	return err;
+}
+
+errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
+			 uint32_t iblock, uint32_t *phys)
+{
+	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], one = 1;
+	struct chain ch[4];
+	int depth, partial, indirect_blks;
+	errcode_t err;
+
+	depth = block_to_path(apb, iblock, offsets, &boundary);
+	if (!depth)
+		return ORLOV_ERR_FILE_TOO_BIG;
+	partial = get_branch(fs, f, depth, offsets, ch);
+	if (partial == -2)
+		return ORLOV_ERR_CORRUPT;
+	if (partial < 0) {
+		*phys = *ch[depth - 1].p;
+		return 0;
+	}
+
+	indirect_blks = depth - partial - 1;
+	if (fs->mb)
+		err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial],
+				 indirect_blks, new_blocks, &one);
+	else
+		err = ext2_alloc(fs, f, is_reg, iblock, &ch[partial],
+				 indirect_blks, new_blocks);
+	if (!err)
+		err = splice_branch(fs, f, ch, offsets, depth, partial,
+				    indirect_blks, new_blocks, 1);
+	if (!err)
+		*phys = new_blocks[indirect_blks];
+	return err;
 }
 
 errcode_t bmap_attach(const struct fs_state *fs, struct ifile *f, int level,

@@ -51,6 +51,16 @@ void ifile_release(const struct fs_state *fs, struct ifile *f);
 errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 			 uint32_t iblock, uint32_t *phys);
 
+/*
+ * ext4 writeback of delayed blocks: map up to @len blocks from logical
+ * @iblock in one request (ext4_ind_map_blocks with a length), at most to
+ * the end of the indirect block holding them.  *phys is the first block,
+ * *got how many were mapped (contiguous).
+ */
+errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
+			  uint32_t iblock, uint32_t len, uint32_t *phys,
+			  uint32_t *got);
+
 /* Look up without allocating: 0 in *phys for a hole. */
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
 		 uint32_t iblock, uint32_t *phys);

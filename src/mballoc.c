@@ -480,16 +480,18 @@ static void mb_group_or_file(struct alloc_ctx *ac)
 {
 	uint32_t bs = ac->fs->g.block_size;
 	uint64_t size, isize;
+	int inode_pa;
 
 	if (!(ac->flags & HINT_DATA))
 		return;
 	size = (uint64_t)ac->o.logical + ac->o.len;
 	isize = (ac->mi->i_size + bs - 1) / bs;
-	/* the file is open for write: an inode preallocation may be made */
+	/* no inode preallocation for a closed file's last blocks */
+	inode_pa = !(size == isize && ac->mi->closed);
 	if (isize > size)
 		size = isize;
 	if (size > ac->mb->stream_request || !ac->mb->group_prealloc) {
-		ac->flags |= STREAM_ALLOC;
+		ac->flags |= inode_pa ? STREAM_ALLOC : HINT_NOPREALLOC;
 		return;
 	}
 	ac->flags |= HINT_GROUP_ALLOC;
@@ -894,8 +896,9 @@ static errcode_t mb_release_context(struct alloc_ctx *ac)
 	return pa_list_insert(&ac->mi->pas, 0, pa);
 }
 
-errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
-			    uint32_t logical, uint32_t goal, uint32_t *block)
+errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t logical, uint32_t goal, uint32_t len,
+			     uint32_t *block, uint32_t *got)
 {
 	struct alloc_ctx ac;
 	int retries = 0, strict = 0;
@@ -905,6 +908,8 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 	/* ext4_claim_free_clusters: root may use every free cluster */
 	if (percpu_counter_sum(&fs->freeb) < 1)
 		return ORLOV_ERR_NO_BLOCKS;
+	if (len > fs->g.blocks_per_group)
+		len = fs->g.blocks_per_group;
 
 	memset(&ac, 0, sizeof(ac));
 	ac.fs = fs;
@@ -914,7 +919,7 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 		goal = fs->g.first_data_block;
 	block_to_ex(fs, goal, &ac.o);
 	ac.o.logical = logical;
-	ac.o.len = 1;
+	ac.o.len = len;
 	ac.g = ac.o;
 	ac.flags = mi ? HINT_DATA : 0;
 	ac.status = AC_CONTINUE;
@@ -941,7 +946,16 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 	}
 	mb_mark_diskspace_used(&ac);
 	*block = ex_block(fs, &ac.b);
+	*got = ac.b.len;
 	return mb_release_context(&ac);
+}
+
+errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
+			    uint32_t logical, uint32_t goal, uint32_t *block)
+{
+	uint32_t got;
+
+	return ext4_mb_new_blocks(fs, mi, logical, goal, 1, block, &got);
 }
 
 void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)

@@ -41,6 +41,7 @@ struct mb_pa_list {
 struct mb_inode {
 	struct mb_pa_list pas;	/* i_prealloc_list, most recently used first */
 	uint64_t i_size;	/* i_size when the block is asked for */
+	int closed;		/* written back after the last close */
 };
 
 struct mb_group {
@@ -67,6 +68,7 @@ struct mb_state {
 	uint32_t last_group, last_start;	/* s_mb_last_group/start */
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
+	int delalloc;			/* mounted with delayed allocation */
 	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
 	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
 	struct mb_glist lfo[16];	/* s_mb_largest_free_orders */
@@ -81,11 +83,16 @@ errcode_t mb_state_init(struct fs_state *fs, int rotational);
 void mb_state_free(struct fs_state *fs);
 
 /*
- * ext4_mb_new_blocks() for one block: @goal from ext4_find_near (or the
- * group's first block for an attribute block); @mi and @logical for file
- * data (EXT4_MB_HINT_DATA), NULL for metadata, directories and symlinks.
+ * ext4_mb_new_blocks(): up to @len blocks from @goal (ext4_find_near's,
+ * or the group's first block for an attribute block); @mi and @logical
+ * for file data (EXT4_MB_HINT_DATA), NULL for metadata, directories and
+ * symlinks.  *block is the first block, *got how many (at least one).
  * ORLOV_ERR_NO_BLOCKS when the filesystem is full.
  */
+errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t logical, uint32_t goal, uint32_t len,
+			     uint32_t *block, uint32_t *got);
+/* One block, as a page-cache write without delayed allocation asks. */
 errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 			    uint32_t logical, uint32_t goal, uint32_t *block);
 
