@@ -306,6 +306,11 @@ static errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 
 	if (!pa)
 		return ENOMEM;
+	err = pa_list_insert(&ac->mb->all, ac->mb->all.n, pa);
+	if (err) {
+		free(pa);
+		return err;
+	}
 	if (ac->flags & HINT_GROUP_ALLOC) {
 		ac->f = ac->b;
 		pa->pstart = pa->lstart = ex_block(ac->fs, &ac->b);
@@ -331,11 +336,10 @@ static errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 	pa->lstart = ac->b.logical;
 	pa->pstart = ex_block(ac->fs, &ac->b);
 	pa->len = pa->free = ac->b.len;
+	pa->owner = ac->mi;
 	err = pa_list_insert(&ac->mi->pas, 0, pa);
-	if (err) {
-		free(pa);
-		return err;
-	}
+	if (err)
+		return err;	/* freed with the state */
 	return mb_use_inode_pa(ac, pa);
 }
 
@@ -379,6 +383,27 @@ static int lg_order(uint32_t n)
 	return o > MB_PREALLOC_TB_SIZE - 1 ? MB_PREALLOC_TB_SIZE - 1 : o;
 }
 
+static int lg_remove(struct mb_state *mb, const struct mb_pa *pa)
+{
+	int i;
+
+	for (i = 0; i < MB_PREALLOC_TB_SIZE; i++)
+		if (pa_list_remove(&mb->lg[i], pa))
+			return 1;
+	return 0;
+}
+
+/* ext4_mb_put_pa's end, or a discard: the preallocation is gone. */
+static void pa_forget(struct mb_state *mb, struct mb_pa *pa)
+{
+	pa_list_remove(&mb->all, pa);
+	if (pa->owner)
+		pa_list_remove(&pa->owner->pas, pa);
+	else
+		lg_remove(mb, pa);
+	free(pa);
+}
+
 /* ext4_mb_discard_lg_preallocations: the oldest of a crowded order go,
  * except the one in use. */
 static void discard_lg(struct fs_state *fs, int order, unsigned int total,
@@ -394,9 +419,8 @@ static void discard_lg(struct fs_state *fs, int order, unsigned int total,
 			i++;
 			continue;
 		}
-		pa_list_remove(l, pa);
 		release_group_pa(fs, pa);
-		free(pa);
+		pa_forget(fs->mb, pa);
 		if (--total <= 5)
 			break;
 	}
@@ -423,15 +447,6 @@ static errcode_t add_n_trim(struct fs_state *fs, struct mb_pa *pa)
 	return 0;
 }
 
-static int lg_remove(struct mb_state *mb, const struct mb_pa *pa)
-{
-	int i;
-
-	for (i = 0; i < MB_PREALLOC_TB_SIZE; i++)
-		if (pa_list_remove(&mb->lg[i], pa))
-			return 1;
-	return 0;
-}
 
 static int mb_use_preallocated(struct alloc_ctx *ac)
 {
@@ -811,35 +826,21 @@ repeat:
 }
 
 /* ext4_mb_discard_preallocations on ENOSPC: group by group from the
- * first, until something is freed. */
-static uint32_t mb_discard_preallocations(struct fs_state *fs,
-					  struct mb_inode *mi, uint32_t needed,
+ * first, until something is freed; in a group every preallocation, of
+ * any file or the locality group, oldest first. */
+static uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
 					  uint64_t *seq)
 {
 	struct mb_state *mb = fs->mb;
 	uint32_t group, freed = 0;
-	unsigned int i, k;
+	unsigned int k;
 
 	for (group = 0; group < fs->g.ngroups && freed < needed; group++) {
 		uint32_t f = 0;
 		struct free_ex ex;
 
-		for (i = 0; i < MB_PREALLOC_TB_SIZE; i++)
-			for (k = 0; k < mb->lg[i].n;) {
-				struct mb_pa *pa = mb->lg[i].pa[k];
-
-				block_to_ex(fs, pa->pstart, &ex);
-				if (ex.group != group) {
-					k++;
-					continue;
-				}
-				f += pa->free;
-				pa_list_remove(&mb->lg[i], pa);
-				release_group_pa(fs, pa);
-				free(pa);
-			}
-		for (k = 0; mi && k < mi->pas.n;) {
-			struct mb_pa *pa = mi->pas.pa[k];
+		for (k = 0; k < mb->all.n;) {
+			struct mb_pa *pa = mb->all.pa[k];
 
 			block_to_ex(fs, pa->pstart, &ex);
 			if (ex.group != group) {
@@ -847,9 +848,11 @@ static uint32_t mb_discard_preallocations(struct fs_state *fs,
 				continue;
 			}
 			f += pa->free;
-			pa_list_remove(&mi->pas, pa);
-			release_inode_pa(fs, pa);
-			free(pa);
+			if (pa->group_pa)
+				release_group_pa(fs, pa);
+			else
+				release_inode_pa(fs, pa);
+			pa_forget(mb, pa);
 		}
 		if (f)
 			(*seq)++;
@@ -872,7 +875,6 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 static errcode_t mb_release_context(struct alloc_ctx *ac)
 {
 	struct mb_pa *pa = ac->pa;
-	errcode_t err = 0;
 
 	if (!pa)
 		return 0;
@@ -881,18 +883,18 @@ static errcode_t mb_release_context(struct alloc_ctx *ac)
 		pa->lstart += ac->b.len;
 		pa->free -= ac->b.len;
 		pa->len -= ac->b.len;
+		if (!pa->free) {
+			pa_forget(ac->mb, pa);
+			return 0;
+		}
 		lg_remove(ac->mb, pa);
-		if (pa->free)
-			err = add_n_trim(ac->fs, pa);
-		else
-			free(pa);
-		return err;
+		return add_n_trim(ac->fs, pa);
 	}
-	pa_list_remove(&ac->mi->pas, pa);
 	if (!pa->free) {
-		free(pa);
+		pa_forget(ac->mb, pa);
 		return 0;
 	}
+	pa_list_remove(&ac->mi->pas, pa);
 	return pa_list_insert(&ac->mi->pas, 0, pa);
 }
 
@@ -935,7 +937,7 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 			if (ac.status == AC_FOUND || ++retries >= 3)
 				break;
 			/* ext4_mb_discard_preallocations_should_retry */
-			if (mb_discard_preallocations(fs, mi, ac.o.len, &ac.seq))
+			if (mb_discard_preallocations(fs, ac.o.len, &ac.seq))
 				continue;
 			if (strict && ac.seq == seq)
 				break;
@@ -960,21 +962,20 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 
 void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)
 {
-	unsigned int i;
-
-	for (i = 0; i < mi->pas.n; i++) {
-		release_inode_pa(fs, mi->pas.pa[i]);
-		free(mi->pas.pa[i]);
+	while (mi->pas.n) {
+		release_inode_pa(fs, mi->pas.pa[0]);
+		pa_forget(fs->mb, mi->pas.pa[0]);
 	}
-	mi->pas.n = 0;
 }
 
 void mb_inode_release(struct mb_inode *mi)
 {
 	unsigned int i;
 
+	/* what is left stays the filesystem's until a discard (or the
+	 * end: mb_state_free frees every preallocation) */
 	for (i = 0; i < mi->pas.n; i++)
-		free(mi->pas.pa[i]);
+		mi->pas.pa[i]->owner = NULL;
 	free(mi->pas.pa);
 	memset(mi, 0, sizeof(*mi));
 }
@@ -1033,17 +1034,16 @@ nomem:
 void mb_state_free(struct fs_state *fs)
 {
 	struct mb_state *mb = fs->mb;
+	unsigned int k;
 	int i;
 
 	if (!mb)
 		return;
-	for (i = 0; i < MB_PREALLOC_TB_SIZE; i++) {
-		unsigned int k;
-
-		for (k = 0; k < mb->lg[i].n; k++)
-			free(mb->lg[i].pa[k]);
+	for (k = 0; k < mb->all.n; k++)
+		free(mb->all.pa[k]);
+	free(mb->all.pa);
+	for (i = 0; i < MB_PREALLOC_TB_SIZE; i++)
 		free(mb->lg[i].pa);
-	}
 	for (i = 0; i < 16; i++) {
 		free(mb->lfo[i].g);
 		free(mb->avg[i].g);

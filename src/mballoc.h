@@ -26,9 +26,12 @@
 
 /* An ext4_prealloc_space: inode (logical range of one file) or group
  * (the writer's locality group, used front to back). */
+struct mb_inode;
+
 struct mb_pa {
 	uint32_t pstart, lstart, len, free;
 	int group_pa;
+	struct mb_inode *owner;	/* an inode preallocation's file */
 };
 
 /* A growable list of preallocations in the kernel's list order. */
@@ -65,6 +68,8 @@ struct mb_state {
 	uint32_t cpg;		/* clusters (blocks) per group */
 	unsigned int max_order;	/* blocksize_bits + 1 */
 	struct mb_pa_list lg[MB_PREALLOC_TB_SIZE];	/* the writer's CPU's */
+	struct mb_pa_list all;	/* every live one, oldest first (the groups'
+				   bb_prealloc_list, discarded in that order) */
 	uint32_t last_group, last_start;	/* s_mb_last_group/start */
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
@@ -98,6 +103,7 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 
 /* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
 void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi);
+/* Forget the file; its preallocations stay until a discard. */
 void mb_inode_release(struct mb_inode *mi);
 
 /* ext4_free_blocks() without a journal: back in the bitmap and buddy. */

@@ -16,6 +16,7 @@ enum {
 	OPT_CPUS,
 	OPT_KERNEL,
 	OPT_DRIVER,
+	OPT_DELALLOC,
 	OPT_TRACE,
 	OPT_NO_XATTRS,
 };
@@ -29,6 +30,7 @@ static const struct option longopts[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
+	{ "delalloc", no_argument, NULL, OPT_DELALLOC },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "verbose", no_argument, NULL, 'v' },
@@ -82,6 +84,9 @@ void options_usage(FILE *f, const char *prog)
 "                         and Ubuntu's kernels do (mballoc without delayed\n"
 "                         allocation, hash-tree directories, attributes in\n"
 "                         large inodes)\n"
+"      --delalloc         with --driver ext4: the image is mounted -t ext4, which\n"
+"                         delays file data blocks until writeback (all after\n"
+"                         the tree, in creation order)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -144,6 +149,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 				return *msg = "--driver takes ext2 or ext4", ORLOV_ERR_USAGE;
 			o->driver = (enum fs_driver)k;
 			break;
+		case OPT_DELALLOC:
+			o->delalloc = 1;
+			break;
 		case OPT_TRACE:
 			o->trace = optarg;
 			break;
@@ -166,6 +174,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			return *msg = "unknown option or missing argument", ORLOV_ERR_USAGE;
 		}
 	}
+	if (o->delalloc && o->driver != DRIVER_EXT4)
+		return *msg = "--delalloc is the ext4 driver's: give --driver ext4", ORLOV_ERR_USAGE;
 	if (o->driver == DRIVER_EXT4 && o->policy == POLICY_OLDALLOC)
 		return *msg = "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc", ORLOV_ERR_USAGE;
 	if (o->driver == DRIVER_EXT4 && o->topdir == TOPDIR_RANDOM)

@@ -24,6 +24,7 @@ struct options {
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
 	enum kernel_version kernel;
 	enum fs_driver driver;
+	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	int xattrs;		/* copy extended attributes (default on) */

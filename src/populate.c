@@ -90,6 +90,18 @@ struct ctx {
 	} *scan;
 	size_t scan_cap;
 	struct dirbuf *target;
+	/* --delalloc: file data waits in a spill file for the writeback */
+	struct delayed {
+		uint32_t ino;
+		uint64_t size;		/* i_size at writeback */
+		struct ifile f;
+		uint32_t *lb;		/* delayed logical blocks, ascending */
+		size_t n, cap;
+		uint64_t spill;		/* where the first one's data is */
+	} *dl;
+	size_t ndl, dl_cap;
+	FILE *spill;
+	uint64_t spill_len;
 };
 
 /* Record the first error with what was being done and where (verbatim). */
@@ -399,6 +411,89 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 	return 0;
 }
 
+/* ---- delayed allocation (--delalloc) ---------------------------------- */
+
+/* ext4_da_write_begin: no block yet, only a reservation; the data waits
+ * in the spill file. */
+static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
+			     uint64_t lb, const unsigned char *blk)
+{
+	struct delayed *d = &c->dl[c->ndl - 1];
+	uint32_t bs = c->fs.g.block_size;
+
+	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 64) ||
+	    fwrite(blk, bs, 1, c->spill) != 1)
+		return fail(c, errno ? errno : ENOMEM, "writing data of", e->path);
+	d->lb[d->n++] = (uint32_t)lb;
+	c->spill_len += bs;
+	return 0;
+}
+
+/* A new file's record of delayed blocks (the last in c->dl). */
+static errcode_t delay_start(struct ctx *c, uint32_t ino)
+{
+	struct delayed *d;
+
+	if (grow_array(&c->dl, &c->dl_cap, c->ndl + 1, sizeof(*c->dl), 256))
+		return ENOMEM;
+	d = &c->dl[c->ndl++];
+	memset(d, 0, sizeof(*d));
+	d->ino = ino;
+	d->spill = c->spill_len;
+	return 0;
+}
+
+/*
+ * The writeback at sync or unmount, in the order the files were dirtied
+ * (created): each run of delayed blocks (at most 2048,
+ * MAX_WRITEPAGES_EXTENT_LEN) is mapped in as few requests as the indirect
+ * blocks allow, by a writer that has closed the file.  Preallocations the
+ * writeback makes stay until the end.
+ */
+static errcode_t writeback(struct ctx *c)
+{
+	uint32_t bs = c->fs.g.block_size;
+	size_t k, i;
+	errcode_t err = 0;
+
+	if (c->spill && fflush(c->spill))
+		return fail(c, errno, "writing data of", c->o->source);
+	for (k = 0; !err && k < c->ndl; k++) {
+		struct delayed *d = &c->dl[k];
+		struct ext2_inode_large *in;
+
+		d->f.mb.i_size = d->size;
+		d->f.mb.closed = 1;
+		for (i = 0; !err && i < d->n;) {
+			uint32_t l = d->lb[i], n = 1, phys, got;
+
+			while (i + n < d->n && n < 2048 && d->lb[i + n] == l + n)
+				n++;
+			err = bmap_map_blocks(&c->fs, &d->f, 1, l, n, &phys, &got);
+			while (!err && got) {
+				uint32_t m = got < RUN_BLOCKS ? got : RUN_BLOCKS;
+				size_t len = (size_t)m * bs;
+
+				if (pread(fileno(c->spill), c->run, len,
+					  (off_t)(d->spill + (uint64_t)i * bs)) !=
+				    (ssize_t)len)
+					err = errno ? errno : EIO;
+				if (!err)
+					err = image_write_blocks(c->img, phys, m, c->run);
+				phys += m;
+				got -= m;
+				i += m;
+			}
+		}
+		if (!err)
+			err = image_write_indirect(c->img, &c->fs, &d->f);
+		in = err ? NULL : image_staged_inode(c->img, d->ino);
+		if (in)
+			set_blocks(c, in, &d->f, in->i_file_acl != 0);
+	}
+	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
+}
+
 /* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
  * @isize: i_size when the kernel maps it (ext4's mballoc sizes its
  * request by it). */
@@ -411,6 +506,8 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 
 	if (lb == UINT64_MAX)
 		return 0;
+	if (c->spill)
+		return delay_block(c, e, lb, blk);
 	f->mb.i_size = isize;
 	err = bmap_get_block(&c->fs, f, 1, (uint32_t)lb, &phys);
 	if (!err)
@@ -447,6 +544,8 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
 	errcode_t err;
 
+	if (c->spill && delay_start(c, f->ino))
+		return fail(c, ENOMEM, "writing data of", e->path);
 	while (off < size) {
 		uint64_t r0;
 
@@ -487,6 +586,8 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	err = put_block(c, e, f, cur, cur_isize, blk);
 	if (err)
 		return err;
+	if (c->spill)
+		c->dl[c->ndl - 1].size = size;
 	/* A trailing hole is made with ftruncate.  ext2_setsize ends in
 	 * __ext2_truncate_blocks, which discards the window even when the
 	 * file grows: a later attribute block then gets a new window of the
@@ -1005,6 +1106,21 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		err = link_add(c, e->st.st_dev, e->st.st_ino, ino);
 	if (err)
 		fail(c, err, "recording", e->path);
+	if (!err && c->spill && S_ISREG(m)) {
+		struct delayed *d = &c->dl[c->ndl - 1];
+
+		/* the block map waits for the writeback; the inode's tail
+		 * is staged already */
+		if (d->n) {
+			free(f.ibody);
+			f.ibody = NULL;
+			d->f = f;
+			memset(&f, 0, sizeof(f));
+		} else {
+			free(d->lb);
+			c->ndl--;
+		}
+	}
 out:
 	ifile_release(&c->fs, &f);
 	return err;
@@ -1231,6 +1347,8 @@ static errcode_t commit(struct ctx *c)
 
 static void ctx_free(struct ctx *c)
 {
+	size_t i;
+
 	if (c->img)
 		image_abort(c->img);
 	while (c->depth > 0) {
@@ -1251,6 +1369,13 @@ static void ctx_free(struct ctx *c)
 	free(c->group_used);
 	if (c->fs.trace)
 		fclose(c->fs.trace);
+	for (i = 0; i < c->ndl; i++) {
+		ifile_release(&c->fs, &c->dl[i].f);
+		free(c->dl[i].lb);
+	}
+	free(c->dl);
+	if (c->spill)
+		fclose(c->spill);
 	mb_state_free(&c->fs);
 	fs_state_free(&c->fs);
 }
@@ -1308,11 +1433,22 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.fs.colour = o->colour;
 	fs_state_set_cpus(&c.fs, o->cpus);
 	image_hash_seed(c.img, c.seed);
+	if (o->delalloc) {
+		c.spill = tmpfile();
+		if (!c.spill) {
+			err = errno;
+			res->what = "creating a spill file for delayed data in";
+			res->where = strdup(getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+			goto out;
+		}
+	}
 	if (o->driver == DRIVER_EXT4) {
 		c.fs.dx.enabled = image_dir_hash(c.img, &c.fs.dx.def_version,
 						 &c.fs.dx.unsigned_adj);
 		memcpy(c.fs.dx.seed, c.seed, sizeof(c.seed));
 		err = mb_state_init(&c.fs, 1);
+		if (!err)
+			c.fs.mb->delalloc = o->delalloc;
 		if (err) {
 			res->what = "loading allocator state from";
 			res->where = strdup(o->image);
@@ -1356,6 +1492,9 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	err = walk_tree(o->source, &wo, &v);
 	if (c.progress)
 		fputc('\n', stderr);
+	if (err)
+		goto out;
+	err = writeback(&c);
 	if (err)
 		goto out;
 	err = commit(&c);

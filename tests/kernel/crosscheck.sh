@@ -47,8 +47,8 @@
 #   --fstype  the guest's mount -t (default ext2; under --kernel debian both
 #             are the ext4 driver)
 #   --driver  the tool's --driver (default ext2; ext4: the ext4 driver's
-#             model, for --kernel debian --fstype ext2, no delayed
-#             allocation)
+#             model, for --kernel debian; with --fstype ext4 also the
+#             tool's --delalloc)
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -182,10 +182,12 @@ for i in $(seq 0 $((ncases - 1))); do
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then
-		targs=()
+		targs=() dargs=()
 		$trace && targs=(--trace "$work/log/$n.ttrace")
+		# ext4 mounted -t ext4 delays allocation
+		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
-			--kernel "$ksource" --driver "$driver" \
+			--kernel "$ksource" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
