@@ -447,8 +447,8 @@ static errcode_t delay_start(struct ctx *c, uint32_t ino)
  * The writeback at sync or unmount, in the order the files were dirtied
  * (created): each run of delayed blocks (at most 2048,
  * MAX_WRITEPAGES_EXTENT_LEN) is mapped in as few requests as the indirect
- * blocks allow, by a writer that has closed the file.  Preallocations the
- * writeback makes stay until the end.
+ * blocks allow, by a writer that has closed the file; once nothing of it
+ * is left reserved, its preallocations go.
  */
 static errcode_t writeback(struct ctx *c)
 {
@@ -485,6 +485,9 @@ static errcode_t writeback(struct ctx *c)
 				i += m;
 			}
 		}
+		/* ext4_da_update_reserve_space: nothing left reserved and
+		 * no writer, the preallocations go */
+		ext4_discard_inode_pa(&c->fs, &d->f.mb);
 		if (!err)
 			err = image_write_indirect(c->img, &c->fs, &d->f);
 		in = err ? NULL : image_staged_inode(c->img, d->ino);
