@@ -968,6 +968,14 @@ void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)
 	}
 }
 
+void mb_inode_moved(struct mb_inode *mi)
+{
+	unsigned int i;
+
+	for (i = 0; i < mi->pas.n; i++)
+		mi->pas.pa[i]->owner = mi;
+}
+
 void mb_inode_release(struct mb_inode *mi)
 {
 	unsigned int i;
@@ -1020,6 +1028,7 @@ errcode_t mb_state_init(struct fs_state *fs, int rotational)
 	mb->group_prealloc = 512;
 	mb->stream_request = 16;
 	mb->optimize_scan = n >= 16;
+	mb->dirty.batch = fs->freeb.batch;
 	mb->max_linear_groups = rotational ? 4 : 0;
 	for (g = 0; g < n; g++) {
 		mb->grp[g].lfo_list = mb->grp[g].avg_order = -1;

@@ -74,6 +74,7 @@ struct mb_state {
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
 	int delalloc;			/* mounted with delayed allocation */
+	struct percpu_counter dirty;	/* s_dirtyclusters_counter */
 	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
 	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
 	struct mb_glist lfo[16];	/* s_mb_largest_free_orders */
@@ -103,6 +104,8 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 
 /* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
 void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi);
+/* @mi was copied to a new place: its preallocations follow it. */
+void mb_inode_moved(struct mb_inode *mi);
 /* Forget the file; its preallocations stay until a discard. */
 void mb_inode_release(struct mb_inode *mi);
 

@@ -94,7 +94,8 @@ struct ctx {
 	struct delayed {
 		uint32_t ino;
 		uint64_t size;		/* i_size at writeback */
-		struct ifile f;
+		struct ifile *f;	/* its own allocation: preallocations
+					   point at its mb_inode */
 		uint32_t *lb;		/* delayed logical blocks, ascending */
 		size_t n, cap;
 		uint64_t spill;		/* where the first one's data is */
@@ -102,6 +103,9 @@ struct ctx {
 	size_t ndl, dl_cap;
 	FILE *spill;
 	uint64_t spill_len;
+	uint32_t nonda_ino;	/* the page ext4_nonda_switch last judged */
+	uint64_t nonda_page;
+	int nonda;
 };
 
 /* Record the first error with what was being done and where (verbatim). */
@@ -116,14 +120,22 @@ static errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
 }
 
 /* The same for a path relative to the source root, shown under SOURCE. */
-static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
-		      const char *path)
+/* SOURCE/path, as messages name an entry (NULL without memory). */
+static char *source_path(const struct ctx *c, const char *path)
 {
 	size_t sl = strlen(c->o->source), pl = strlen(path), n = sl + pl + 2;
 	char *where = malloc(n);
 
 	if (where)
 		snprintf(where, n, "%s%s%s", c->o->source, pl ? "/" : "", path);
+	return where;
+}
+
+static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
+		      const char *path)
+{
+	char *where = source_path(c, path);
+
 	fail_at(c, err, what, where);
 	free(where);
 	return err;
@@ -426,7 +438,33 @@ static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
 		return fail(c, errno ? errno : ENOMEM, "writing data of", e->path);
 	d->lb[d->n++] = (uint32_t)lb;
 	c->spill_len += bs;
+	/* ext4_da_reserve_space */
+	percpu_counter_add(&c->fs.mb->dirty, 1);
 	return 0;
+}
+
+/*
+ * ext4_nonda_switch, once per page: with delayed data past half the free
+ * space ext4 starts writeback in the background (noted: not
+ * reproducible), and past two thirds, or within the watermark, it writes
+ * without delaying.
+ */
+static int nonda_switch(struct ctx *c, const struct src_entry *e, uint64_t lb)
+{
+	struct mb_state *mb = c->fs.mb;
+	uint64_t page = lb * c->fs.g.block_size / 4096;
+	int64_t free, dirty, wm = 4 * (int64_t)c->fs.freeb.batch * (int64_t)c->o->cpus;
+
+	if (c->nonda_ino == c->dl[c->ndl - 1].ino && c->nonda_page == page)
+		return c->nonda;
+	c->nonda_ino = c->dl[c->ndl - 1].ino;
+	c->nonda_page = page;
+	free = percpu_counter_read_positive(&c->fs.freeb);
+	dirty = percpu_counter_read_positive(&mb->dirty);
+	if (dirty && free < 2 * dirty && !c->res->racy_at)
+		c->res->racy_at = source_path(c, e->path);
+	c->nonda = 2 * free < 3 * dirty || free < dirty + wm;
+	return c->nonda;
 }
 
 /* A new file's record of delayed blocks (the last in c->dl). */
@@ -462,14 +500,14 @@ static errcode_t writeback(struct ctx *c)
 		struct delayed *d = &c->dl[k];
 		struct ext2_inode_large *in;
 
-		d->f.mb.i_size = d->size;
-		d->f.mb.closed = 1;
+		d->f->mb.i_size = d->size;
+		d->f->mb.closed = 1;
 		for (i = 0; !err && i < d->n;) {
 			uint32_t l = d->lb[i], n = 1, phys, got;
 
 			while (i + n < d->n && n < 2048 && d->lb[i + n] == l + n)
 				n++;
-			err = bmap_map_blocks(&c->fs, &d->f, 1, l, n, &phys, &got);
+			err = bmap_map_blocks(&c->fs, d->f, 1, l, n, &phys, &got);
 			while (!err && got) {
 				uint32_t m = got < RUN_BLOCKS ? got : RUN_BLOCKS;
 				size_t len = (size_t)m * bs;
@@ -487,12 +525,12 @@ static errcode_t writeback(struct ctx *c)
 		}
 		/* ext4_da_update_reserve_space: nothing left reserved and
 		 * no writer, the preallocations go */
-		ext4_discard_inode_pa(&c->fs, &d->f.mb);
+		ext4_discard_inode_pa(&c->fs, &d->f->mb);
 		if (!err)
-			err = image_write_indirect(c->img, &c->fs, &d->f);
+			err = image_write_indirect(c->img, &c->fs, d->f);
 		in = err ? NULL : image_staged_inode(c->img, d->ino);
 		if (in)
-			set_blocks(c, in, &d->f, in->i_file_acl != 0);
+			set_blocks(c, in, d->f, in->i_file_acl != 0);
 	}
 	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
 }
@@ -509,7 +547,7 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 
 	if (lb == UINT64_MAX)
 		return 0;
-	if (c->spill)
+	if (c->spill && !nonda_switch(c, e, lb))
 		return delay_block(c, e, lb, blk);
 	f->mb.i_size = isize;
 	err = bmap_get_block(&c->fs, f, 1, (uint32_t)lb, &phys);
@@ -1061,9 +1099,9 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 			err = drop_acls(c, &f, e, &xblk);
 		/* Last close: the window goes back (ext2_release_file); a
 		 * window must never outlive the file here. */
-		if (c->fs.mb)
+		if (c->fs.mb && !(c->spill && c->dl[c->ndl - 1].n))
 			ext4_discard_inode_pa(&c->fs, &f.mb);
-		else
+		else if (!c->fs.mb)
 			ext2_discard_reservation(&c->fs, &f.bi);
 		if (err)
 			goto out;
@@ -1114,10 +1152,13 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 
 		/* the block map waits for the writeback; the inode's tail
 		 * is staged already */
-		if (d->n) {
+		if (d->n && !(d->f = malloc(sizeof(*d->f)))) {
+			err = fail(c, ENOMEM, "recording", e->path);
+		} else if (d->n) {
 			free(f.ibody);
 			f.ibody = NULL;
-			d->f = f;
+			*d->f = f;
+			mb_inode_moved(&d->f->mb);
 			memset(&f, 0, sizeof(f));
 		} else {
 			free(d->lb);
@@ -1373,7 +1414,9 @@ static void ctx_free(struct ctx *c)
 	if (c->fs.trace)
 		fclose(c->fs.trace);
 	for (i = 0; i < c->ndl; i++) {
-		ifile_release(&c->fs, &c->dl[i].f);
+		if (c->dl[i].f)
+			ifile_release(&c->fs, c->dl[i].f);
+		free(c->dl[i].f);
 		free(c->dl[i].lb);
 	}
 	free(c->dl);
@@ -1521,5 +1564,7 @@ out:
 void populate_result_free(struct populate_result *res)
 {
 	free(res->where);
+	free(res->racy_at);
 	res->where = NULL;
+	res->racy_at = NULL;
 }

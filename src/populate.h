@@ -12,6 +12,10 @@ struct populate_result {
 	uint64_t entries, bytes;
 	uint32_t groups_used;
 	double seconds;
+	/* --delalloc: the first file at which delayed data reached half the
+	 * free space (ext4 then starts writeback in the background: what
+	 * follows is not reproducible), or NULL. */
+	char *racy_at;
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */

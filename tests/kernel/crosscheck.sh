@@ -49,6 +49,9 @@
 #   --driver  the tool's --driver (default ext2; ext4: the ext4 driver's
 #             model, for --kernel debian; with --fstype ext4 also the
 #             tool's --delalloc)
+#   A case for which the tool warns that delayed data reached half the
+#   free space (--delalloc: ext4 starts writeback in the background
+#   there) is measured as with --measure.
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -217,6 +220,20 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo "online=\$(cat /sys/devices/system/cpu/online)"
 			echo "[ \"\$online\" = $want ] || { echo \"CPUs online: \$online, want $want\"; exit 5; }"
 		fi
+		if [ "$kmode" = debian ] && [ "$cpus" != up ]; then
+			# ext4 takes a small file's blocks from the per-CPU
+			# locality group of the CPU allocating them, at
+			# writeback (-t ext4) the flusher's: keep the flusher
+			# on the writer's CPU too
+			printf 'echo %x >/sys/devices/virtual/workqueue/writeback/cpumask || exit 6\n' \
+				$((1 << pin))
+			# -t ext4 allocates at writeback: none before the
+			# final sync (no periodic flush of inodes dirtied 30 s
+			# ago, no background flush below 90 % dirty memory)
+			echo 'echo 0 >/proc/sys/vm/dirty_writeback_centisecs || exit 6'
+			echo 'echo 90 >/proc/sys/vm/dirty_background_ratio || exit 6'
+			echo 'echo 95 >/proc/sys/vm/dirty_ratio || exit 6'
+		fi
 		if $trace; then
 			echo '[ -d $T/events/ext2 ] || { echo "no tracefs events/ext2"; exit 3; }'
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
@@ -371,6 +388,11 @@ for i in $(seq 0 $((ncases - 1))); do
 		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 	elif $measure && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
 		echo "ok $num - $n $p/$si/$sb # measured"
+	elif grep -q 'warning: delayed data reached half the free space' \
+		"$work/log/$n.tool" && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
+		# the tool says ext4 would start writeback in the background
+		# here: not reproducible, so measured
+		echo "ok $num - $n $p/$si/$sb # measured: background writeback"
 	else
 		echo "not ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 		grep -v 'paths=' "$work/log/$n.layout" | head -n 5 | sed 's/^/# /'
