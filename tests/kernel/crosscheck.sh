@@ -228,9 +228,12 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			printf 'echo %x >/sys/devices/virtual/workqueue/writeback/cpumask || exit 6\n' \
 				$((1 << pin))
 			# -t ext4 allocates at writeback: none before the
-			# final sync (no periodic flush of inodes dirtied 30 s
-			# ago, no background flush below 90 % dirty memory)
-			echo 'echo 0 >/proc/sys/vm/dirty_writeback_centisecs || exit 6'
+			# final sync (no periodic flush within the hour, no
+			# background flush below 90 % dirty memory; not 0,
+			# which makes the first dirty inode wake the flusher
+			# at once)
+			echo 'echo 360000 >/proc/sys/vm/dirty_writeback_centisecs || exit 6'
+			echo 'echo 360000 >/proc/sys/vm/dirty_expire_centisecs || exit 6'
 			echo 'echo 90 >/proc/sys/vm/dirty_background_ratio || exit 6'
 			echo 'echo 95 >/proc/sys/vm/dirty_ratio || exit 6'
 		fi
