@@ -34,6 +34,11 @@ expect usage 2 "Invalid usage \(expected IMAGE and SOURCE\)" "$img" "$img"
 expect bad-policy 2 "Invalid usage \(--policy takes orlov or oldalloc\)" "$img" --policy x "$img" "$src"
 expect bad-colour 2 "Invalid usage \(--block-colour takes" "$img" --block-colour 16 "$img" "$src"
 expect relative-target 2 "Invalid usage \(--target must be an absolute" "$img" -t a "$img" "$src"
+expect bad-driver 2 "Invalid usage \(--driver takes ext2 or ext4\)" "$img" --driver ext3 "$img" "$src"
+expect delalloc-ext2 2 "Invalid usage \(--delalloc is the ext4 driver's" "$img" --delalloc "$img" "$src"
+expect ext4-oldalloc 2 "Invalid usage \(--policy oldalloc is the ext2 driver's" "$img" --driver ext4 --policy oldalloc "$img" "$src"
+expect ext4-random 2 "Invalid usage \(--topdir random is the ext2 driver's" "$img" --driver ext4 --topdir random "$img" "$src"
+expect ext4-612 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.12 "$img" "$src"
 expect no-image 1 ".* while (checking whether mounted|opening filesystem) $T_TMP/nope" \
 	"$T_TMP/nope" "$T_TMP/nope" "$src"
 expect no-source 1 "No such file or directory while opening source directory $T_TMP/nosrc" \
@@ -199,4 +204,21 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
 else
 	echo "unreadable: not checked (needs root, setpriv and user nobody)"
 fi
+
+# --delalloc: data past half the free space draws one warning line naming
+# the file where ext4 would start background writeback; the run succeeds
+d=$T_TMP/dl
+mkdir -p "$d/src"
+t_mkimage "$d/img" 4M -t ext2 -b 1024 -N 64
+for f in a b c d e; do
+	head -c 700000 /dev/zero | tr '\0' "$f" >"$d/src/$f"
+done
+"$ORLOV_POPULATE" -q --driver ext4 --delalloc --cpus 2 "$d/img" "$d/src" \
+	>"$T_TMP/out" 2>"$T_TMP/err" || { cat "$T_TMP/err" >&2; t_fail "delalloc-half: exit status"; }
+[ "$(wc -l <"$T_TMP/err")" -eq 1 ] &&
+	grep -q "^orlov-populate: warning: delayed data reached half the free space at $d/src/[a-e]: " "$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "delalloc-half: warning"; }
+t_fsck "$d/img"
+t_verify "$d/img" "$d/src" /
+echo "delalloc-half: ok: $(cut -c1-100 "$T_TMP/err")..."
 exit 0

@@ -62,4 +62,5 @@ run_case 2k-tight 1M -t ext2 -b 2048 -g 256 -N 64 -I 128 -O ^resize_inode --
 # groups mb_optimize_scan's lists
 run_case 1k-ext4 8M -t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --cpus 2
 run_case 1k-ext4-16g 16M -t ext2 -b 1024 -g 1024 -N 512 -I 128 -- --driver ext4 --cpus 2 --block-colour 3
+run_case 1k-ext4-delalloc 8M -t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --delalloc --cpus 2
 exit 0
