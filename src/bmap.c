@@ -310,7 +310,7 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 			  uint32_t iblock, uint32_t len, uint32_t *phys,
 			  uint32_t *got)
 {
-	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], count;
+	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], count = 1;
 	struct chain ch[4];
 	int depth, partial, indirect_blks;
 	errcode_t err;
@@ -321,12 +321,22 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 	partial = get_branch(fs, f, depth, offsets, ch);
 	if (partial == -2)
 		return ORLOV_ERR_CORRUPT;
-	if (partial < 0 || !fs->mb)
-		return ORLOV_ERR_CORRUPT;	/* mapped already, or ext2 */
+	if (partial < 0) {
+		*phys = *ch[depth - 1].p;
+		*got = 1;
+		return 0;
+	}
+
 	indirect_blks = depth - partial - 1;
-	count = blks_to_allocate(&ch[partial], indirect_blks, len, boundary);
-	err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial], indirect_blks,
-			 new_blocks, &count);
+	if (fs->mb) {
+		count = blks_to_allocate(&ch[partial], indirect_blks, len,
+					 boundary);
+		err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial],
+				 indirect_blks, new_blocks, &count);
+	} else {
+		err = ext2_alloc(fs, f, is_reg, iblock, &ch[partial],
+				 indirect_blks, new_blocks);
+	}
 	if (!err)
 		err = splice_branch(fs, f, ch, offsets, depth, partial,
 				    indirect_blks, new_blocks, count);
@@ -340,35 +350,9 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 			 uint32_t iblock, uint32_t *phys)
 {
-	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], one = 1;
-	struct chain ch[4];
-	int depth, partial, indirect_blks;
-	errcode_t err;
+	uint32_t got;
 
-	depth = block_to_path(apb, iblock, offsets, &boundary);
-	if (!depth)
-		return ORLOV_ERR_FILE_TOO_BIG;
-	partial = get_branch(fs, f, depth, offsets, ch);
-	if (partial == -2)
-		return ORLOV_ERR_CORRUPT;
-	if (partial < 0) {
-		*phys = *ch[depth - 1].p;
-		return 0;
-	}
-
-	indirect_blks = depth - partial - 1;
-	if (fs->mb)
-		err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial],
-				 indirect_blks, new_blocks, &one);
-	else
-		err = ext2_alloc(fs, f, is_reg, iblock, &ch[partial],
-				 indirect_blks, new_blocks);
-	if (!err)
-		err = splice_branch(fs, f, ch, offsets, depth, partial,
-				    indirect_blks, new_blocks, 1);
-	if (!err)
-		*phys = new_blocks[indirect_blks];
-	return err;
+	return bmap_map_blocks(fs, f, is_reg, iblock, 1, phys, &got);
 }
 
 errcode_t bmap_attach(const struct fs_state *fs, struct ifile *f, int level,

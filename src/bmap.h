@@ -52,10 +52,11 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
 			 uint32_t iblock, uint32_t *phys);
 
 /*
- * ext4 writeback of delayed blocks: map up to @len blocks from logical
- * @iblock in one request (ext4_ind_map_blocks with a length), at most to
- * the end of the indirect block holding them.  *phys is the first block,
- * *got how many were mapped (contiguous).
+ * Map up to @len blocks from logical @iblock in one request, allocating
+ * what is not mapped yet: ext4_ind_map_blocks with a length (ext4's
+ * writeback of delayed blocks), at most to the end of the indirect block
+ * holding them; ext2 maps one.  *phys is the first block, *got how many
+ * (contiguous).
  */
 errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 			  uint32_t iblock, uint32_t len, uint32_t *phys,
