@@ -114,10 +114,11 @@ static void unlock_image(struct image *img)
 	img->lock_fd = -1;
 }
 
-errcode_t image_open(const char *path, struct image **out, const char **what,
-		     const char **feature)
+errcode_t image_open(const char *path, const char *undo, struct image **out,
+		     const char **what, const char **feature)
 {
 	struct image *img;
+	io_manager io = unix_io_manager;
 	errcode_t err;
 	int mount_flags = 0;
 
@@ -141,9 +142,24 @@ errcode_t image_open(const char *path, struct image **out, const char **what,
 	 * or held by another exclusive opener (Linux ignores it for files,
 	 * which the flock covers).  SKIP_MMP: an mmp image is refused below
 	 * (incompat feature) and must not be left marked as being checked. */
+	if (undo) {
+		/* Every block's first contents go to the undo file before the
+		 * block is overwritten: e2undo UNDO IMAGE puts them back. */
+		*what = "creating undo file";
+		err = set_undo_io_backing_manager(unix_io_manager);
+		if (!err)
+			err = set_undo_io_backup_file((char *)undo);
+		if (err) {
+			unlock_image(img);
+			free(img);
+			return err;
+		}
+		io = undo_io_manager;
+		*what = "opening filesystem";
+	}
 	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
-			   unix_io_manager, &img->fs);
+			   io, &img->fs);
 	if (err) {
 		unlock_image(img);
 		free(img);

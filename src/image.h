@@ -16,10 +16,12 @@
 struct image;
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
- * and features the ext2 driver cannot write.  *what says what failed and
- * *feature (static storage) which feature was refused. */
-errcode_t image_open(const char *path, struct image **out, const char **what,
-		     const char **feature);
+ * and features the ext2 driver cannot write.  @undo: a new undo file
+ * (libext2fs's undo I/O manager; e2undo restores the image), or NULL.
+ * *what says what failed and *feature (static storage) which feature was
+ * refused. */
+errcode_t image_open(const char *path, const char *undo, struct image **out,
+		     const char **what, const char **feature);
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 

@@ -18,6 +18,7 @@ enum {
 	OPT_DRIVER,
 	OPT_DELALLOC,
 	OPT_TRACE,
+	OPT_UNDO,
 	OPT_NO_XATTRS,
 };
 
@@ -32,6 +33,7 @@ static const struct option longopts[] = {
 	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "delalloc", no_argument, NULL, OPT_DELALLOC },
 	{ "trace", required_argument, NULL, OPT_TRACE },
+	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -88,6 +90,8 @@ void options_usage(FILE *f, const char *prog)
 "                         delays file data blocks until writeback (all after\n"
 "                         the tree, in creation order)\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
+"      --undo FILE        save every block's old contents in the new undo file\n"
+"                         FILE first; e2undo FILE IMAGE restores the image\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
 "  -q, --quiet            print errors only\n"
@@ -154,6 +158,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			break;
 		case OPT_TRACE:
 			o->trace = optarg;
+			break;
+		case OPT_UNDO:
+			o->undo = optarg;
 			break;
 		case OPT_NO_XATTRS:
 			o->xattrs = 0;

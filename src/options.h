@@ -27,6 +27,7 @@ struct options {
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
+	const char *undo;	/* --undo FILE */
 	int xattrs;		/* copy extended attributes (default on) */
 	int help, version;
 };

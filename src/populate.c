@@ -1446,7 +1446,8 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	c.rng = o->seed;
 	v.ctx = &c;
 
-	/* --trace truncates its file: never the image, never the source. */
+	/* --trace truncates its file, --undo writes one: never the image,
+	 * never in the source. */
 	if (o->trace) {
 		err = output_clobbers(o->trace, o->image, o->source);
 		if (err) {
@@ -1455,7 +1456,18 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			return err;
 		}
 	}
-	err = image_open(o->image, &c.img, &what, &feature);
+	if (o->undo) {
+		/* an existing one may be the undo of an earlier run: kept */
+		err = output_clobbers(o->undo, o->image, o->source);
+		if (!err && access(o->undo, F_OK) == 0)
+			err = EEXIST;
+		if (err) {
+			res->what = "checking undo file";
+			res->where = strdup(o->undo);
+			return err;
+		}
+	}
+	err = image_open(o->image, o->undo, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
 		if (feature) {
