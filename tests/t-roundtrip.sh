@@ -69,7 +69,11 @@ done
 img=$T_TMP/undo.img
 t_mkimage "$img" 96M -t ext2 -b 1024 -I 256
 cp "$img" "$T_TMP/undo.orig"
-"$ORLOV_POPULATE" -q --undo "$T_TMP/undo.e2undo" --driver ext4 "$img" "$src" ||
+# libext2fs 1.47.0's undo I/O manager never frees the map of blocks it has
+# saved (allocated at its first write, not freed by its close): not a leak
+# of ours, so the sanitizer build's leak check is off for this one run
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	"$ORLOV_POPULATE" -q --undo "$T_TMP/undo.e2undo" --driver ext4 "$img" "$src" ||
 	t_fail "populate --undo"
 t_fsck "$img"
 cmp -s "$img" "$T_TMP/undo.orig" && t_fail "--undo: the image did not change"
