@@ -780,8 +780,6 @@ repeat:
 		group = ac->g.group < ngroups ? ac->g.group : 0;
 		linear = ac->mb->max_linear_groups;
 		for (i = 0; i < ngroups; i++) {
-			const struct mb_group *gr;
-
 			if (i) {
 				mb_choose_next_group(ac, cr, &new_cr, &group,
 						     &linear);
@@ -790,9 +788,9 @@ repeat:
 					goto repeat;
 				}
 			}
-			gr = grp(ac->fs, group);
-			if (!gr->free || (cr <= 2 && gr->free < ac->g.len))
-				continue;
+			/* ext4_mb_good_group_nolock's early checks are in
+			 * mb_good_group: free space, and at criteria 0 to 2
+			 * at least the request's length */
 			if (!mb_good_group(ac, group, cr))
 				continue;
 			if (cr == 0)

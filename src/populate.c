@@ -119,7 +119,6 @@ static errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
 	return err;
 }
 
-/* The same for a path relative to the source root, shown under SOURCE. */
 /* SOURCE/path, as messages name an entry (NULL without memory). */
 static char *source_path(const struct ctx *c, const char *path)
 {
@@ -131,6 +130,7 @@ static char *source_path(const struct ctx *c, const char *path)
 	return where;
 }
 
+/* fail_at for a path relative to the source root, shown under SOURCE. */
 static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 		      const char *path)
 {
@@ -334,21 +334,17 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 	struct frame *p = top(c);
 	int pgroup = (int)p->d.map.group, group;
 	struct orlov_figures f;
+	int topdir = p->d.map.ino == EXT2_ROOT_INO || (p->flags & FS_TOPDIR_FL);
 	errcode_t err;
 
 	if (is_dir && c->o->policy == POLICY_OLDALLOC) {
 		group = find_group_dir(&c->fs, pgroup, &f);
 	} else if (is_dir && c->fs.mb) {
-		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
-			     (p->flags & FS_TOPDIR_FL);
-
 		group = ext4_find_group_orlov(&c->fs, pgroup,
 				p->last_alloc_group, topdir,
 				dirhash_half_md4(c->seed, e->name,
 						 (int)e->name_len), &f);
 	} else if (is_dir) {
-		int topdir = p->d.map.ino == EXT2_ROOT_INO ||
-			     (p->flags & FS_TOPDIR_FL);
 		uint32_t start = 0;
 
 		if (topdir && c->o->topdir == TOPDIR_HASH) {
@@ -425,6 +421,8 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 
 /* ---- delayed allocation (--delalloc) ---------------------------------- */
 
+#define WRITE_PAGE 4096u	/* the writing kernel's page size (x86) */
+
 /* ext4_da_write_begin: no block yet, only a reservation; the data waits
  * in the spill file. */
 static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
@@ -452,7 +450,7 @@ static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
 static int nonda_switch(struct ctx *c, const struct src_entry *e, uint64_t lb)
 {
 	struct mb_state *mb = c->fs.mb;
-	uint64_t page = lb * c->fs.g.block_size / 4096;
+	uint64_t page = lb * c->fs.g.block_size / WRITE_PAGE;
 	int64_t free, dirty, wm = 4 * (int64_t)c->fs.freeb.batch * (int64_t)c->o->cpus;
 
 	if (c->nonda_ino == c->dl[c->ndl - 1].ino && c->nonda_page == page)
@@ -560,7 +558,6 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
  * write_begin of the first page piece that touches it, after write_end
  * has moved i_size past everything before that piece in its range.  The
  * replayer's write() calls end on page boundaries, so pieces are pages. */
-#define WRITE_PAGE 4096u
 static uint64_t isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos)
 {
 	uint64_t piece = pos & ~(uint64_t)(WRITE_PAGE - 1);
@@ -656,7 +653,6 @@ static int mode_says_all(const struct ctx *c, const struct xattr_disk *d)
 	return equiv == 0;
 }
 
-/* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
 /* ext4_xattr_get: the inode first, then the block; ext2 has only the
  * block. */
 static const unsigned char *get_xattr(struct ctx *c, const struct ifile *f,
@@ -749,6 +745,7 @@ static errcode_t stage_inode(struct ctx *c, const struct ifile *f,
 	return err;
 }
 
+/* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
 static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
 			 int index, const struct acl *acl)
 {
@@ -763,6 +760,8 @@ static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
 	return err;
 }
 
+/* One ACL of the inode or its block *file_acl (a copy), or none
+ * (acl->n == 0). */
 static errcode_t get_acl(struct ctx *c, const struct ifile *f,
 			 uint32_t file_acl, int index, struct acl *acl)
 {
@@ -775,6 +774,12 @@ static errcode_t get_acl(struct ctx *c, const struct ifile *f,
 	return v ? acl_from_disk(v, size, acl) : 0;
 }
 
+/*
+ * ext2_init_acl, inside ext2_new_inode: in a directory with a default ACL
+ * a new directory inherits it, and any new inode but a symlink gets an
+ * access ACL made from it and the create mode (the replay creates with
+ * the permission bits and umask 0) unless that says no more than the mode.
+ */
 static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 			  const struct src_entry *e, uint32_t *file_acl)
 {
