@@ -14,6 +14,7 @@
 #include <e2p/e2p.h>
 
 #include "image.h"
+#include "io_guard.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -21,6 +22,14 @@ struct staged {
 	uint32_t ino;
 	struct ext2_inode_large inode;
 	unsigned char *tail;	/* the rest of a large inode, or NULL */
+	int existed;		/* in use on disk before this run */
+};
+
+/* A write to a block in use on disk before this run, held until commit. */
+struct late {
+	uint32_t blk;
+	int link;		/* a directory or its map: written last */
+	unsigned char *data;
 };
 
 struct image {
@@ -32,7 +41,20 @@ struct image {
 	size_t nslots;
 	char *buf;		/* one block, for reads */
 	unsigned char *ibuf;	/* one whole inode, for writes */
+	struct late *late;
+	size_t nlate, late_cap;
 };
+
+static void free_late(struct image *img)
+{
+	size_t k;
+
+	for (k = 0; k < img->nlate; k++)
+		free(img->late[k].data);
+	free(img->late);
+	img->late = NULL;
+	img->nlate = 0;
+}
 
 static void free_staged(struct image *img)
 {
@@ -114,13 +136,20 @@ static void unlock_image(struct image *img)
 	img->lock_fd = -1;
 }
 
-errcode_t image_open(const char *path, const char *undo, struct image **out,
-		     const char **what, const char **feature)
+errcode_t image_open(const char *path, const char *undo, const char *fault,
+		     struct image **out, const char **what, const char **feature)
 {
 	struct image *img;
 	io_manager io = unix_io_manager;
+	struct io_fault f;
+	io_channel guard;
 	errcode_t err;
 	int mount_flags = 0;
+
+	*what = "reading ORLOV_FAULT";
+	err = io_guard_parse(fault, &f);
+	if (err)
+		return err;
 
 	*what = "checking whether mounted";
 	err = ext2fs_check_if_mounted(path, &mount_flags);
@@ -165,7 +194,15 @@ errcode_t image_open(const char *path, const char *undo, struct image **out,
 		free(img);
 		return err;
 	}
+	/* Every later read and write goes through the guard (io_guard.h). */
+	err = io_guard_wrap(img->fs->io, &f, &guard);
+	if (!err)
+		img->fs->io = img->fs->image_io = guard;
 	*what = "checking filesystem";
+	if (err) {
+		image_abort(img);
+		return err;
+	}
 	err = check_features(img->fs, feature);
 	if (!err)
 		err = check_size(img->fs, path);
@@ -198,6 +235,7 @@ void image_abort(struct image *img)
 		ext2fs_free(img->fs);
 	}
 	free_staged(img);
+	free_late(img);
 	free(img->slot);
 	free(img->buf);
 	free(img->ibuf);
@@ -383,10 +421,51 @@ errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
 	return 0;
 }
 
+/*
+ * The one way blocks reach the image before commit.  Blocks free on disk
+ * are written now: nothing points at them yet.  A block already in use (an
+ * existing directory's, an attribute block whose refcount grows) is held
+ * for image_commit, so that until then the filesystem on disk is the one
+ * that was opened.
+ */
+static errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+			    const void *buf, int link)
+{
+	ext2_filsys e = img->fs;
+	const unsigned char *p = buf;
+	uint32_t i;
+
+	if (ext2fs_test_block_bitmap_range2(e->block_map, blk, count))
+		return io_channel_write_blk64(e->io, blk, (int)count, buf);
+	for (i = 0; i < count; i++, p += e->blocksize) {
+		struct late *l;
+		errcode_t err;
+
+		if (!ext2fs_test_block_bitmap2(e->block_map, blk + i)) {
+			err = io_channel_write_blk64(e->io, blk + i, 1, p);
+			if (err)
+				return err;
+			continue;
+		}
+		if (grow_array(&img->late, &img->late_cap, img->nlate + 1,
+			       sizeof(*img->late), 64))
+			return ENOMEM;
+		l = &img->late[img->nlate];
+		l->data = malloc(e->blocksize);
+		if (!l->data)
+			return ENOMEM;
+		memcpy(l->data, p, e->blocksize);
+		l->blk = blk + i;
+		l->link = link;
+		img->nlate++;
+	}
+	return 0;
+}
+
 errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 			     const void *buf)
 {
-	return io_channel_write_blk64(img->fs->io, blk, (int)count, buf);
+	return put_blocks(img, blk, count, buf, 0);
 }
 
 static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
@@ -396,7 +475,7 @@ static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
 
 	for (i = 0; i < apb; i++)
 		((uint32_t *)img->buf)[i] = ext2fs_cpu_to_le32(ptr[i]);
-	return io_channel_write_blk64(img->fs->io, blk, 1, img->buf);
+	return put_blocks(img, blk, 1, img->buf, 1);
 }
 
 errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
@@ -415,8 +494,8 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 		for (run = 1; b + run < d->nblocks &&
 		     d->phys[b + run] == d->phys[b] + run; run++)
 			;
-		err = image_write_blocks(img, d->phys[b], run,
-					 d->data + (size_t)b * bs);
+		err = put_blocks(img, d->phys[b], run,
+				 d->data + (size_t)b * bs, 1);
 		if (err)
 			return err;
 	}
@@ -486,6 +565,9 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 	img->inodes[img->n].ino = ino;
 	img->inodes[img->n].inode = *inode;
 	img->inodes[img->n].tail = NULL;
+	/* the on-disk map: image_commit has not touched it yet */
+	img->inodes[img->n].existed =
+		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
 	s = slot_of(img, ino);
 	while (img->slot[s] != UINT32_MAX)
 		s = (s + 1) & (img->nslots - 1);
@@ -576,44 +658,115 @@ static int staged_cmp(const void *a, const void *b)
 	return x->ino < y->ino ? -1 : x->ino > y->ino;
 }
 
-errcode_t image_commit(struct image *img, const struct fs_state *fs,
-		       const char **what)
+/* Inode-table blocks read and written at a time. */
+#define ITABLE_RUN 64
+
+/* Put staged inode @st into its slot in the table blocks at @slot. */
+static void encode_inode(struct image *img, const struct staged *st,
+			 unsigned char *slot, uint32_t isz)
+{
+	size_t n = isz < sizeof(st->inode) ? isz : sizeof(st->inode);
+
+	/* A new inode is zeroed to its full size first, as the kernel's
+	 * first write of a new inode does: nothing of a deleted one stays. */
+	if (!st->existed)
+		memset(slot, 0, isz);
+#ifdef WORDS_BIGENDIAN
+	ext2fs_swap_inode_full(img->fs, (struct ext2_inode_large *)img->ibuf,
+			       (struct ext2_inode_large *)&st->inode, 1, (int)n);
+	memcpy(slot, img->ibuf, n);
+#else
+	memcpy(slot, &st->inode, n);
+#endif
+	if (st->tail)	/* the rest of a large inode: in-inode attributes */
+		memcpy(slot + sizeof(st->inode), st->tail,
+		       image_inode_tail_size(img));
+}
+
+/*
+ * The staged inodes that existed on disk before this run (@existed), or
+ * the new ones, written as runs of whole inode-table blocks (they are in
+ * inode order): a few large writes instead of one per inode.
+ */
+static errcode_t write_inodes(struct image *img, const struct fs_state *fs,
+			      int existed)
+{
+	ext2_filsys e = img->fs;
+	uint32_t isz = fs->g.inode_size, bs = fs->g.block_size;
+	uint32_t ipg = fs->g.inodes_per_group;
+	unsigned char *buf;
+	errcode_t err = 0;
+	size_t k = 0, j;
+
+	buf = malloc((size_t)ITABLE_RUN * bs);
+	if (!buf)
+		return ENOMEM;
+	while (!err && k < img->n) {
+		uint32_t group = (img->inodes[k].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		uint64_t last = first;
+		blk64_t table = ext2fs_inode_table_loc(e, group);
+
+		if (img->inodes[k].existed != existed) {
+			k++;
+			continue;
+		}
+		for (j = k; j < img->n; j++) {
+			uint32_t ino = img->inodes[j].ino;
+			uint64_t b = (uint64_t)((ino - 1) % ipg) * isz / bs;
+
+			if ((ino - 1) / ipg != group || b >= first + ITABLE_RUN)
+				break;
+			if (img->inodes[j].existed == existed)
+				last = b;
+		}
+		if (!table || table + last >= ext2fs_blocks_count(e->super)) {
+			err = ORLOV_ERR_CORRUPT;
+			break;
+		}
+		err = io_channel_read_blk64(e->io, table + first,
+					    (int)(last - first + 1), buf);
+		for (; !err && k < j; k++) {
+			const struct staged *st = &img->inodes[k];
+			uint64_t off = (uint64_t)((st->ino - 1) % ipg) * isz -
+				       first * bs;
+
+			if (st->existed == existed)
+				encode_inode(img, st, buf + off, isz);
+		}
+		if (!err)
+			err = io_channel_write_blk64(e->io, table + first,
+						     (int)(last - first + 1), buf);
+	}
+	free(buf);
+	return err;
+}
+
+/* The held writes to blocks already in use (put_blocks), of one kind. */
+static errcode_t write_late(struct image *img, int link)
+{
+	errcode_t err;
+	size_t k;
+
+	for (k = 0; k < img->nlate; k++) {
+		if (img->late[k].link != link)
+			continue;
+		err = io_channel_write_blk64(img->fs->io, img->late[k].blk, 1,
+					     img->late[k].data);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The allocators' bitmaps and counts into libext2fs's, marked dirty. */
+static errcode_t set_bitmaps(struct image *img, const struct fs_state *fs)
 {
 	ext2_filsys e = img->fs;
 	const struct fs_geom *g = &fs->g;
 	errcode_t err;
 	uint32_t i;
-	size_t k;
 
-	/* In inode order, so inode table blocks are written sequentially. */
-	if (img->n > 1)
-		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
-	free(img->slot);
-	img->slot = NULL;
-	img->nslots = 0;
-	*what = "writing inode";
-	for (k = 0; k < img->n; k++) {
-		struct staged *st = &img->inodes[k];
-
-		if (st->tail) {
-			/* the whole inode, attributes in it included */
-			size_t n = image_inode_tail_size(img);
-
-			memcpy(img->ibuf, &st->inode, sizeof(st->inode));
-			memcpy(img->ibuf + sizeof(st->inode), st->tail, n);
-			err = ext2fs_write_inode_full(e, st->ino,
-				(struct ext2_inode *)img->ibuf, (int)g->inode_size);
-		} else {
-			err = ext2fs_write_inode_full(e, st->ino,
-				(struct ext2_inode *)&st->inode,
-				(int)(g->inode_size < sizeof(struct ext2_inode_large) ?
-				      g->inode_size : sizeof(struct ext2_inode_large)));
-		}
-		if (err)
-			return err;
-	}
-
-	*what = "updating bitmaps";
 	for (i = 0; i < g->ngroups; i++) {
 		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
 		uint32_t nb = g->blocks_per_group;
@@ -639,12 +792,116 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	ext2fs_mark_super_dirty(e);
 	ext2fs_mark_bb_dirty(e);
 	ext2fs_mark_ib_dirty(e);
+	return 0;
+}
 
-	*what = "writing filesystem metadata";
-	err = ext2fs_close_free(&img->fs);
+/* The primary superblock alone (libext2fs flushes before and after). */
+static errcode_t write_super_only(ext2_filsys e)
+{
+	const int only = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
+	int had = e->flags & only;
+	errcode_t err;
+
+	e->flags |= only;
+	err = ext2fs_flush2(e, 0);
+	e->flags = (e->flags & ~only) | had;
+	return err;
+}
+
+/*
+ * Everything that changes blocks in use, in an order where each prefix is
+ * the old filesystem or one e2fsck repairs without losing a file that was
+ * there before: marked unclean, then "allocate before reference" (bitmaps
+ * and counts, then the new inodes, unreachable until the last step), then
+ * the link from the target directory, then clean again.
+ */
+static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
+				 const char **what)
+{
+	ext2_filsys e = img->fs;
+	uint16_t state = e->super->s_state;
+	errcode_t err;
+
+	/* Interrupted from here on, the filesystem is unclean, as after a
+	 * crash with it mounted: fsck -p checks it at boot, and this tool
+	 * and mount warn or refuse until then. */
+	*what = "starting the commit of";
+	e->super->s_state = (uint16_t)(state & ~EXT2_VALID_FS);
+	err = write_super_only(e);
 	if (err)
 		return err;
+	/* Blocks and inodes in use that nothing references yet: e2fsck
+	 * gives them back. */
+	*what = "updating bitmaps of";
+	err = set_bitmaps(img, fs);
+	if (!err)
+		err = ext2fs_flush2(e, 0);
+	if (err)
+		return err;
+	/* Refcounts of attribute blocks already on disk grow before the new
+	 * inodes that share them; those inodes are reachable only from
+	 * each other until the link (e2fsck -y: lost+found). */
+	*what = "writing attribute blocks of";
+	err = write_late(img, 0);
+	*what = "writing inodes of";
+	if (!err)
+		err = write_inodes(img, fs, 0);
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (err)
+		return err;
+	/* The link.  The directory's inode before its blocks: a block 0
+	 * turned into an htree root while the inode still said linear
+	 * would hide the entries moved out of it. */
+	*what = "linking the new entries into";
+	err = write_inodes(img, fs, 1);
+	if (!err)
+		err = write_late(img, 1);
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (err)
+		return err;
+	*what = "finishing the commit of";
+	e->super->s_state = state;
+	err = write_super_only(e);
+	if (!err) {
+		*what = "finishing the commit of";
+		err = ext2fs_close2(e, 0);	/* s_kbytes_written */
+	}
+	return err;
+}
+
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what)
+{
+	errcode_t err;
+
+	/* In inode order, so inode table blocks are written sequentially. */
+	if (img->n > 1)
+		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
+	free(img->slot);
+	img->slot = NULL;
+	img->nslots = 0;
+
+	/* Data and new blocks on disk before anything points at them.  A
+	 * failure here has changed no block in use. */
+	*what = "writing data blocks of";
+	err = io_channel_flush(img->fs->io);
+	if (!err) {
+		io_guard_begin(img->fs->io);
+		err = commit_in_place(img, fs, what);
+		/* Put every block changed in place back as it was. */
+		if (err && io_guard_rollback(img->fs->io))
+			err = ORLOV_ERR_ROLLBACK;
+	}
+	if (err) {
+		image_abort(img);
+		return err;
+	}
+	ext2fs_free(img->fs);
+	img->fs = NULL;
 	free_staged(img);
+	free_late(img);
 	free(img->buf);
 	free(img->ibuf);
 	unlock_image(img);

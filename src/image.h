@@ -3,8 +3,9 @@
  * The one module of orlov-populate that talks to libext2fs (image_read.c is
  * its read-only half, for orlov-layout).  Nothing referenced by the image's
  * metadata is written before image_commit(): data, indirect and new
- * directory blocks go to blocks still free in the on-disk bitmaps, so an
- * abort leaves the filesystem as it was.
+ * directory blocks go to blocks still free in the on-disk bitmaps, writes
+ * to blocks in use are held until the commit, so an abort leaves the
+ * filesystem as it was.
  */
 #ifndef ORLOV_IMAGE_H
 #define ORLOV_IMAGE_H
@@ -18,10 +19,11 @@ struct image;
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
  * and features the ext2 driver cannot write.  @undo: a new undo file
  * (libext2fs's undo I/O manager; e2undo restores the image), or NULL.
+ * @fault: a test's injected fault (io_guard_parse), or NULL.
  * *what says what failed and *feature (static storage) which feature was
  * refused. */
-errcode_t image_open(const char *path, const char *undo, struct image **out,
-		     const char **what, const char **feature);
+errcode_t image_open(const char *path, const char *undo, const char *fault,
+		     struct image **out, const char **what, const char **feature);
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 
@@ -70,7 +72,10 @@ int image_posix_acl(const struct image *img);
 int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
 
-/* Write inodes, bitmaps, counters and the superblock, and close. */
+/* Write inodes, bitmaps, counters and the superblock, and close; @img is
+ * gone either way.  Ordered so that an interruption leaves the old
+ * filesystem or one e2fsck repairs without loss (image.c); a failed write
+ * puts every block changed in place back (io_guard.h). */
 errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		       const char **what);
 

@@ -2,8 +2,10 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "io_guard.h"
 #include "options.h"
 #include "util.h"
 #include "orlov_err.h"
@@ -102,6 +104,7 @@ void options_usage(FILE *f, const char *prog)
 errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg)
 {
+	struct io_fault fault;
 	uint64_t v;
 	int c, k;
 
@@ -189,6 +192,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--topdir random is the ext2 driver's: ext4 always hashes the name", ORLOV_ERR_USAGE;
 	if (o->driver == DRIVER_EXT4 && o->kernel == KERNEL_6_12)
 		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
+	o->fault = getenv("ORLOV_FAULT");
+	if (io_guard_parse(o->fault, &fault))
+		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N or enospc:N", ORLOV_ERR_USAGE;
 	if (argc - optind != 2)
 		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
 	if (o->target[0] != '/')

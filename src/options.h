@@ -28,6 +28,7 @@ struct options {
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	const char *undo;	/* --undo FILE */
+	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
 	int xattrs;		/* copy extended attributes (default on) */
 	int help, version;
 };

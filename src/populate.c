@@ -1472,7 +1472,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			return err;
 		}
 	}
-	err = image_open(o->image, o->undo, &c.img, &what, &feature);
+	err = image_open(o->image, o->undo, o->fault, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
 		if (feature) {

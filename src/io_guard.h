@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An I/O channel stacked on the image's own (unix, or undo over unix) that
+ * makes the commit reversible: once io_guard_begin() is called, the first
+ * write to any region saves what the region held, so that a failure half
+ * way through the metadata writes can put every byte back
+ * (io_guard_rollback) instead of leaving the image for e2fsck.  Blocks that
+ * were all zeros cost no memory, so a fresh inode table is free to guard.
+ *
+ * It is also where tests inject faults (ORLOV_FAULT, see io_guard_parse):
+ * every write, byte write and flush is one numbered operation.
+ */
+#ifndef ORLOV_IO_GUARD_H
+#define ORLOV_IO_GUARD_H
+
+#include <ext2fs/ext2fs.h>
+
+enum io_fault_kind { IO_FAULT_NONE, IO_FAULT_COUNT, IO_FAULT_KILL,
+		     IO_FAULT_EIO, IO_FAULT_ENOSPC };
+
+struct io_fault {
+	enum io_fault_kind kind;
+	unsigned long at;	/* 1-based operation number */
+};
+
+/* "count", "kill:N", "eio:N" or "enospc:N"; NULL or "" is no fault. */
+errcode_t io_guard_parse(const char *spec, struct io_fault *f);
+
+/* Wrap @backing (the channel takes it over and closes it). */
+errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
+			io_channel *out);
+/* From now on, save each region before its first overwrite. */
+void io_guard_begin(io_channel ch);
+/* Write every saved region back, newest save first, and flush.  The
+ * injected fault, being spent, does not fire again. */
+errcode_t io_guard_rollback(io_channel ch);
+
+#endif

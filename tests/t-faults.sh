@@ -1,0 +1,200 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Faults at every I/O operation of a ~1,000-entry run into an image that
+# already holds files (ORLOV_FAULT, src/io_guard.h numbers the writes,
+# byte writes and flushes):
+#   kill:N     SIGKILL before operation N.  The image must pass e2fsck -fn
+#              as it is, or after e2fsck -fy, and every file that was there
+#              before must keep its inode, blocks and contents.  Killed
+#              before the commit starts, nothing may show at all.
+#   eio:N      operation N fails.  One error line, and the image exactly as
+#              it was (dumpe2fs, every path's inode and blocks).
+#   kill:N with --undo: e2undo puts the image back as it was.
+# T_FAULT_STRIDE=K tries every K-th operation only (the sanitizer build);
+# T_KEEP=DIR keeps the images and outputs there.
+. "$(dirname "$0")/lib.sh"
+command -v setfacl >/dev/null 2>&1 || t_skip "setfacl not found (acl)"
+
+stride=${T_FAULT_STRIDE:-1}
+D=${T_KEEP:-$T_TMP}
+
+# The one-point checks run as separate processes, two at a time.
+if [ "${1:-}" = --one ]; then
+	D=$T_FAULT_DIR
+	kind=$2 n=$3 w=$T_TMP/w.img
+	cp "$D/base.img" "$w"
+	set -- -t /data $(cat "$D/extra_args")
+	[ "$kind" = undo ] && set -- --undo "$T_TMP/u" "$@"
+	f=$kind
+	[ "$kind" = undo ] && f=kill
+	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$D/new" \
+		>/dev/null 2>"$T_TMP/err"
+	rc=$?
+	bad() { echo "$kind:$n FAIL: $*"; exit 0; }
+	same_as_base() {
+		"$ORLOV_LAYOUT" dump "$w" | cmp -s - "$D/base.dump" ||
+			bad "paths differ from the image before the run"
+	}
+	kept_old() {
+		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+		# every old path: same inode; same blocks unless a directory
+		# (lost+found and the target may grow); refcounts may change
+		awk 'NR == FNR { old[$1] = $0; next }
+		     ($1 in old) {
+			o = old[$1]; gsub(/ xrefs=[0-9]+/, "", o)
+			c = $0; gsub(/ xrefs=[0-9]+/, "", c)
+			split(o, f, " ")
+			if ($4 == "dir" ? f[2] != $2 : o != c) print "changed " $1
+			delete old[$1]
+		     }
+		     END { for (p in old) print "lost " p }' \
+			"$D/base.dump" "$T_TMP/dump" >"$T_TMP/loss"
+		[ -s "$T_TMP/loss" ] && bad "$(sort "$T_TMP/loss" | head -3 | tr '\n' ' ')"
+		for p in b1 data/old; do
+			"$ORLOV_LAYOUT" verify "$w" "$D/base/$p" "/$p" >/dev/null 2>&1 ||
+				bad "contents of /$p differ"
+		done
+	}
+	case $kind in
+	kill)
+		[ $rc = 137 ] || bad "exit $rc, not killed"
+		if e2fsck -fn "$w" >/dev/null 2>&1; then
+			out=clean
+		else
+			e2fsck -fy "$w" >/dev/null 2>&1
+			e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fy did not repair it"
+			out=repaired
+		fi
+		[ "$n" -lt "$(cat "$D/commit")" ] && { [ $out = clean ] || bad "$out before the commit"; same_as_base; }
+		kept_old
+		;;
+	eio)
+		[ $rc = 1 ] || bad "exit $rc"
+		[ "$(wc -l <"$T_TMP/err")" = 1 ] || bad "not one line: $(cat "$T_TMP/err")"
+		grep -q '^orlov-populate: .* while [a-z]' "$T_TMP/err" ||
+			bad "message: $(cat "$T_TMP/err")"
+		e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn"
+		dumpe2fs "$w" 2>/dev/null | cmp -s - "$D/base.dumpe2fs" ||
+			bad "dumpe2fs differs"
+		same_as_base
+		out=restored
+		;;
+	undo)
+		[ $rc = 137 ] || bad "exit $rc, not killed"
+		if [ ! -s "$T_TMP/u" ]; then
+			# killed before the undo file's first block: nothing written
+			cmp -s "$w" "$D/base.img" || bad "image changed, undo file empty"
+			out=untouched
+		else
+			out=undone
+			e2undo "$T_TMP/u" "$w" >"$T_TMP/undo" 2>&1
+			if grep -q "superblock doesn't match" "$T_TMP/undo"; then
+				# killed after a superblock write and before the
+				# undo file's header caught up with it (undo_io
+				# rewrites it at each new block it saves)
+				e2undo -f "$T_TMP/u" "$w" >"$T_TMP/undo" 2>&1 ||
+					bad "e2undo -f: $(cat "$T_TMP/undo")"
+				out=undone-forced
+			fi
+			e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn after e2undo"
+			# an incomplete undo record leaves the state "not clean"
+			dumpe2fs "$w" 2>/dev/null | grep -v '^Filesystem state:' |
+				cmp -s - "$D/base.dumpe2fs.nostate" || bad "dumpe2fs differs after e2undo"
+			same_as_base
+		fi
+		;;
+	esac
+	echo "$kind:$n $out"
+	exit 0
+fi
+
+# A base image with files the faulted run must not lose: two directories
+# of files, one of them the target.  The target and a new directory have
+# the same ACLs, so that with 128-byte inodes the new one shares the
+# target's attribute block (an attribute block on disk gains a reference).
+scenario() {
+	rm -rf "$D/base" "$D/new"
+	mkdir -p "$D/base/b1/sub" "$D/base/data/old" "$D/new"
+	for i in $(seq 1 30); do echo "base $i" >"$D/base/b1/f$i"; done
+	head -c 50000 /dev/zero | tr '\0' 'q' >"$D/base/b1/sub/big"
+	for i in $(seq 1 40); do echo "old $i" >"$D/base/data/old/o$i"; done
+	# the target's first block nearly full: the new names overflow it
+	for i in $(seq 10 49); do : >"$D/base/data/already-here-$i"; done
+	for d in "$D/base/data" "$D/new/d1"; do
+		mkdir -p "$d"
+		setfacl -m g:42:r-x "$d" && setfacl -d -m g:42:r-x "$d" ||
+			t_fail "setfacl $d"
+	done
+	# 920 entries; few with data, so that there are few operations to
+	# fault: some over the 1 KiB blocks' first indirect block
+	for d in $(seq 1 20); do
+		mkdir -p "$D/new/d$d/e"
+		for f in $(seq 1 24); do : >"$D/new/d$d/f$f"; done
+		for f in $(seq 1 20); do : >"$D/new/d$d/e/g$f"; done
+		for f in 1 2 3 4 5; do echo "n $d $f" >"$D/new/d$d/f$f"; done
+	done
+	for f in $(seq 1 20); do
+		head -c $((f * 900)) /dev/zero | tr '\0' 'z' >"$D/new/d1/e/g$f"
+	done
+	ln -s "/$(printf 'x%.0s' $(seq 1 80))" "$D/new/slow"
+	t_pin_times "$D/base"
+	t_pin_times "$D/new"
+	"$ORLOV_POPULATE" $(cat "$D/extra_args") "$D/base.img" "$D/base" >/dev/null ||
+		t_fail "populating the base image"
+	t_fsck "$D/base.img"
+	"$ORLOV_LAYOUT" dump "$D/base.img" >"$D/base.dump"
+	dumpe2fs "$D/base.img" 2>/dev/null >"$D/base.dumpe2fs"
+	grep -v '^Filesystem state:' "$D/base.dumpe2fs" >"$D/base.dumpe2fs.nostate"
+	cp "$D/base.img" "$D/count.img"
+	ORLOV_FAULT=count "$ORLOV_POPULATE" -t /data $(cat "$D/extra_args") \
+		"$D/count.img" "$D/new" 2>"$D/count" >/dev/null ||
+		t_fail "the run without a fault failed: $(cat "$D/count")"
+	t_fsck "$D/count.img"
+	for d in "$D"/new/d*; do t_verify "$D/count.img" "$d" "/data/${d##*/}"; done
+	sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\)$/\1/p' "$D/count" >"$D/total"
+	sed -n 's/.*, commit from \([0-9]*\)$/\1/p' "$D/count" >"$D/commit"
+	[ -s "$D/total" ] || t_fail "no operation count: $(cat "$D/count")"
+}
+
+# run NAME KIND STRIDE: every STRIDE-th operation, and every one of the
+# last 64 (the end of the commit).
+run() {
+	name=$1 kind=$2 step=$3 total=$(cat "$D/total")
+	{ seq 1 "$step" "$total"; seq $((total > 64 ? total - 63 : 1)) "$total"; } |
+		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 1 sh "$0" --one "$kind" \
+		>"$D/$name.out" 2>&1
+	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched)$' \
+		"$D/$name.out" >"$D/$name.bad"; then
+		head -5 "$D/$name.bad" >&2
+		t_fail "$name: $(wc -l <"$D/$name.bad") bad points"
+	fi
+	echo "$name: $(wc -l <"$D/$name.out") of $total operations (commit from" \
+		"$(cat "$D/commit")):" \
+		$(awk '{ n[$2]++ } END { for (k in n) printf "%s=%d\n", k, n[k] }' \
+		"$D/$name.out" | sort)
+}
+
+t_mkimage "$D/base.img" 16M -t ext2 -b 1024 -N 2048
+tune2fs -o acl "$D/base.img" >/dev/null
+: >"$D/extra_args"
+scenario
+# what the commit then changes in place: the target's blocks and inode,
+# and the refcount of its attribute block
+"$ORLOV_LAYOUT" dump "$D/count.img" >"$D/count.dump"
+x=$(sed -n 's|^/data ino=.* \(xattr=[0-9]*\) .*|\1|p' "$D/count.dump")
+[ -n "$x" ] && grep -q "^/data/d1 .* $x " "$D/count.dump" ||
+	t_fail "/data/d1 does not share /data's attribute block"
+run ext2-kill kill "$stride"
+run ext2-eio eio "$stride"
+run ext2-undo undo "$stride"
+
+# ext4's driver with dir_index: the target, one full block of names,
+# becomes an htree (its block 0 rewritten in place as the root).
+t_mkimage "$D/base.img" 16M -t ext2 -b 1024 -N 2048 -I 256 -O dir_index
+tune2fs -o acl "$D/base.img" >/dev/null
+echo "--driver ext4" >"$D/extra_args"
+scenario
+debugfs -R "stat /data" "$D/count.img" 2>/dev/null | grep -q 'Flags: 0x1000$' ||
+	t_fail "/data did not become an htree"
+run ext4-htree-kill kill "$stride"
+run ext4-htree-eio eio "$stride"
