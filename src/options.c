@@ -98,7 +98,13 @@ void options_usage(FILE *f, const char *prog)
 "  -v, --verbose          one line per entry: path, inode, group\n"
 "  -q, --quiet            print errors only\n"
 "  -h, --help             show this help and exit\n"
-"  -V, --version          show the version and exit\n", prog);
+"  -V, --version          show the version and exit\n"
+"\n"
+"A failed write puts the image back as it was.  Killed while it commits, the\n"
+"run leaves the filesystem marked not clean: e2fsck -fy repairs it without\n"
+"losing a file that was there before, or e2undo gives it back with --undo.\n"
+"Environment: TMPDIR (--delalloc's delayed data), ORLOV_FAULT (tests only).\n",
+		prog);
 }
 
 errcode_t options_parse(int argc, char **argv, struct options *o,

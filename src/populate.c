@@ -1078,19 +1078,21 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		uint32_t phys;
 
 		err = bmap_get_block(&c->fs, &f, 0, 0, &phys);
-		if (err)
-			return fail(c, err, "writing symlink", e->path);
-		memset(c->xblock, 0, bs);
-		memcpy(c->xblock, e->link_target, e->link_len);
-		err = image_write_blocks(c->img, phys, 1, c->xblock);
-		if (err)
-			return fail(c, err, "writing symlink", e->path);
+		if (!err) {
+			memset(c->xblock, 0, bs);
+			memcpy(c->xblock, e->link_target, e->link_len);
+			err = image_write_blocks(c->img, phys, 1, c->xblock);
+		}
+		if (err) {
+			err = fail(c, err, "writing symlink", e->path);
+			goto out;
+		}
 	} else if (S_ISLNK(m)) {
 		memcpy(in.i_block, e->link_target, e->link_len);
 	}
 	err = add_link(c, e, ino);
 	if (err)
-		return err;
+		goto out;
 
 	if (S_ISREG(m)) {
 		/* Attributes are set on the open file (fsetxattr, as cp -a
