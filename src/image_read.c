@@ -8,6 +8,7 @@
 
 #include "image_read.h"
 #include "walk.h"
+#include "util.h"
 /* After ext2fs.h, which defines the __u32 its structures use. */
 #include <ext2fs/ext2_ext_attr.h>
 #include "orlov_err.h"
@@ -288,11 +289,20 @@ struct walk {
 	const char *doing;		/* for the error context */
 };
 
-static errcode_t walk_one(struct walk *w, ext2_ino_t ino)
+/* A directory being walked: the walk keeps its own stack, so that no
+ * depth of tree overflows the C one. */
+struct wframe {
+	struct ir_dir d;
+	size_t next;
+	size_t plen;		/* length of its path */
+};
+
+/* Report @ino (at w->path) and, if a directory, push its entries. */
+static errcode_t visit_ino(struct walk *w, ext2_ino_t ino,
+			   struct wframe **stack, size_t *cap, size_t *depth)
 {
 	struct ext2_inode_large inode;
-	struct ir_dir d;
-	size_t i, plen = w->path.len;
+	struct wframe *f;
 	errcode_t err;
 
 	w->doing = "reading inode of";
@@ -307,22 +317,45 @@ static errcode_t walk_one(struct walk *w, ext2_ino_t ino)
 	if (ext2fs_fast_test_inode_bitmap2(w->seen, ino))
 		return ORLOV_ERR_CORRUPT;	/* a cycle: never finish */
 	ext2fs_fast_mark_inode_bitmap2(w->seen, ino);
+	if (grow_array(stack, cap, *depth + 1, sizeof(**stack), 64))
+		return ENOMEM;
+	f = &(*stack)[*depth];
+	memset(f, 0, sizeof(*f));
+	f->plen = w->path.len;
 	w->doing = "reading directory";
-	err = ir_read_dir(w->fs, ino, &d);
-	if (err)
-		return err;
-	for (i = 0; i < d.n && !err; i++) {
-		sb_truncate(&w->path, plen);
-		if (plen > 1)
+	err = ir_read_dir(w->fs, ino, &f->d);
+	if (!err)
+		(*depth)++;
+	return err;
+}
+
+static errcode_t walk_from(struct walk *w, ext2_ino_t root)
+{
+	struct wframe *stack = NULL;
+	size_t cap = 0, depth = 0;
+	errcode_t err = visit_ino(w, root, &stack, &cap, &depth);
+
+	while (!err && depth > 0) {
+		struct wframe *f = &stack[depth - 1];
+		const struct ir_dirent *e;
+
+		sb_truncate(&w->path, f->plen);
+		if (f->next == f->d.n) {
+			ir_dir_free(&f->d);
+			depth--;
+			continue;
+		}
+		e = &f->d.e[f->next++];
+		if (f->plen > 1)
 			err = sb_append(&w->path, "/", 1);
 		if (!err)
-			err = sb_append(&w->path, d.e[i].name, d.e[i].len);
+			err = sb_append(&w->path, e->name, e->len);
 		if (!err)
-			err = walk_one(w, d.e[i].ino);
+			err = visit_ino(w, e->ino, &stack, &cap, &depth);
 	}
-	ir_dir_free(&d);
-	if (!err)
-		sb_truncate(&w->path, plen);
+	while (depth > 0)
+		ir_dir_free(&stack[--depth].d);
+	free(stack);
 	return err;
 }
 
@@ -348,7 +381,7 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 						   &w.seen);
 	}
 	if (!err)
-		err = walk_one(&w, ino);
+		err = walk_from(&w, ino);
 	if (err && ctx) {
 		sb_truncate(ctx, 0);
 		if (!sb_printf(ctx, "while %s ", w.doing))

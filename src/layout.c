@@ -814,10 +814,6 @@ static errcode_t record_link(struct verify *v, const struct stat *st,
 	return 0;
 }
 
-static errcode_t verify_dir(struct verify *v, int dirfd, ext2_ino_t dino,
-			    const struct ext2_inode_large *dinode,
-			    int is_root);
-
 /* Open a source entry without following it and make sure it is @st's. */
 static errcode_t open_entry(struct verify *v, int parent, const char *name,
 			    int flags, const struct stat *st, int *fd)
@@ -837,9 +833,12 @@ static errcode_t open_entry(struct verify *v, int parent, const char *name,
 	return 0;
 }
 
-/* One source entry against its image namesake (paths already pushed). */
+/* One source entry against its image namesake (paths already pushed).
+ * A directory's own entries are the caller's: it gets the directory open
+ * in *dirfd (else -1) and its inode in *dinode. */
 static errcode_t verify_entry(struct verify *v, int parent, const char *name,
-			      const struct stat *st, ext2_ino_t ino)
+			      const struct stat *st, ext2_ino_t ino,
+			      int *dirfd, struct ext2_inode_large *dinode)
 {
 	struct ext2_inode_large inode;
 	const char *stype, *itype;
@@ -952,8 +951,12 @@ static errcode_t verify_entry(struct verify *v, int parent, const char *name,
 			mismatch(v, "rdev", e, g);
 		}
 	}
-	if (!err && S_ISDIR(st->st_mode))
-		err = verify_dir(v, fd, ino, &inode, 0);
+	*dirfd = -1;
+	if (!err && S_ISDIR(st->st_mode)) {
+		*dirfd = fd;
+		*dinode = inode;
+		fd = -1;
+	}
 	if (fd >= 0)
 		close(fd);
 	return err;
@@ -1013,61 +1016,154 @@ static errcode_t read_src_dir(struct verify *v, int dirfd, struct sent **out,
 	return 0;
 }
 
-static errcode_t verify_dir(struct verify *v, int dirfd, ext2_ino_t dino,
-			    const struct ext2_inode_large *dinode,
-			    int is_root)
+/*
+ * A directory being verified.  The walk keeps its own stack, so that no
+ * depth of tree overflows the C one, and only the innermost VERIFY_OPEN
+ * source directories stay open: one closed on the way down is opened
+ * again on the way up as ".." of its child, checked to be the same.
+ */
+struct vframe {
+	int fd;			/* the source directory, -1 while closed */
+	struct stat st;
+	struct sent *s;		/* its entries */
+	size_t ns, i;
+	struct ir_dir d;	/* the image directory's */
+	size_t j;
+	int lf_extra;		/* the image's lost+found, not in the source */
+	size_t il, sl;		/* path lengths to go back to when done */
+};
+
+#define VERIFY_OPEN 64
+
+/* Read both sides of a directory and check its link count. */
+static errcode_t open_vframe(struct verify *v, struct vframe *f,
+			     ext2_ino_t dino,
+			     const struct ext2_inode_large *dinode, int is_root)
 {
-	struct sent *s = NULL;
-	struct ir_dir d;
-	size_t ns = 0, i = 0, j = 0, il, sl;
 	unsigned long long want_links = 2;
-	int lf_extra = 0;
+	size_t i, j;
 	errcode_t err;
 
-	err = read_src_dir(v, dirfd, &s, &ns);
+	err = read_src_dir(v, f->fd, &f->s, &f->ns);
 	if (err)
 		return err;
-	err = ir_read_dir(v->fs, dino, &d);
-	if (err) {
-		free_sents(s, ns);
+	err = ir_read_dir(v->fs, dino, &f->d);
+	if (err)
 		return ctx_set(v->ctx, err, "reading image directory",
 			       v->ipath.s);
-	}
-	for (i = 0; i < ns; i++)
-		want_links += S_ISDIR(s[i].st.st_mode);
+	for (i = 0; i < f->ns; i++)
+		want_links += S_ISDIR(f->s[i].st.st_mode);
 	/*
 	 * mke2fs made lost+found; it is no copy of anything, but it is a
 	 * subdirectory all the same.
 	 */
 	if (is_root && v->path_is_root) {
-		for (j = 0; j < d.n; j++) {
+		for (j = 0; j < f->d.n; j++) {
 			struct ext2_inode_large lf;
 
-			if (d.e[j].len != 10 ||
-			    memcmp(d.e[j].name, "lost+found", 10))
+			if (f->d.e[j].len != 10 ||
+			    memcmp(f->d.e[j].name, "lost+found", 10))
 				continue;
-			for (i = 0; i < ns; i++)
-				if (!strcmp(s[i].name, "lost+found"))
+			for (i = 0; i < f->ns; i++)
+				if (!strcmp(f->s[i].name, "lost+found"))
 					break;
-			if (i < ns)
+			if (i < f->ns)
 				break;
-			lf_extra = 1;
-			if (!ir_read_inode(v->fs, d.e[j].ino, &lf) &&
+			f->lf_extra = 1;
+			if (!ir_read_inode(v->fs, f->d.e[j].ino, &lf) &&
 			    LINUX_S_ISDIR(lf.i_mode))
 				want_links++;
 		}
 	}
 	if (want_links != dinode->i_links_count)
 		mismatch_u(v, "links", want_links, dinode->i_links_count);
+	return 0;
+}
 
-	i = j = 0;
-	while (!err && (i < ns || j < d.n)) {
-		int c = i >= ns ? 1 : j >= d.n ? -1 :
-			walk_name_cmp(s[i].name, s[i].len, d.e[j].name,
-				    d.e[j].len);
-		const char *name = c <= 0 ? s[i].name : d.e[j].name;
-		size_t len = c <= 0 ? s[i].len : d.e[j].len;
+static void close_vframe(struct vframe *f)
+{
+	if (f->fd >= 0)
+		close(f->fd);
+	ir_dir_free(&f->d);
+	free_sents(f->s, f->ns);
+}
 
+/* Push the directory open as @fd (the stack takes it over). */
+static errcode_t push_vframe(struct verify *v, struct vframe **stack,
+			     size_t *cap, size_t *depth, int fd,
+			     const struct stat *st, ext2_ino_t dino,
+			     const struct ext2_inode_large *dinode, int is_root,
+			     size_t il, size_t sl)
+{
+	struct vframe *f;
+
+	if (grow_array(stack, cap, *depth + 1, sizeof(**stack), 64)) {
+		close(fd);
+		return ENOMEM;
+	}
+	f = &(*stack)[(*depth)++];
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->st = *st;
+	f->il = il;
+	f->sl = sl;
+	if (*depth > VERIFY_OPEN &&
+	    (*stack)[*depth - 1 - VERIFY_OPEN].fd >= 0) {
+		close((*stack)[*depth - 1 - VERIFY_OPEN].fd);
+		(*stack)[*depth - 1 - VERIFY_OPEN].fd = -1;
+	}
+	return open_vframe(v, f, dino, dinode, is_root);
+}
+
+/* The top directory is done: pop it, reopening its parent if closed. */
+static errcode_t pop_vframe(struct verify *v, struct vframe *stack,
+			    size_t *depth)
+{
+	struct vframe *f = &stack[*depth - 1];
+	errcode_t err = 0;
+
+	if (*depth > 1 && stack[*depth - 2].fd < 0) {
+		struct vframe *up = &stack[*depth - 2];
+
+		pop_name(v, f->il, f->sl);
+		err = open_entry(v, f->fd, "..", O_DIRECTORY, &up->st, &up->fd);
+	}
+	pop_name(v, f->il, f->sl);
+	close_vframe(f);
+	(*depth)--;
+	return err;
+}
+
+/* Verify the tree under the source directory @rootfd (closed here). */
+static errcode_t verify_tree(struct verify *v, int rootfd,
+			     const struct stat *st, ext2_ino_t ino,
+			     const struct ext2_inode_large *inode)
+{
+	struct vframe *stack = NULL;
+	size_t cap = 0, depth = 0;
+	errcode_t err;
+
+	err = push_vframe(v, &stack, &cap, &depth, rootfd, st, ino, inode, 1,
+			  v->ipath.len, v->spath.len);
+	while (!err && depth > 0) {
+		struct vframe *f = &stack[depth - 1];
+		struct ext2_inode_large cinode;
+		ext2_ino_t cino = 0;
+		struct stat cst;
+		size_t il, sl;
+		int c, cfd = -1;
+		const char *name;
+		size_t len;
+
+		if (f->i >= f->ns && f->j >= f->d.n) {
+			err = pop_vframe(v, stack, &depth);
+			continue;
+		}
+		c = f->i >= f->ns ? 1 : f->j >= f->d.n ? -1 :
+			walk_name_cmp(f->s[f->i].name, f->s[f->i].len,
+				      f->d.e[f->j].name, f->d.e[f->j].len);
+		name = c <= 0 ? f->s[f->i].name : f->d.e[f->j].name;
+		len = c <= 0 ? f->s[f->i].len : f->d.e[f->j].len;
 		err = push_name(v, name, len, &il, &sl);
 		if (err)
 			break;
@@ -1075,20 +1171,29 @@ static errcode_t verify_dir(struct verify *v, int dirfd, ext2_ino_t dino,
 			v->verified++;
 			mismatch(v, "entry", "present", "missing");
 		} else if (c > 0) {
-			if (!(lf_extra && len == 10 &&
+			if (!(f->lf_extra && len == 10 &&
 			      !memcmp(name, "lost+found", 10)))
 				mismatch(v, "entry", "absent", "present");
 		} else {
 			v->verified++;
-			err = verify_entry(v, dirfd, name, &s[i].st,
-					   d.e[j].ino);
+			cst = f->s[f->i].st;
+			cino = f->d.e[f->j].ino;
+			err = verify_entry(v, f->fd, name, &cst, cino, &cfd,
+					   &cinode);
+		}
+		f->i += c <= 0;
+		f->j += c >= 0;
+		if (!err && cfd >= 0) {
+			/* its entries next; its name stays on the paths */
+			err = push_vframe(v, &stack, &cap, &depth, cfd, &cst,
+					  cino, &cinode, 0, il, sl);
+			continue;
 		}
 		pop_name(v, il, sl);
-		i += c <= 0;
-		j += c >= 0;
 	}
-	ir_dir_free(&d);
-	free_sents(s, ns);
+	while (depth > 0)
+		close_vframe(&stack[--depth]);
+	free(stack);
 	return err;
 }
 
@@ -1180,7 +1285,8 @@ static errcode_t cmd_verify(const struct options *o, struct errctx *ctx)
 		 * with mke2fs -d); its entries and link count are checked.
 		 */
 		v.verified++;
-		err = verify_dir(&v, fd, ino, &inode, 1);
+		err = verify_tree(&v, fd, &st, ino, &inode);
+		fd = -1;	/* the walk closed it */
 	}
 	if (!err)
 		err = check_links(&v);

@@ -62,15 +62,43 @@ static errcode_t fail(struct walker *w, errcode_t err, const char *what)
 	return err;
 }
 
+/*
+ * Open @name in @dirfd as what fstatat() saw there (@st): never through a
+ * symlink, without blocking on a FIFO swapped in, without touching its
+ * atime where we may (O_NOATIME needs ownership or CAP_FOWNER), and
+ * ORLOV_ERR_SOURCE_CHANGED when another file took its place.
+ */
+static errcode_t open_same(int dirfd, const char *name, const struct stat *st,
+			   int flags, int *out)
+{
+	struct stat now;
+	int fd;
+
+	flags |= O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	fd = openat(dirfd, name, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR || errno == ENXIO ?
+		       ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
+	if (fstat(fd, &now) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino ||
+	    (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
+	    (S_ISREG(st->st_mode) && now.st_size != st->st_size)) {
+		close(fd);
+		return ORLOV_ERR_SOURCE_CHANGED;
+	}
+	*out = fd;
+	return 0;
+}
+
 static errcode_t host_open(const struct src_entry *e)
 {
 	struct host_file *h = e->priv;
 
 	if (h->fd >= 0)
 		return 0;
-	h->fd = openat(h->dirfd, e->name,
-		       O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
-	return h->fd < 0 ? (errcode_t)errno : 0;
+	return open_same(h->dirfd, e->name, &e->st, 0, &h->fd);
 }
 
 static errcode_t host_next_data(const struct src_entry *e, uint64_t off,
@@ -157,16 +185,30 @@ static int xattr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Through /proc/self/fd so that the lookup starts at the directory we
- * hold open and the last component is not followed. */
-static errcode_t read_xattrs(int dirfd, const char *name, struct src_entry *e)
+/* Attributes through the open file @fd, or where none can be opened (a
+ * symlink, a device, a FIFO) through @path, which names it from the
+ * directory we hold open (/proc/self/fd) without following it. */
+static ssize_t x_list(int fd, const char *path, char *buf, size_t n)
+{
+	return fd >= 0 ? flistxattr(fd, buf, n) : llistxattr(path, buf, n);
+}
+
+static ssize_t x_get(int fd, const char *path, const char *name, void *buf,
+		     size_t n)
+{
+	return fd >= 0 ? fgetxattr(fd, name, buf, n) :
+			 lgetxattr(path, name, buf, n);
+}
+
+static errcode_t read_xattrs(int dirfd, int fd, const char *name,
+			     struct src_entry *e)
 {
 	char proc[64 + 256 + 8], *list = NULL, *p;
 	ssize_t len, vlen;
 	errcode_t err = 0;
 
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", dirfd, name);
-	len = llistxattr(proc, NULL, 0);
+	len = x_list(fd, proc, NULL, 0);
 	if (len < 0)
 		return (errno == ENOTSUP || errno == ENODATA) ? 0 : (errcode_t)errno;
 	if (len == 0)
@@ -174,7 +216,7 @@ static errcode_t read_xattrs(int dirfd, const char *name, struct src_entry *e)
 	list = malloc((size_t)len);
 	if (!list)
 		return ENOMEM;
-	len = llistxattr(proc, list, (size_t)len);
+	len = x_list(fd, proc, list, (size_t)len);
 	if (len < 0) {
 		err = (errcode_t)errno;
 		goto out;
@@ -196,7 +238,7 @@ static errcode_t read_xattrs(int dirfd, const char *name, struct src_entry *e)
 			goto out;
 		}
 		e->nxattrs++;
-		vlen = lgetxattr(proc, p, NULL, 0);
+		vlen = x_get(fd, proc, p, NULL, 0);
 		if (vlen < 0) {
 			err = (errcode_t)errno;
 			goto out;
@@ -206,7 +248,7 @@ static errcode_t read_xattrs(int dirfd, const char *name, struct src_entry *e)
 			err = ENOMEM;
 			goto out;
 		}
-		vlen = lgetxattr(proc, p, x->value, (size_t)vlen);
+		vlen = x_get(fd, proc, p, x->value, (size_t)vlen);
 		if (vlen < 0) {
 			err = (errcode_t)errno;
 			goto out;
@@ -266,107 +308,191 @@ nomem:
 	return ENOMEM;
 }
 
-static errcode_t walk_dir(struct walker *w, int dirfd);
+/*
+ * One directory being walked.  The walk keeps its own stack, not the C
+ * one, so that no depth of tree overflows it; and only the innermost
+ * OPEN_DIRS directories stay open: an outer one closed on the way down is
+ * opened again on the way up as ".." of its child, checked to be the same
+ * directory.
+ */
+struct frame {
+	int fd;			/* -1 while closed */
+	struct stat st;		/* what it was when entered */
+	struct walk_name *names;
+	size_t n, next;
+	size_t mark;		/* path length before its name */
+	const char *name;	/* in the parent's names ("" for the root) */
+	size_t name_len;
+};
 
-static errcode_t visit(struct walker *w, int dirfd, const char *name,
-		       size_t name_len)
+#define OPEN_DIRS 64
+
+/*
+ * Read what a leaf or directory is, without following it.  A directory,
+ * and a regular file whose data or attributes are wanted, is opened here
+ * (*fd) and everything else read from that descriptor: what is copied is
+ * the file lstat described, not one put in its place since.
+ */
+static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
+			    char **target, int *fd)
 {
-	struct src_entry e;
-	struct host_file h = { .dirfd = dirfd, .fd = -1 };
-	char *target = NULL;
-	errcode_t err = 0;
-	size_t mark = w->path.len;
+	errcode_t err;
 
-	memset(&e, 0, sizeof(e));
-	if (w->path.len && (err = sb_append(&w->path, "/", 1)))
-		return err;
-	if ((err = sb_append(&w->path, name, name_len)))
-		return err;
-	e.path = w->path.s;
-	e.name = name;
-	e.name_len = name_len;
-	e.priv = &h;
-
-	if (fstatat(dirfd, name, &e.st, AT_SYMLINK_NOFOLLOW)) {
-		err = fail(w, (errcode_t)errno, "reading attributes of");
-		goto out;
+	*fd = -1;
+	if (fstatat(dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW))
+		return fail(w, (errcode_t)errno, "reading attributes of");
+	if (S_ISDIR(e->st.st_mode) ||
+	    (S_ISREG(e->st.st_mode) && (w->opts->want_data || w->opts->want_xattrs))) {
+		err = open_same(dirfd, e->name, &e->st,
+				S_ISDIR(e->st.st_mode) ? O_DIRECTORY : 0, fd);
+		if (err)
+			return fail(w, err, S_ISDIR(e->st.st_mode) ?
+				    "opening directory" : "opening");
 	}
-	if (S_ISLNK(e.st.st_mode)) {
-		size_t cap = (size_t)e.st.st_size + 1;
+	if (S_ISLNK(e->st.st_mode)) {
+		size_t cap = (size_t)e->st.st_size + 1;
 		ssize_t n;
 
-		target = malloc(cap + 1);
-		if (!target) {
-			err = ENOMEM;
-			goto out;
-		}
-		n = readlinkat(dirfd, name, target, cap);
-		if (n < 0) {
-			err = fail(w, (errcode_t)errno, "reading symlink");
-			goto out;
-		}
-		if ((size_t)n >= cap) {
-			err = fail(w, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
-			goto out;
-		}
-		target[n] = '\0';
-		e.link_target = target;
-		e.link_len = (size_t)n;
+		*target = malloc(cap + 1);
+		if (!*target)
+			return ENOMEM;
+		n = readlinkat(dirfd, e->name, *target, cap);
+		if (n < 0)
+			return fail(w, (errcode_t)errno, "reading symlink");
+		/* a longer target than lstat said: replaced meanwhile */
+		if ((size_t)n >= cap)
+			return fail(w, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
+		(*target)[n] = '\0';
+		e->link_target = *target;
+		e->link_len = (size_t)n;
 	}
 	if (w->opts->want_xattrs) {
-		err = read_xattrs(dirfd, name, &e);
-		if (err) {
-			err = fail(w, err, "reading extended attributes of");
-			goto out;
-		}
+		err = read_xattrs(dirfd, *fd, e->name, e);
+		if (err)
+			return fail(w, err, "reading extended attributes of");
 	}
-	if (S_ISREG(e.st.st_mode) && w->opts->want_data)
-		e.data = &host_data_ops;
+	if (S_ISREG(e->st.st_mode) && w->opts->want_data)
+		e->data = &host_data_ops;
+	return 0;
+}
 
-	if (S_ISDIR(e.st.st_mode)) {
-		int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY |
-				O_NOFOLLOW | O_CLOEXEC);
-		int flags = 0;
+/* Push the directory @e, open as @fd (which the stack takes over). */
+static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
+			  size_t *depth, int fd, struct src_entry *e,
+			  size_t mark)
+{
+	struct frame *f;
+	errcode_t err;
+	int flags = 0;
 
-		if (fd < 0) {
-			err = fail(w, (errcode_t)errno, "opening directory");
-			goto out;
-		}
-		if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)
-			e.fsflags = (uint32_t)flags;
-		err = w->v->enter_dir(w->v->ctx, &e);
-		if (!err)
-			err = walk_dir(w, fd);
-		if (!err) {
-			/* walk_dir changed the path buffer: point again. */
-			e.path = w->path.s;
-			err = w->v->leave_dir(w->v->ctx, &e);
-		}
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)
+		e->fsflags = (uint32_t)flags;
+	err = grow_array(stack, cap, *depth + 1, sizeof(**stack), 64);
+	if (err) {
 		close(fd);
-	} else {
-		err = w->v->leaf(w->v->ctx, &e);
+		return err;
 	}
-out:
-	if (h.fd >= 0)
-		close(h.fd);
-	free(target);
-	free_xattrs(&e);
-	sb_truncate(&w->path, mark);
+	f = &(*stack)[*depth];
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->st = e->st;
+	f->mark = mark;
+	f->name = e->name;
+	f->name_len = e->name_len;
+	(*depth)++;
+	err = w->v->enter_dir(w->v->ctx, e);
+	if (!err) {
+		err = walk_read_names(fd, &f->names, &f->n);
+		if (err)
+			err = fail(w, err, "reading directory");
+	}
+	/* deep enough: the outer directory closes until the way back */
+	if (*depth > OPEN_DIRS && (*stack)[*depth - 1 - OPEN_DIRS].fd >= 0) {
+		close((*stack)[*depth - 1 - OPEN_DIRS].fd);
+		(*stack)[*depth - 1 - OPEN_DIRS].fd = -1;
+	}
 	return err;
 }
 
-static errcode_t walk_dir(struct walker *w, int dirfd)
+/* The top directory is done: leave it, and reopen its parent if closed. */
+static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
 {
-	struct walk_name *names = NULL;
-	size_t n = 0, i;
+	struct frame *f = &stack[*depth - 1];
+	struct src_entry e;
 	errcode_t err;
 
-	err = walk_read_names(dirfd, &names, &n);
-	if (err)
-		return fail(w, err, "reading directory");
-	for (i = 0; i < n && !err; i++)
-		err = visit(w, dirfd, names[i].s, names[i].len);
-	walk_free_names(names, n);
+	memset(&e, 0, sizeof(e));
+	sb_truncate(&w->path, f->mark);
+	if (*depth > 1) {
+		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
+			return err;
+		if ((err = sb_append(&w->path, f->name, f->name_len)))
+			return err;
+	}
+	e.path = w->path.s;
+	e.name = f->name;
+	e.name_len = f->name_len;
+	e.st = f->st;
+	err = w->v->leave_dir(w->v->ctx, &e);
+	if (!err && *depth > 1 && stack[*depth - 2].fd < 0) {
+		err = open_same(f->fd, "..", &stack[*depth - 2].st, O_DIRECTORY,
+				&stack[*depth - 2].fd);
+		if (err) {
+			sb_truncate(&w->path, f->mark);
+			err = fail(w, err, "opening directory");
+		}
+	}
+	sb_truncate(&w->path, f->mark);
+	close(f->fd);
+	walk_free_names(f->names, f->n);
+	(*depth)--;
+	return err;
+}
+
+static errcode_t walk_stack(struct walker *w, struct frame **stack,
+			    size_t *cap, size_t *depth)
+{
+	errcode_t err = 0;
+
+	while (!err && *depth > 0) {
+		struct frame *f = &(*stack)[*depth - 1];
+		struct src_entry e;
+		struct host_file h = { .dirfd = f->fd, .fd = -1 };
+		char *target = NULL;
+		size_t mark = w->path.len;
+		int fd;
+
+		if (f->next == f->n) {
+			err = pop_dir(w, *stack, depth);
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.name = f->names[f->next].s;
+		e.name_len = f->names[f->next].len;
+		f->next++;
+		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
+			break;
+		if ((err = sb_append(&w->path, e.name, e.name_len)))
+			break;
+		e.path = w->path.s;
+		e.priv = &h;
+		err = read_entry(w, f->fd, &e, &target, &fd);
+		if (!err && S_ISDIR(e.st.st_mode)) {
+			/* its own entries follow it; the path keeps its name */
+			err = push_dir(w, stack, cap, depth, fd, &e, mark);
+			free(target);
+			free_xattrs(&e);
+			continue;
+		}
+		h.fd = fd;
+		if (!err)
+			err = w->v->leaf(w->v->ctx, &e);
+		if (h.fd >= 0)
+			close(h.fd);
+		free(target);
+		free_xattrs(&e);
+		sb_truncate(&w->path, mark);
+	}
 	return err;
 }
 
@@ -374,9 +500,11 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 		    const struct walk_visitor *v)
 {
 	struct walker w = { .opts = opts, .v = v };
+	struct frame *stack = NULL;
+	size_t cap = 0, depth = 0;
 	struct src_entry e;
 	errcode_t err;
-	int fd, flags = 0;
+	int fd;
 
 	memset(&e, 0, sizeof(e));
 	if ((err = sb_append(&w.path, "", 0)))
@@ -393,19 +521,24 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 		err = (errcode_t)errno;
 		if (v->error)
 			v->error(v->ctx, err, "reading attributes of", "");
-		goto out;
+		close(fd);
+		sb_free(&w.path);
+		return err;
 	}
-	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)
-		e.fsflags = (uint32_t)flags;
 	e.path = "";
 	e.name = "";
-	err = v->enter_dir(v->ctx, &e);
+	err = push_dir(&w, &stack, &cap, &depth, fd, &e, 0);
 	if (!err)
-		err = walk_dir(&w, fd);
-	if (!err)
-		err = v->leave_dir(v->ctx, &e);
-out:
-	close(fd);
+		err = walk_stack(&w, &stack, &cap, &depth);
+	/* after a failure: close what is still open, without leave_dir */
+	while (depth > 0) {
+		struct frame *f = &stack[--depth];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		walk_free_names(f->names, f->n);
+	}
+	free(stack);
 	sb_free(&w.path);
 	return err;
 }

@@ -200,7 +200,7 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null 2>&1 &&
 		"$ORLOV_POPULATE" "$u/img" "$u/src" >"$T_TMP/out" 2>"$T_TMP/err"
 	rc=$?
 	[ $rc = 1 ] || t_fail "unreadable: exit $rc"
-	grep -q "^orlov-populate: Permission denied while reading $u/src/d/secret$" "$T_TMP/err" ||
+	grep -q "^orlov-populate: Permission denied while opening $u/src/d/secret$" "$T_TMP/err" ||
 		{ cat "$T_TMP/err" >&2; t_fail "unreadable: message"; }
 	cmp -s "$u/before" "$u/img" || t_fail "unreadable: image changed"
 	echo "unreadable: ok: $(cat "$T_TMP/err")"
