@@ -103,7 +103,8 @@ void options_usage(FILE *f, const char *prog)
 "A failed write puts the image back as it was.  Killed while it commits, the\n"
 "run leaves the filesystem marked not clean: e2fsck -fy repairs it without\n"
 "losing a file that was there before, or e2undo gives it back with --undo.\n"
-"Environment: TMPDIR (--delalloc's delayed data), ORLOV_FAULT (tests only).\n",
+"Environment: TMPDIR (--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE\n"
+"(tests only).\n",
 		prog);
 }
 
@@ -199,6 +200,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	if (o->driver == DRIVER_EXT4 && o->kernel == KERNEL_6_12)
 		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
 	o->fault = getenv("ORLOV_FAULT");
+	o->race = getenv("ORLOV_RACE");
+	if (o->race && !*o->race)
+		o->race = NULL;
 	if (io_guard_parse(o->fault, &fault))
 		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N or enospc:N", ORLOV_ERR_USAGE;
 	if (argc - optind != 2)

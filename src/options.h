@@ -29,6 +29,7 @@ struct options {
 	const char *trace;	/* --trace FILE */
 	const char *undo;	/* --undo FILE */
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
+	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */
 	int help, version;
 };

@@ -60,6 +60,10 @@ struct link_ent {
 
 struct ctx {
 	const struct options *o;
+	/* The source root's names as the first pass saw them (sorted): the
+	 * write pass takes no name there that was not checked. */
+	struct walk_name *root_names;
+	size_t nroot, root_cap;
 	struct populate_result *res;
 	struct image *img;
 	struct fs_state fs;
@@ -926,6 +930,8 @@ static errcode_t push(struct ctx *c)
 	return 0;
 }
 
+static errcode_t recheck(struct ctx *c, const struct src_entry *e);
+
 static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
@@ -974,6 +980,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		}
 		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 	}
+	err = recheck(c, e);
+	if (err)
+		return err;
 	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
 		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 	err = new_inode(c, e, 1, &ino, &fig);
@@ -1040,8 +1049,10 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	uint32_t ino, xblk = 0, flags, bs = c->fs.g.block_size;
 	struct orlov_figures fig;
 	mode_t m = e->st.st_mode;
-	errcode_t err;
+	errcode_t err = recheck(c, e);
 
+	if (err)
+		return err;
 	if (e->st.st_nlink > 1)
 		l = link_find(c, e->st.st_dev, e->st.st_ino);
 	if (l) {
@@ -1181,13 +1192,35 @@ out:
 
 static errcode_t check_name(struct ctx *c, const struct src_entry *e)
 {
+	struct walk_name *n;
+
 	if (e->name_len > EXT2_NAME_LEN)
 		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+	if (c->depth != 1)
+		return 0;
 	/* Only names directly in the target can collide with what is there. */
-	if (c->depth == 1 && dir_lookup(c->target, c->fs.g.block_size,
-					 e->name, e->name_len, NULL))
+	if (dir_lookup(c->target, c->fs.g.block_size, e->name, e->name_len,
+		       NULL))
 		return fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
+	if (grow_array(&c->root_names, &c->root_cap, c->nroot + 1,
+		       sizeof(*c->root_names), 64))
+		return ENOMEM;
+	n = &c->root_names[c->nroot];
+	n->s = malloc(e->name_len + 1);
+	if (!n->s)
+		return ENOMEM;
+	memcpy(n->s, e->name, e->name_len + 1);
+	n->len = e->name_len;
+	c->nroot++;
 	return 0;
+}
+
+static int root_name_cmp(const void *key, const void *elt)
+{
+	const struct src_entry *e = key;
+	const struct walk_name *n = elt;
+
+	return walk_name_cmp(e->name, e->name_len, n->s, n->len);
 }
 
 /*
@@ -1196,7 +1229,7 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e)
  * need acl (else setxattr fails with EOPNOTSUPP, and they could not be
  * read back either).
  */
-static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
+static errcode_t xattrs_acceptable(struct ctx *c, const struct src_entry *e)
 {
 	const char *bad = NULL;
 	errcode_t err;
@@ -1218,8 +1251,42 @@ static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
 				c->fs.g.block_size, c->xb.name_hash, &bad);
 	if (err)
 		return fail(c, err, "checking extended attributes of", e->path);
-	c->need_blocks++;
 	return 0;
+}
+
+static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
+{
+	errcode_t err = xattrs_acceptable(c, e);
+
+	if (!err && e->nxattrs && c->o->xattrs)
+		c->need_blocks++;
+	return err;
+}
+
+/*
+ * The write pass reads the tree again, and it may have changed since the
+ * first pass checked it: whatever that pass would have refused is refused
+ * here too, before anything of the entry is written (and nothing written
+ * so far is visible: image.h).  A name in the source root that the first
+ * pass did not see was never checked against the target's entries.
+ */
+static errcode_t recheck(struct ctx *c, const struct src_entry *e)
+{
+	mode_t m = e->st.st_mode;
+
+	if (e->name_len > EXT2_NAME_LEN)
+		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+	if (c->depth == 1 && !bsearch(e, c->root_names, c->nroot,
+				      sizeof(*c->root_names), root_name_cmp))
+		return fail(c, ORLOV_ERR_SOURCE_CHANGED, "copying", e->path);
+	if (S_ISLNK(m) && e->link_len + 1 > c->fs.g.block_size)
+		return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, "copying", e->path);
+	if (S_ISREG(m) && (uint64_t)e->st.st_size > c->max_size)
+		return fail(c, ORLOV_ERR_FILE_TOO_BIG, "copying", e->path);
+	if (!S_ISDIR(m) && !S_ISREG(m) && !S_ISLNK(m) && !S_ISCHR(m) &&
+	    !S_ISBLK(m) && !S_ISFIFO(m) && !S_ISSOCK(m))
+		return fail(c, ORLOV_ERR_UNSUPP_FILETYPE, "copying", e->path);
+	return xattrs_acceptable(c, e);
 }
 
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
@@ -1409,6 +1476,7 @@ static void ctx_free(struct ctx *c)
 	if (c->target)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
+	walk_free_names(c->root_names, c->nroot);
 	free(c->stack);
 	free(c->scan);
 	free(c->links);
@@ -1552,6 +1620,13 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			res->where = strdup(o->trace);
 			goto out;
 		}
+	}
+	if (o->race && system(o->race) != 0) {
+		/* tests only (ORLOV_RACE): the source changes between passes */
+		err = ORLOV_ERR_USAGE;
+		res->what = "running ORLOV_RACE for";
+		res->where = strdup(o->source);
+		goto out;
 	}
 	c.progress = o->verbosity == 0 && isatty(STDERR_FILENO);
 	err = walk_tree(o->source, &wo, &v);
