@@ -5,15 +5,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
 
 #include "image.h"
+#include "image_read.h"
 #include "io_guard.h"
 #include "util.h"
 #include "orlov_err.h"
@@ -163,7 +166,12 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 		return ENOMEM;
 	*what = "opening filesystem";
 	err = lock_image(path, &img->lock_fd);
+	if (!err) {
+		*what = "checking superblock of";
+		err = ir_check_super(path);
+	}
 	if (err) {
+		unlock_image(img);
 		free(img);
 		return err;
 	}
@@ -222,6 +230,49 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 	}
 	*out = img;
 	return 0;
+}
+
+/*
+ * e2fsck -fn, before anything is written: the judge of what is damage.
+ * Writing on top of damage e2fsck would repair makes the repair lose more
+ * (a block a wrong bitmap shows free is handed to a new file).  PATH may
+ * lack /usr/sbin for a user who is not root.
+ */
+errcode_t image_fsck(const char *path)
+{
+	static const char *const progs[] = { "e2fsck", "/usr/sbin/e2fsck",
+					      "/sbin/e2fsck" };
+	char *argv[] = { (char *)"e2fsck", (char *)"-fn", (char *)path, NULL };
+	extern char **environ;
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+	int status, rc = ENOENT;
+	size_t i;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return ENOMEM;
+	if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
+	    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
+	    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ENOMEM;
+	}
+	for (i = 0; i < sizeof(progs) / sizeof(progs[0]) && rc == ENOENT; i++)
+		rc = posix_spawnp(&pid, progs[i], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc == ENOENT)
+		return ORLOV_ERR_NO_FSCK;
+	if (rc)
+		return (errcode_t)rc;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return (errcode_t)errno;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return 0;
+	/* 4: errors left uncorrected (all -n does); 8 and up: it could not
+	 * check, or it crashed on what it read */
+	return WIFEXITED(status) && WEXITSTATUS(status) < 8 ?
+	       ORLOV_ERR_DAMAGED : ORLOV_ERR_FSCK_FAILED;
 }
 
 void image_abort(struct image *img)

@@ -24,6 +24,9 @@ struct image;
  * refused. */
 errcode_t image_open(const char *path, const char *undo, const char *fault,
 		     struct image **out, const char **what, const char **feature);
+/* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
+ * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
+errcode_t image_fsck(const char *path);
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 

@@ -2,9 +2,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image_read.h"
 #include "walk.h"
@@ -13,8 +15,63 @@
 #include <ext2fs/ext2_ext_attr.h>
 #include "orlov_err.h"
 
+/*
+ * The superblock's geometry, read raw and checked before libext2fs sees
+ * it: libext2fs 1.47 trusts some of these fields (a wrong
+ * s_first_data_block sends ext2fs_read_bitmaps past its buffers), and
+ * every field of an image is input.
+ */
+errcode_t ir_check_super(const char *path)
+{
+	struct ext2_super_block sb;
+	uint64_t blocks, groups, bs;
+	uint32_t bpg, ipg, isz;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return (errcode_t)errno;
+	n = pread(fd, &sb, sizeof(sb), SUPERBLOCK_OFFSET);
+	close(fd);
+	if (n < 0)
+		return (errcode_t)errno;
+	if ((size_t)n < sizeof(sb) || ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC)
+		return EXT2_ET_BAD_MAGIC;
+	if (ext2fs_le32_to_cpu(sb.s_log_block_size) > 6)
+		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	bs = 1024ULL << ext2fs_le32_to_cpu(sb.s_log_block_size);
+	bpg = ext2fs_le32_to_cpu(sb.s_blocks_per_group);
+	ipg = ext2fs_le32_to_cpu(sb.s_inodes_per_group);
+	isz = ext2fs_le32_to_cpu(sb.s_rev_level) == EXT2_GOOD_OLD_REV ?
+	      EXT2_GOOD_OLD_INODE_SIZE : ext2fs_le16_to_cpu(sb.s_inode_size);
+	blocks = ext2fs_le32_to_cpu(sb.s_blocks_count);
+	if (ext2fs_le32_to_cpu(sb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		blocks |= (uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count_hi) << 32;
+	if (ext2fs_le32_to_cpu(sb.s_first_data_block) != (bs == 1024) ||
+	    bpg < 8 || bpg > 8 * bs || ipg < 1 || ipg > 8 * bs ||
+	    isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs || (isz & (isz - 1)) ||
+	    (uint64_t)ipg * isz % bs ||
+	    blocks <= ext2fs_le32_to_cpu(sb.s_first_data_block))
+		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	groups = (blocks - ext2fs_le32_to_cpu(sb.s_first_data_block) + bpg - 1) / bpg;
+	if (groups * ipg != ext2fs_le32_to_cpu(sb.s_inodes_count) ||
+	    ext2fs_le32_to_cpu(sb.s_free_inodes_count) >
+	    ext2fs_le32_to_cpu(sb.s_inodes_count) ||
+	    ext2fs_le32_to_cpu(sb.s_free_blocks_count) > blocks)
+		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	if (ext2fs_le32_to_cpu(sb.s_rev_level) != EXT2_GOOD_OLD_REV &&
+	    (ext2fs_le32_to_cpu(sb.s_first_ino) < EXT2_GOOD_OLD_FIRST_INO ||
+	     ext2fs_le32_to_cpu(sb.s_first_ino) >= ext2fs_le32_to_cpu(sb.s_inodes_count)))
+		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	return 0;
+}
+
 errcode_t ir_open(const char *path, ext2_filsys *ret)
 {
+	errcode_t err = ir_check_super(path);
+
+	if (err)
+		return err;
 	/* No EXT2_FLAG_RW: a layout check must never change the image. */
 	return ext2fs_open2(path, NULL, EXT2_FLAG_64BITS, 0, 0,
 			    unix_io_manager, ret);

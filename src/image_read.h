@@ -16,6 +16,9 @@
 #include "util.h"
 
 /* Open @path read-only (never for writing, never mounted). */
+/* The superblock's geometry is sane (EXT2_ET_CORRUPT_SUPERBLOCK if not):
+ * checked raw, before libext2fs is given the image. */
+errcode_t ir_check_super(const char *path);
 errcode_t ir_open(const char *path, ext2_filsys *ret);
 
 /*

@@ -22,6 +22,7 @@ enum {
 	OPT_TRACE,
 	OPT_UNDO,
 	OPT_NO_XATTRS,
+	OPT_NO_FSCK,
 };
 
 static const struct option longopts[] = {
@@ -37,6 +38,7 @@ static const struct option longopts[] = {
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
+	{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -95,6 +97,8 @@ void options_usage(FILE *f, const char *prog)
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
+"      --no-fsck          do not run e2fsck -fn on IMAGE before writing (it\n"
+"                         refuses an image e2fsck finds errors in)\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
 "  -q, --quiet            print errors only\n"
 "  -h, --help             show this help and exit\n"
@@ -118,6 +122,7 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	memset(o, 0, sizeof(*o));
 	o->target = "/";
 	o->xattrs = 1;
+	o->fsck = 1;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "t:vqhV", longopts, NULL)) != -1) {
@@ -174,6 +179,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			break;
 		case OPT_NO_XATTRS:
 			o->xattrs = 0;
+			break;
+		case OPT_NO_FSCK:
+			o->fsck = 0;
 			break;
 		case 'v':
 			o->verbosity = 1;

@@ -31,6 +31,7 @@ struct options {
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */
+	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int help, version;
 };
 

@@ -1563,6 +1563,14 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		res->where = strdup(o->image);
 		goto out;
 	}
+	if (o->fsck) {
+		err = image_fsck(o->image);
+		if (err) {
+			res->what = "checking with e2fsck -fn";
+			res->where = strdup(o->image);
+			goto out;
+		}
+	}
 	c.fs.colour = o->colour;
 	fs_state_set_cpus(&c.fs, o->cpus);
 	image_hash_seed(c.img, c.seed);

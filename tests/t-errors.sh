@@ -157,6 +157,17 @@ expect short-image 1 "Image is shorter than the filesystem it holds while checki
 t_mkimage "$T_TMP/mmp.img" 8M -t ext2 -b 1024 -O mmp
 expect mmp 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/mmp.img \(feature mmp\)" \
 	"$T_TMP/mmp.img" "$T_TMP/mmp.img" "$src"
+# Damage only e2fsck sees: a wrong link count.
+t_mkimage "$T_TMP/damaged.img" 8M -t ext2 -b 1024
+debugfs -w -R "sif /lost+found links_count 5" "$T_TMP/damaged.img" >/dev/null 2>&1
+expect e2fsck-finds-errors 1 "e2fsck -fn finds errors in the filesystem; run e2fsck first while checking with e2fsck -fn $T_TMP/damaged.img" \
+	"$T_TMP/damaged.img" "$T_TMP/damaged.img" "$src"
+# A superblock libext2fs would trust: s_first_data_block 0 with 1 KiB blocks.
+t_mkimage "$T_TMP/sb.img" 8M -t ext2 -b 1024
+printf '\000' | dd of="$T_TMP/sb.img" bs=1 seek=$((1024 + 20)) conv=notrunc status=none
+expect bad-superblock 1 "The ext2 superblock is corrupt while checking superblock of $T_TMP/sb.img" \
+	"$T_TMP/sb.img" "$T_TMP/sb.img" "$src"
+rm -f "$T_TMP/damaged.img" "$T_TMP/sb.img"
 rm -f "$T_TMP/counts.img" "$T_TMP/short.img" "$T_TMP/mmp.img"
 
 # One writer at a time: the image's flock is taken by someone else.
