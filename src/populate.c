@@ -91,8 +91,18 @@ struct ctx {
 	struct scan_dir {	/* the directories being scanned */
 		uint32_t links;	/* their link counts */
 		int defacl;	/* they have a default ACL to pass on */
+		uint32_t blocks, used;	/* its entries packed: blocks, and
+					   bytes used in the last one */
+		uint32_t had;	/* blocks it had before (the target) */
 	} *scan;
 	size_t scan_cap;
+	/* distinct attribute blocks: the kernel shares identical ones */
+	struct xset {
+		uint64_t hash;
+		uint32_t refs;
+		unsigned char *data;
+	} *xsets;
+	size_t nxsets, xsets_cap;
 	struct dirbuf *target;
 	/* --delalloc: file data waits in a spill file for the writeback */
 	struct delayed {
@@ -1254,13 +1264,77 @@ static errcode_t xattrs_acceptable(struct ctx *c, const struct src_entry *e)
 	return 0;
 }
 
+/*
+ * A block for the attributes just built in c->xblock, unless an identical
+ * one is already counted and has references to spare: the kernel's
+ * mbcache shares it (up to 1024 references).
+ */
+static errcode_t count_xattr_block(struct ctx *c)
+{
+	uint32_t bs = c->fs.g.block_size, i;
+	uint64_t h = 0xcbf29ce484222325ULL;
+	struct xset *x;
+	size_t k;
+
+	for (i = 0; i < bs; i++)
+		h = (h ^ c->xblock[i]) * 0x100000001b3ULL;
+	for (k = 0; k < c->nxsets; k++) {
+		x = &c->xsets[k];
+		if (x->hash == h && !memcmp(x->data, c->xblock, bs)) {
+			if (x->refs++ % 1024 == 0)
+				c->need_blocks++;
+			return 0;
+		}
+	}
+	if (grow_array(&c->xsets, &c->xsets_cap, c->nxsets + 1,
+		       sizeof(*c->xsets), 16))
+		return ENOMEM;
+	x = &c->xsets[c->nxsets];
+	x->data = malloc(bs);
+	if (!x->data)
+		return ENOMEM;
+	memcpy(x->data, c->xblock, bs);
+	x->hash = h;
+	x->refs = 1;
+	c->nxsets++;
+	c->need_blocks++;
+	return 0;
+}
+
 static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
 {
 	errcode_t err = xattrs_acceptable(c, e);
 
 	if (!err && e->nxattrs && c->o->xattrs)
-		c->need_blocks++;
+		err = count_xattr_block(c);
 	return err;
+}
+
+/* One more entry of @name_len in the directory @d: ext2_add_link fills a
+ * block before it takes the next (an upper bound: it also fills slack
+ * left in earlier blocks). */
+static void scan_add_entry(struct ctx *c, struct scan_dir *d, size_t name_len)
+{
+	uint32_t rec = 8 + (((uint32_t)name_len + 3) & ~3U);
+
+	if (d->used + rec > c->fs.g.block_size) {
+		d->blocks++;
+		d->used = rec;
+	} else {
+		d->used += rec;
+	}
+}
+
+/* The blocks a directory of @nblocks blocks of entries takes, indirect
+ * ones included; an htree's leaves are split half full, and it has a root
+ * and, past one index block, a second level. */
+static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
+{
+	uint32_t bs = c->fs.g.block_size;
+
+	if (c->fs.dx.enabled && nblocks > 1)
+		nblocks = 2 * nblocks + 1 + 2 * nblocks / (bs / 8 - 1);
+	return bmap_blocks_needed(bs / 4, nblocks);
 }
 
 /*
@@ -1310,12 +1384,22 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (c->scan[c->depth - 1].links++ >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 		c->need_inodes++;
-		c->need_blocks++;
+		scan_add_entry(c, &c->scan[c->depth - 1], e->name_len);
 		err = check_xattrs(c, e);
 		if (err)
 			return err;
 	}
 	c->scan[c->depth].links = c->depth ? 2 : c->target_links;
+	if (c->depth) {
+		/* "." and ".." in its first block */
+		c->scan[c->depth].blocks = 1;
+		c->scan[c->depth].used = 24;
+		c->scan[c->depth].had = 0;
+	} else {
+		/* the target: new entries in new blocks (at most) */
+		c->scan[0].blocks = c->scan[0].had = c->target->nblocks;
+		c->scan[0].used = c->fs.g.block_size;
+	}
 	c->depth++;
 	return 0;
 }
@@ -1323,8 +1407,11 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 static errcode_t scan_leave(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
+	const struct scan_dir *d = &c->scan[c->depth - 1];
 
 	(void)e;
+	c->need_blocks += dir_blocks_needed(c, d->blocks) -
+			  (d->had ? dir_blocks_needed(c, d->had) : 0);
 	c->depth--;
 	return 0;
 }
@@ -1339,6 +1426,7 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 
 	if (err)
 		return err;
+	scan_add_entry(c, &c->scan[c->depth - 1], e->name_len);
 	if (e->st.st_nlink > 1) {
 		if (link_find(c, e->st.st_dev, e->st.st_ino))
 			return 0;
@@ -1477,6 +1565,9 @@ static void ctx_free(struct ctx *c)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
 	walk_free_names(c->root_names, c->nroot);
+	for (i = 0; i < c->nxsets; i++)
+		free(c->xsets[i].data);
+	free(c->xsets);
 	free(c->stack);
 	free(c->scan);
 	free(c->links);
