@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The whole test suite: dependencies, a -Werror build and make check (unit,
-# golden, round-trip, error, layout and QEMU kernel tests), the same tests
-# once more built with AddressSanitizer and UBSan (without QEMU), and
-# make distcheck.
+# golden, round-trip, error, fault, damaged-image, layout and QEMU kernel
+# tests), make fuzz, the same tests once more built with AddressSanitizer
+# and UBSan (without QEMU), and make distcheck.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tools/deps.sh"
@@ -11,6 +11,8 @@ cd "$top"
 b=$("$top/tools/build.sh" _build)
 status=0
 make -C "$b" -s check VERBOSE=1 || status=1
+# libFuzzer on images (tests/fuzz), a fixed number of inputs.
+make -C "$b" -s fuzz || status=1
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
 a=$("$top/tools/build.sh" _build-asan CFLAGS="$san" LDFLAGS="$san")
 # t-faults.sh tries every fifth fault point in these two passes, not all.
