@@ -48,26 +48,20 @@ struct image {
 	size_t nlate, late_cap;
 };
 
-static void free_late(struct image *img)
-{
-	size_t k;
-
-	for (k = 0; k < img->nlate; k++)
-		free(img->late[k].data);
-	free(img->late);
-	img->late = NULL;
-	img->nlate = 0;
-}
-
-static void free_staged(struct image *img)
+/* What waits for the commit: staged inodes and held block writes. */
+static void free_held(struct image *img)
 {
 	size_t k;
 
 	for (k = 0; k < img->n; k++)
 		free(img->inodes[k].tail);
+	for (k = 0; k < img->nlate; k++)
+		free(img->late[k].data);
 	free(img->inodes);
+	free(img->late);
 	img->inodes = NULL;
-	img->n = 0;
+	img->late = NULL;
+	img->n = img->nlate = 0;
 }
 
 /* What the ext2 driver of Linux 6.1 mounts read-write. */
@@ -285,8 +279,7 @@ void image_abort(struct image *img)
 				    EXT2_FLAG_IB_DIRTY);
 		ext2fs_free(img->fs);
 	}
-	free_staged(img);
-	free_late(img);
+	free_held(img);
 	free(img->slot);
 	free(img->buf);
 	free(img->ibuf);
@@ -951,8 +944,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	}
 	ext2fs_free(img->fs);
 	img->fs = NULL;
-	free_staged(img);
-	free_late(img);
+	free_held(img);
 	free(img->buf);
 	free(img->ibuf);
 	unlock_image(img);
