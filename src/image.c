@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <linux/fs.h>
 #include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
@@ -38,6 +41,8 @@ struct late {
 struct image {
 	ext2_filsys fs;
 	int lock_fd;		/* holds the flock, -1 when none */
+	char *shadow;		/* --atomic: the copy being written */
+	char *dest;		/* ... and the image it replaces at commit */
 	struct staged *inodes;
 	size_t n, cap;
 	uint32_t *slot;		/* open-addressing index into inodes, by ino */
@@ -131,11 +136,135 @@ static void unlock_image(struct image *img)
 	if (img->lock_fd >= 0)
 		close(img->lock_fd);	/* drops the flock */
 	img->lock_fd = -1;
+	if (img->shadow)
+		unlink(img->shadow);	/* no-op after the rename */
+	free(img->shadow);
+	free(img->dest);
+	img->shadow = img->dest = NULL;
 }
 
-errcode_t image_open(const char *path, const char *undo, const char *fault,
+/* Bytes [off, end) of @from into @to at the same offsets. */
+static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
+			    size_t cap)
+{
+	while (off < end) {
+		size_t want = (size_t)(end - off) < cap ? (size_t)(end - off) : cap;
+		ssize_t n = pread(from, buf, want, off), m;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? (errcode_t)errno : ORLOV_ERR_SHORT_IMAGE;
+		for (m = 0; m < n;) {
+			ssize_t w = pwrite(to, buf + m, (size_t)(n - m), off + m);
+
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w < 0)
+				return (errcode_t)errno;
+			m += w;
+		}
+		off += n;
+	}
+	return 0;
+}
+
+/*
+ * --atomic: the run writes a copy made next to the image, a reflink where
+ * the filesystem shares blocks (FICLONE) and else a copy of its data
+ * extents (holes stay holes), and the commit renames the copy over the
+ * image.  Killed at any point, the image is the one that was opened.
+ */
+static errcode_t make_shadow(struct image *img, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	size_t dl = base ? (size_t)(base - path + 1) : 0, cap = 1 << 20;
+	struct stat st;
+	errcode_t err = 0;
+	char *buf = NULL;
+	off_t off = 0;
+	int fd;
+
+	if (fstat(img->lock_fd, &st))
+		return (errcode_t)errno;
+	if (!S_ISREG(st.st_mode))
+		return ORLOV_ERR_ATOMIC_NOT_FILE;
+	base = base ? base + 1 : path;
+	img->shadow = malloc(strlen(path) + 16);
+	img->dest = strdup(path);
+	if (!img->shadow || !img->dest)
+		return ENOMEM;
+	sprintf(img->shadow, "%.*s.%s.orlov-XXXXXX", (int)dl, path, base);
+	fd = mkostemp(img->shadow, O_CLOEXEC);
+	if (fd < 0) {
+		err = (errcode_t)errno;
+		free(img->shadow);
+		img->shadow = NULL;
+		return err;
+	}
+	if (ioctl(fd, FICLONE, img->lock_fd) != 0) {
+		buf = malloc(cap);
+		if (!buf)
+			err = ENOMEM;
+		while (!err && off < st.st_size) {
+			off_t data = lseek(img->lock_fd, off, SEEK_DATA), hole;
+
+			if (data < 0 && errno == ENXIO)
+				break;		/* a hole to the end */
+			if (data < 0)
+				data = off;	/* no SEEK_DATA: copy it all */
+			hole = lseek(img->lock_fd, data, SEEK_HOLE);
+			if (hole < 0 || hole > st.st_size)
+				hole = st.st_size;
+			err = copy_range(img->lock_fd, fd, data, hole, buf, cap);
+			off = hole;
+		}
+		free(buf);
+		if (!err && ftruncate(fd, st.st_size))
+			err = (errcode_t)errno;
+	}
+	/* the image's mode and, where we may, its owner */
+	if (!err && (fchmod(fd, st.st_mode & 07777) ||
+		     (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM)))
+		err = (errcode_t)errno;
+	if (!err && fsync(fd))
+		err = (errcode_t)errno;
+	close(fd);
+	return err;
+}
+
+/* The shadow copy, committed, takes the image's name. */
+static errcode_t rename_shadow(struct image *img)
+{
+	char *dir = strdup(img->dest), *slash;
+	int fd;
+
+	if (!dir)
+		return ENOMEM;
+	if (rename(img->shadow, img->dest)) {
+		free(dir);
+		return (errcode_t)errno;
+	}
+	free(img->shadow);
+	img->shadow = NULL;
+	/* the rename itself on disk, as far as the directory can say */
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dir);
+	return 0;
+}
+
+errcode_t image_open(const char *path, const struct image_opts *opts,
 		     struct image **out, const char **what, const char **feature)
 {
+	static const struct image_opts none;
+	const char *undo, *fsname = path;
 	struct image *img;
 	io_manager io = unix_io_manager;
 	struct io_fault f;
@@ -143,8 +272,10 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 	errcode_t err;
 	int mount_flags = 0;
 
+	opts = opts ? opts : &none;
+	undo = opts->undo;
 	*what = "reading ORLOV_FAULT";
-	err = io_guard_parse(fault, &f);
+	err = io_guard_parse(opts->fault, &f);
 	if (err)
 		return err;
 
@@ -163,6 +294,11 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 	if (!err) {
 		*what = "checking superblock of";
 		err = ir_check_super(path);
+	}
+	if (!err && opts->atomic) {
+		*what = "copying for --atomic";
+		err = make_shadow(img, path);
+		fsname = img->shadow;
 	}
 	if (err) {
 		unlock_image(img);
@@ -188,7 +324,7 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 		io = undo_io_manager;
 		*what = "opening filesystem";
 	}
-	err = ext2fs_open2(path, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
+	err = ext2fs_open2(fsname, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
 			   io, &img->fs);
 	if (err) {
@@ -207,7 +343,7 @@ errcode_t image_open(const char *path, const char *undo, const char *fault,
 	}
 	err = check_features(img->fs, feature);
 	if (!err)
-		err = check_size(img->fs, path);
+		err = check_size(img->fs, fsname);
 	if (!err) {
 		*what = "reading bitmaps";
 		err = ext2fs_read_bitmaps(img->fs);
@@ -944,6 +1080,14 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	}
 	ext2fs_free(img->fs);
 	img->fs = NULL;
+	if (img->shadow) {
+		*what = "renaming the --atomic copy over";
+		err = rename_shadow(img);
+		if (err) {
+			image_abort(img);
+			return err;
+		}
+	}
 	free_held(img);
 	free(img->buf);
 	free(img->ibuf);

@@ -16,13 +16,18 @@
 
 struct image;
 
+struct image_opts {
+	const char *undo;	/* a new undo file (libext2fs's undo I/O
+				   manager; e2undo restores), or NULL */
+	const char *fault;	/* a test's injected fault (io_guard_parse) */
+	int atomic;		/* write a copy, renamed over IMAGE at commit */
+};
+
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
- * and features the ext2 driver cannot write.  @undo: a new undo file
- * (libext2fs's undo I/O manager; e2undo restores the image), or NULL.
- * @fault: a test's injected fault (io_guard_parse), or NULL.
- * *what says what failed and *feature (static storage) which feature was
+ * and features the ext2 driver cannot write.  @opts may be NULL.  *what
+ * says what failed and *feature (static storage) which feature was
  * refused. */
-errcode_t image_open(const char *path, const char *undo, const char *fault,
+errcode_t image_open(const char *path, const struct image_opts *opts,
 		     struct image **out, const char **what, const char **feature);
 /* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */

@@ -23,6 +23,7 @@ enum {
 	OPT_UNDO,
 	OPT_NO_XATTRS,
 	OPT_NO_FSCK,
+	OPT_ATOMIC,
 };
 
 static const struct option longopts[] = {
@@ -39,6 +40,7 @@ static const struct option longopts[] = {
 	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
+	{ "atomic", no_argument, NULL, OPT_ATOMIC },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -96,6 +98,8 @@ void options_usage(FILE *f, const char *prog)
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
+"      --atomic           write a copy of the image file next to it and rename\n"
+"                         it over IMAGE at the end: killed, IMAGE is untouched\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "      --no-fsck          do not run e2fsck -fn on IMAGE before writing (it\n"
 "                         refuses an image e2fsck finds errors in)\n"
@@ -183,6 +187,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		case OPT_NO_FSCK:
 			o->fsck = 0;
 			break;
+		case OPT_ATOMIC:
+			o->atomic = 1;
+			break;
 		case 'v':
 			o->verbosity = 1;
 			break;
@@ -207,6 +214,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--topdir random is the ext2 driver's: ext4 always hashes the name", ORLOV_ERR_USAGE;
 	if (o->driver == DRIVER_EXT4 && o->kernel == KERNEL_6_12)
 		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
+	if (o->atomic && o->undo)
+		return *msg = "--atomic never changes IMAGE in place: no --undo needed", ORLOV_ERR_USAGE;
 	o->fault = getenv("ORLOV_FAULT");
 	o->race = getenv("ORLOV_RACE");
 	if (o->race && !*o->race)

@@ -28,6 +28,7 @@ struct options {
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	const char *undo;	/* --undo FILE */
+	int atomic;		/* --atomic: write a copy, rename it over IMAGE */
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */

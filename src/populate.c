@@ -1597,6 +1597,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	struct ctx c;
 	struct timespec t0, t1;
 	const char *what = NULL, *feature = NULL;
+	struct image_opts io;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
 	struct walk_visitor v = {
 		.enter_dir = enter_dir, .leave_dir = leave_dir, .leaf = leaf,
@@ -1633,7 +1634,10 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			return err;
 		}
 	}
-	err = image_open(o->image, o->undo, o->fault, &c.img, &what, &feature);
+	io.undo = o->undo;
+	io.fault = o->fault;
+	io.atomic = o->atomic;
+	err = image_open(o->image, &io, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
 		if (feature) {

@@ -10,6 +10,8 @@
 #   eio:N      operation N fails.  One error line, and the image exactly as
 #              it was (dumpe2fs, every path's inode and blocks).
 #   kill:N with --undo: e2undo puts the image back as it was.
+#   kill:N with --atomic: the image is byte for byte as it was (the run
+#              wrote a copy of it).
 # T_FAULT_STRIDE=K tries every K-th operation only (the sanitizer build);
 # T_KEEP=DIR keeps the images and outputs there.
 . "$(dirname "$0")/lib.sh"
@@ -25,8 +27,9 @@ if [ "${1:-}" = --one ]; then
 	cp "$D/base.img" "$w"
 	set -- -t /data $(cat "$D/extra_args")
 	[ "$kind" = undo ] && set -- --undo "$T_TMP/u" "$@"
+	[ "$kind" = atomic ] && set -- --atomic "$@"
 	f=$kind
-	[ "$kind" = undo ] && f=kill
+	[ "$kind" = undo ] || [ "$kind" = atomic ] && f=kill
 	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$D/new" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
@@ -102,6 +105,12 @@ if [ "${1:-}" = --one ]; then
 				cmp -s - "$D/base.dumpe2fs.nostate" || bad "dumpe2fs differs after e2undo"
 			same_as_base
 		fi
+		;;
+	atomic)
+		[ $rc = 137 ] || bad "exit $rc, not killed"
+		cmp -s "$w" "$D/base.img" || bad "the image changed"
+		rm -f "$T_TMP"/.w.img.orlov-*
+		out=untouched
 		;;
 	esac
 	echo "$kind:$n $out"
@@ -187,6 +196,15 @@ x=$(sed -n 's|^/data ino=.* \(xattr=[0-9]*\) .*|\1|p' "$D/count.dump")
 run ext2-kill kill "$stride"
 run ext2-eio eio "$stride"
 run ext2-undo undo "$stride"
+run ext2-atomic atomic "$stride"
+# and --atomic without a fault: committed, nothing left beside it
+mkdir "$D/atomic"
+cp "$D/base.img" "$D/atomic/img"
+"$ORLOV_POPULATE" -q --atomic -t /data "$D/atomic/img" "$D/new" || t_fail "--atomic run"
+t_fsck "$D/atomic/img"
+"$ORLOV_LAYOUT" dump "$D/atomic/img" | cmp -s - "$D/count.dump" ||
+	t_fail "--atomic: not the layout of the run in place"
+[ "$(ls -A "$D/atomic")" = img ] || t_fail "--atomic left $(ls -A "$D/atomic")"
 
 # ext4's driver with dir_index: the target, one full block of names,
 # becomes an htree (its block 0 rewritten in place as the root).

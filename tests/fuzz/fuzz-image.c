@@ -69,7 +69,7 @@ static void populate_side(void)
 	uint32_t ino;
 
 	memset(&st, 0, sizeof(st));
-	if (image_open(path, NULL, NULL, &img, &what, &feature))
+	if (image_open(path, NULL, &img, &what, &feature))
 		return;
 	if (!image_load_state(img, &st) &&
 	    !image_lookup_dir(img, "/", &ino) &&
