@@ -1044,10 +1044,8 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	*what = "finishing the commit of";
 	e->super->s_state = state;
 	err = write_super_only(e);
-	if (!err) {
-		*what = "finishing the commit of";
+	if (!err)
 		err = ext2fs_close2(e, 0);	/* s_kbytes_written */
-	}
 	return err;
 }
 
@@ -1083,15 +1081,9 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	if (img->shadow) {
 		*what = "renaming the --atomic copy over";
 		err = rename_shadow(img);
-		if (err) {
-			image_abort(img);
-			return err;
-		}
 	}
-	free_held(img);
-	free(img->buf);
-	free(img->ibuf);
-	unlock_image(img);
-	free(img);
-	return 0;
+	/* Nothing is left to write: image_abort only frees what remains
+	 * (and, if the rename failed, removes the copy). */
+	image_abort(img);
+	return err;
 }

@@ -1344,23 +1344,35 @@ static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
  * so far is visible: image.h).  A name in the source root that the first
  * pass did not see was never checked against the target's entries.
  */
-static errcode_t recheck(struct ctx *c, const struct src_entry *e)
+/* What the driver cannot store whatever the space: a symlink target
+ * past a block, a size past s_maxbytes, a type it has no inode for.  Both
+ * passes ask (@what: "checking", "copying"). */
+static errcode_t check_kind(struct ctx *c, const struct src_entry *e,
+			    const char *what)
 {
 	mode_t m = e->st.st_mode;
+
+	if (S_ISLNK(m) && e->link_len + 1 > c->fs.g.block_size)
+		return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, what, e->path);
+	if (S_ISREG(m) && (uint64_t)e->st.st_size > c->max_size)
+		return fail(c, ORLOV_ERR_FILE_TOO_BIG, what, e->path);
+	if (!S_ISDIR(m) && !S_ISREG(m) && !S_ISLNK(m) && !S_ISCHR(m) &&
+	    !S_ISBLK(m) && !S_ISFIFO(m) && !S_ISSOCK(m))
+		return fail(c, ORLOV_ERR_UNSUPP_FILETYPE, what, e->path);
+	return 0;
+}
+
+static errcode_t recheck(struct ctx *c, const struct src_entry *e)
+{
+	errcode_t err;
 
 	if (e->name_len > EXT2_NAME_LEN)
 		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
 	if (c->depth == 1 && !bsearch(e, c->root_names, c->nroot,
 				      sizeof(*c->root_names), root_name_cmp))
 		return fail(c, ORLOV_ERR_SOURCE_CHANGED, "copying", e->path);
-	if (S_ISLNK(m) && e->link_len + 1 > c->fs.g.block_size)
-		return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, "copying", e->path);
-	if (S_ISREG(m) && (uint64_t)e->st.st_size > c->max_size)
-		return fail(c, ORLOV_ERR_FILE_TOO_BIG, "copying", e->path);
-	if (!S_ISDIR(m) && !S_ISREG(m) && !S_ISLNK(m) && !S_ISCHR(m) &&
-	    !S_ISBLK(m) && !S_ISFIFO(m) && !S_ISSOCK(m))
-		return fail(c, ORLOV_ERR_UNSUPP_FILETYPE, "copying", e->path);
-	return xattrs_acceptable(c, e);
+	err = check_kind(c, e, "copying");
+	return err ? err : xattrs_acceptable(c, e);
 }
 
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
@@ -1440,9 +1452,10 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	err = check_xattrs(c, e);
 	if (err)
 		return err;
+	err = check_kind(c, e, "checking");
+	if (err)
+		return err;
 	if (S_ISLNK(e->st.st_mode)) {
-		if (e->link_len + 1 > bs)
-			return fail(c, ORLOV_ERR_SYMLINK_TOO_LONG, "checking", e->path);
 		if (e->link_len + 1 > 60)
 			c->need_blocks++;
 	} else if (S_ISREG(e->st.st_mode)) {
@@ -1460,14 +1473,11 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			off = t;
 		}
 		/* The driver refuses to write or truncate past s_maxbytes,
-		 * holes or not. */
-		if ((last != UINT64_MAX && last >= max_blocks) ||
-		    (uint64_t)e->st.st_size > c->max_size)
+		 * holes or not (the size itself: check_kind); nor can the
+		 * block map reach past its triple indirect blocks. */
+		if (last != UINT64_MAX && last >= max_blocks)
 			return fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
 		c->need_blocks += bmap_blocks_needed(apb, nb);
-	} else if (!S_ISCHR(e->st.st_mode) && !S_ISBLK(e->st.st_mode) &&
-		   !S_ISFIFO(e->st.st_mode) && !S_ISSOCK(e->st.st_mode)) {
-		return fail(c, ORLOV_ERR_UNSUPP_FILETYPE, "checking", e->path);
 	}
 	return 0;
 }
