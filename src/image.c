@@ -5,13 +5,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <linux/fs.h>
 #include <unistd.h>
 
@@ -332,6 +330,12 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		free(img);
 		return err;
 	}
+	if (opts && opts->has_now) {
+		img->fs->now = (time_t)opts->now;
+#ifdef EXT2_FLAG2_USE_FAKE_TIME
+		img->fs->flags2 |= EXT2_FLAG2_USE_FAKE_TIME;
+#endif
+	}
 	/* Every later read and write goes through the guard (io_guard.h). */
 	err = io_guard_wrap(img->fs->io, &f, &guard);
 	if (!err)
@@ -374,35 +378,19 @@ errcode_t image_fsck(const char *path)
 					      "/sbin/e2fsck" };
 	char *argv[] = { (char *)"e2fsck", (char *)"-fn", (char *)path, NULL };
 	extern char **environ;
-	posix_spawn_file_actions_t fa;
-	pid_t pid = -1;
-	int status, rc = ENOENT;
-	size_t i;
+	errcode_t err;
+	int status;
 
-	if (posix_spawn_file_actions_init(&fa))
-		return ENOMEM;
-	if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
-	    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
-	    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)) {
-		posix_spawn_file_actions_destroy(&fa);
-		return ENOMEM;
-	}
-	for (i = 0; i < sizeof(progs) / sizeof(progs[0]) && rc == ENOENT; i++)
-		rc = posix_spawnp(&pid, progs[i], &fa, NULL, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	if (rc == ENOENT)
+	err = run_program(progs, 3, argv, environ, 1, &status);
+	if (err == ENOENT)
 		return ORLOV_ERR_NO_FSCK;
-	if (rc)
-		return (errcode_t)rc;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return (errcode_t)errno;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+	if (err)
+		return err;
+	if (status == 0)
 		return 0;
 	/* 4: errors left uncorrected (all -n does); 8 and up: it could not
 	 * check, or it crashed on what it read */
-	return WIFEXITED(status) && WEXITSTATUS(status) < 8 ?
-	       ORLOV_ERR_DAMAGED : ORLOV_ERR_FSCK_FAILED;
+	return status < 8 ? ORLOV_ERR_DAMAGED : ORLOV_ERR_FSCK_FAILED;
 }
 
 void image_abort(struct image *img)

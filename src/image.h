@@ -21,6 +21,8 @@ struct image_opts {
 				   manager; e2undo restores), or NULL */
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
 	int atomic;		/* write a copy, renamed over IMAGE at commit */
+	int has_now;		/* the superblock's write time is @now */
+	uint32_t now;		/* (SOURCE_DATE_EPOCH), not the clock */
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,

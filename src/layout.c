@@ -25,6 +25,7 @@
 #include "orlov_err.h"
 #include "util.h"
 #include "walk.h"
+#include "meta.h"
 
 #define PROG "orlov-layout"
 
@@ -36,6 +37,7 @@ struct options {
 	const char *image2;	/* ACTUAL for diff */
 	const char *source;	/* SOURCE for verify */
 	char *path;		/* normalized PATH, "/" by default */
+	struct meta_rules meta;	/* verify: what populate did to owners, times */
 	int help, version;
 };
 
@@ -45,7 +47,8 @@ static void usage(FILE *f)
 "Usage: orlov-layout dump IMAGE [PATH]\n"
 "       orlov-layout diff EXPECTED.img ACTUAL.img [PATH]\n"
 "       orlov-layout stats IMAGE\n"
-"       orlov-layout verify IMAGE SOURCE [PATH]\n"
+"       orlov-layout verify [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
+"                           IMAGE SOURCE [PATH]\n"
 "       orlov-layout -h|--help\n"
 "       orlov-layout -V|--version\n"
 "\n"
@@ -80,6 +83,10 @@ static void usage(FILE *f)
 "          attributes (external block only, as ext2 reads them).  Each\n"
 "          difference is printed as \"mismatch: PATH: what (expected X, got\n"
 "          Y)\"; the last line is \"verified=N mismatches=M\".\n"
+"          SOURCE's owners and times are first changed as orlov-populate\n"
+"          changes them: --all-root, --uid-map, --gid-map as given to it,\n"
+"          and times after SOURCE_DATE_EPOCH (from the environment)\n"
+"          clamped to it.\n"
 "\n"
 "Exit status: 0 when all is well (diff: identical, verify: no mismatch),\n"
 "1 when the images differ or mismatches were found, 2 on errors.\n",
@@ -93,11 +100,19 @@ static errcode_t parse_options(int argc, char **argv, struct options *o)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
+	static const struct option verify_opts[] = {
+		{ "all-root", no_argument, NULL, 'r' },
+		{ "uid-map", required_argument, NULL, 'u' },
+		{ "gid-map", required_argument, NULL, 'g' },
+		{ NULL, 0, NULL, 0 }
+	};
 	const char *path = "/";
 	const char *cmd;
 	int c, nargs, maxargs;
 
 	memset(o, 0, sizeof(*o));
+	if (meta_epoch_from_env(&o->meta))
+		return ORLOV_ERR_USAGE;
 	/* "+": options end at the command, so image names may start with -. */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -127,6 +142,18 @@ static errcode_t parse_options(int argc, char **argv, struct options *o)
 	} else if (!strcmp(cmd, "verify")) {
 		o->cmd = CMD_VERIFY;
 		maxargs = 3;
+		/* its options, between the command and IMAGE */
+		argv += optind - 1;
+		argc -= optind - 1;
+		optind = 0;
+		while ((c = getopt_long(argc, argv, "+", verify_opts, NULL)) != -1) {
+			if (c == 'r')
+				o->meta.all_root = 1;
+			else if ((c != 'u' && c != 'g') ||
+				 id_map_parse(c == 'u' ? &o->meta.uid : &o->meta.gid, optarg))
+				return ORLOV_ERR_USAGE;
+		}
+		nargs = argc - optind;
 	} else {
 		return ORLOV_ERR_USAGE;
 	}
@@ -467,6 +494,7 @@ struct verify {
 	struct strbuf ipath;	/* image path of the current entry */
 	struct strbuf spath;	/* host path, for error messages */
 	struct errctx *ctx;
+	const struct meta_rules *meta;
 	unsigned char *sbuf, *ibuf;
 };
 
@@ -1000,7 +1028,9 @@ static errcode_t read_src_dir(struct verify *v, int dirfd, struct sent **out,
 	}
 	free(names);
 	for (i = 0; i < n; i++) {
-		if (fstatat(dirfd, s[i].name, &s[i].st, AT_SYMLINK_NOFOLLOW)) {
+		if (!fstatat(dirfd, s[i].name, &s[i].st, AT_SYMLINK_NOFOLLOW)) {
+			meta_apply(v->meta, &s[i].st);
+		} else {
 			size_t il, sl;
 
 			err = errno;
@@ -1252,6 +1282,7 @@ static errcode_t cmd_verify(const struct options *o, struct errctx *ctx)
 
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
+	v.meta = &o->meta;
 	v.path_is_root = !strcmp(o->path, "/");
 	err = open_image(o->image, &v.fs, ctx);
 	if (err)
@@ -1364,6 +1395,7 @@ int main(int argc, char **argv)
 	}
 	sb_free(&ctx.msg);
 	free(o.path);
+	meta_rules_free(&o.meta);
 	remove_error_table(&et_ext2_error_table);
 	remove_error_table(&et_orlv_error_table);
 	return status;

@@ -23,14 +23,15 @@ int main(int argc, char **argv)
 	err = options_parse(argc, argv, &o, &msg);
 	if (err) {
 		com_err(prog, err, "(%s); try --help", msg);
+		options_free(&o);
 		return 2;
 	}
-	if (o.help) {
-		options_usage(stdout, prog);
-		return 0;
-	}
-	if (o.version) {
-		printf("%s %s\n", prog, PACKAGE_VERSION);
+	if (o.help || o.version) {
+		if (o.help)
+			options_usage(stdout, prog);
+		else
+			printf("%s %s\n", prog, PACKAGE_VERSION);
+		options_free(&o);
 		return 0;
 	}
 	memset(&res, 0, sizeof(res));
@@ -39,6 +40,7 @@ int main(int argc, char **argv)
 		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
 			res.where ? res.where : o.image);
 		populate_result_free(&res);
+		options_free(&o);
 		return 1;
 	}
 	if (res.racy_at)
@@ -47,5 +49,6 @@ int main(int argc, char **argv)
 			"there, at a time no model knows; the layout from there on "
 			"is not necessarily the kernel's\n", prog, res.racy_at);
 	populate_result_free(&res);
+	options_free(&o);
 	return 0;
 }

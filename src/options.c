@@ -24,6 +24,16 @@ enum {
 	OPT_NO_XATTRS,
 	OPT_NO_FSCK,
 	OPT_ATOMIC,
+	OPT_CREATE,
+	OPT_FS_TYPE,
+	OPT_BLOCK_SIZE,
+	OPT_INODES,
+	OPT_MKFS_OPTIONS,
+	OPT_ALL_ROOT,
+	OPT_UID_MAP,
+	OPT_GID_MAP,
+	OPT_ROOT_OWNER,
+	OPT_DEVTABLE,
 };
 
 static const struct option longopts[] = {
@@ -41,6 +51,16 @@ static const struct option longopts[] = {
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 	{ "atomic", no_argument, NULL, OPT_ATOMIC },
+	{ "create", required_argument, NULL, OPT_CREATE },
+	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
+	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
+	{ "inodes", required_argument, NULL, OPT_INODES },
+	{ "mkfs-options", required_argument, NULL, OPT_MKFS_OPTIONS },
+	{ "all-root", no_argument, NULL, OPT_ALL_ROOT },
+	{ "uid-map", required_argument, NULL, OPT_UID_MAP },
+	{ "gid-map", required_argument, NULL, OPT_GID_MAP },
+	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
+	{ "devtable", required_argument, NULL, OPT_DEVTABLE },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -71,11 +91,33 @@ void options_usage(FILE *f, const char *prog)
 "Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
 "every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n"
 "\n"
+"Making the image:\n"
+"      --create SIZE      make a new filesystem in IMAGE first with mke2fs -F\n"
+"                         (SIZE as mke2fs takes it: 64M, 2G, or blocks);\n"
+"                         IMAGE is overwritten\n"
+"      --fs-type T        with --create: ext2 (default) or ext3\n"
+"      --block-size N     with --create: 1024, 2048 or 4096\n"
+"      --inodes N         with --create: the number of inodes\n"
+"      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
+"\n"
+"What is copied:\n"
 "  -t, --target PATH      existing directory in IMAGE to fill (default /)\n"
+"      --all-root         every file owned by user and group 0\n"
+"      --uid-map MAP      owners FROM:TO[:COUNT][,...]: COUNT ids from FROM\n"
+"                         on become TO on (repeatable; others unchanged)\n"
+"      --gid-map MAP      the same for groups\n"
+"      --root-owner U:G   owner and group of the target directory\n"
+"      --devtable FILE    device table (makedevs/genext2fs format): creates\n"
+"                         the directories, devices and FIFOs it lists, sets\n"
+"                         mode and owner of those already in SOURCE\n"
+"      --no-xattrs        do not copy extended attributes and ACLs\n"
+"\n"
+"Where it goes (the kernel being modelled):\n"
 "      --policy P         orlov (default) or oldalloc (the kernel's find_group_dir)\n"
 "      --topdir R         start group of a top-level directory: hash (default,\n"
 "                         ext4's half-MD4 name hash) or random (PRNG, --seed)\n"
-"      --seed N           seed for --topdir random (default 0)\n"
+"      --seed N           seed for --topdir random, and for the UUID that\n"
+"                         --create derives from SOURCE_DATE_EPOCH (default 0)\n"
 "      --block-colour N   block goal colour 0-15, the kernel's writer pid %% 16\n"
 "                         (default 0)\n"
 "      --cpus N|up        the kernel's online CPUs: its free-inode, free-block\n"
@@ -95,12 +137,13 @@ void options_usage(FILE *f, const char *prog)
 "      --delalloc         with --driver ext4: the image is mounted -t ext4, which\n"
 "                         delays file data blocks until writeback (all after\n"
 "                         the tree, in creation order)\n"
+"\n"
+"Safety and output:\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
 "      --atomic           write a copy of the image file next to it and rename\n"
 "                         it over IMAGE at the end: killed, IMAGE is untouched\n"
-"      --no-xattrs        do not copy extended attributes and ACLs\n"
 "      --no-fsck          do not run e2fsck -fn on IMAGE before writing (it\n"
 "                         refuses an image e2fsck finds errors in)\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -111,9 +154,40 @@ void options_usage(FILE *f, const char *prog)
 "A failed write puts the image back as it was.  Killed while it commits, the\n"
 "run leaves the filesystem marked not clean: e2fsck -fy repairs it without\n"
 "losing a file that was there before, or e2undo gives it back with --undo.\n"
-"Environment: TMPDIR (--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE\n"
-"(tests only).\n",
+"Environment: SOURCE_DATE_EPOCH (later times are clamped to it, and it is\n"
+"the superblock's write time; with --create also the creation times, UUID\n"
+"and hash seed: two runs give identical images); TMPDIR (--delalloc's\n"
+"delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
 		prog);
+}
+
+/* "UID:GID" */
+static int parse_owner(const char *s, uint32_t *uid, uint32_t *gid)
+{
+	const char *colon = strchr(s, ':');
+	char buf[16];
+	uint64_t u, g;
+	size_t n;
+
+	if (!colon || (n = (size_t)(colon - s)) == 0 || n >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, n);
+	buf[n] = 0;
+	if (parse_u64(buf, UINT32_MAX, &u) || parse_u64(colon + 1, UINT32_MAX, &g))
+		return -1;
+	*uid = (uint32_t)u;
+	*gid = (uint32_t)g;
+	return 0;
+}
+
+/* A usage message that names what the user typed. */
+static errcode_t usage_msg(struct options *o, const char **msg,
+			   const char *before, const char *arg,
+			   const char *after)
+{
+	snprintf(o->msgbuf, sizeof(o->msgbuf), "%s%s%s", before, arg, after);
+	*msg = o->msgbuf;
+	return ORLOV_ERR_USAGE;
 }
 
 errcode_t options_parse(int argc, char **argv, struct options *o,
@@ -125,11 +199,18 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 
 	memset(o, 0, sizeof(*o));
 	o->target = "/";
+	if (meta_epoch_from_env(&o->meta))
+		return *msg = "SOURCE_DATE_EPOCH takes seconds since 1970, at most 4294967295", ORLOV_ERR_USAGE;
+#ifndef EXT2_FLAG2_USE_FAKE_TIME
+	/* libext2fs before 1.47.1 takes a time of 0 for "use the clock" */
+	if (o->meta.has_epoch && o->meta.epoch == 0)
+		return *msg = "SOURCE_DATE_EPOCH=0: this libext2fs would write the clock into the superblock; use 1", ORLOV_ERR_USAGE;
+#endif
 	o->xattrs = 1;
 	o->fsck = 1;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "t:vqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:vqhV", longopts, NULL)) != -1) {
 		switch (c) {
 		case 't':
 			o->target = optarg;
@@ -190,6 +271,45 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		case OPT_ATOMIC:
 			o->atomic = 1;
 			break;
+		case OPT_CREATE:
+			o->create = 1;
+			o->mkfs.size = optarg;
+			break;
+		case OPT_FS_TYPE:
+			if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3"))
+				return usage_msg(o, msg, "--fs-type takes ext2 or ext3, not ", optarg, " (ext4's extents are not written)");
+			o->mkfs.fs_type = optarg;
+			break;
+		case OPT_BLOCK_SIZE:
+			if (strcmp(optarg, "1024") && strcmp(optarg, "2048") &&
+			    strcmp(optarg, "4096"))
+				return *msg = "--block-size takes 1024, 2048 or 4096", ORLOV_ERR_USAGE;
+			o->mkfs.block_size = optarg;
+			break;
+		case OPT_INODES:
+			if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
+				return *msg = "--inodes takes a number", ORLOV_ERR_USAGE;
+			o->mkfs.inodes = optarg;
+			break;
+		case OPT_MKFS_OPTIONS:
+			o->mkfs.extra = optarg;
+			break;
+		case OPT_ALL_ROOT:
+			o->meta.all_root = 1;
+			break;
+		case OPT_UID_MAP:
+		case OPT_GID_MAP:
+			if (id_map_parse(c == OPT_UID_MAP ? &o->meta.uid : &o->meta.gid, optarg))
+				return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
+			break;
+		case OPT_ROOT_OWNER:
+			if (parse_owner(optarg, &o->root_uid, &o->root_gid))
+				return *msg = "--root-owner takes UID:GID (numbers)", ORLOV_ERR_USAGE;
+			o->root_owner = 1;
+			break;
+		case OPT_DEVTABLE:
+			o->devtable = optarg;
+			break;
 		case 'v':
 			o->verbosity = 1;
 			break;
@@ -202,8 +322,15 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		case 'V':
 			o->version = 1;
 			return 0;
+		case ':':
+			return usage_msg(o, msg, "", argv[optind - 1], " needs an argument");
 		default:
-			return *msg = "unknown option or missing argument", ORLOV_ERR_USAGE;
+			if (optopt) {
+				char opt[3] = { '-', (char)optopt, 0 };
+
+				return usage_msg(o, msg, "unknown option ", opt, "");
+			}
+			return usage_msg(o, msg, "unknown option ", argv[optind - 1], "");
 		}
 	}
 	if (o->delalloc && o->driver != DRIVER_EXT4)
@@ -216,12 +343,25 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
 	if (o->atomic && o->undo)
 		return *msg = "--atomic never changes IMAGE in place: no --undo needed", ORLOV_ERR_USAGE;
+	if (!o->create && (o->mkfs.fs_type || o->mkfs.block_size ||
+			   o->mkfs.inodes || o->mkfs.extra))
+		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
+	if (o->meta.all_root && (o->meta.uid.n || o->meta.gid.n))
+		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
+	if (o->create && o->undo)
+		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
+	o->mkfs.has_epoch = o->meta.has_epoch;
+	o->mkfs.epoch = o->meta.epoch;
+	o->mkfs.seed = o->seed;
 	o->fault = getenv("ORLOV_FAULT");
 	o->race = getenv("ORLOV_RACE");
 	if (o->race && !*o->race)
 		o->race = NULL;
 	if (io_guard_parse(o->fault, &fault))
 		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N or enospc:N", ORLOV_ERR_USAGE;
+	if (!strcmp(o->target, "ext2") || !strcmp(o->target, "ext3") ||
+	    !strcmp(o->target, "ext4"))
+		return usage_msg(o, msg, "-t ", o->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
 	if (argc - optind != 2)
 		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
 	if (o->target[0] != '/')
@@ -229,4 +369,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	o->image = argv[optind];
 	o->source = argv[optind + 1];
 	return 0;
+}
+
+void options_free(struct options *o)
+{
+	meta_rules_free(&o->meta);
 }

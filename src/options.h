@@ -5,6 +5,8 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <et/com_err.h>
+#include "meta.h"
+#include "mkfs.h"
 
 enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
 enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
@@ -33,6 +35,13 @@ struct options {
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
+	int create;		/* --create SIZE: mke2fs first */
+	struct mkfs_opts mkfs;
+	struct meta_rules meta;	/* --all-root, --uid-map, SOURCE_DATE_EPOCH */
+	const char *devtable;	/* --devtable FILE */
+	int root_owner;		/* --root-owner UID:GID given */
+	uint32_t root_uid, root_gid;
+	char msgbuf[160];	/* a usage message naming the option */
 	int help, version;
 };
 
@@ -40,5 +49,6 @@ struct options {
 errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg);
 void options_usage(FILE *f, const char *prog);
+void options_free(struct options *o);
 
 #endif

@@ -14,11 +14,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/sysmacros.h>
+#include <sys/stat.h>
 #include <linux/fs.h>
 
 #include "populate.h"
@@ -27,6 +29,8 @@
 #include "ext4_ialloc.h"
 #include "mballoc.h"
 #include "walk.h"
+#include "source.h"
+#include "mkfs.h"
 #include "xattr.h"
 #include "xblock.h"
 #include "acl.h"
@@ -104,6 +108,8 @@ struct ctx {
 	} *xsets;
 	size_t nxsets, xsets_cap;
 	struct dirbuf *target;
+	struct devtable dt;	/* --devtable */
+	struct devtable *dtp;	/* &dt, or NULL without one */
 	/* --delalloc: file data waits in a spill file for the writeback */
 	struct delayed {
 		uint32_t ino;
@@ -158,7 +164,15 @@ static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 static void walk_error(void *ctx, errcode_t err, const char *what,
 		       const char *path)
 {
-	fail(ctx, err, what, path);
+	struct ctx *c = ctx;
+
+	/* The reader's words may not outlive the walk (a device table's
+	 * line number): keep a copy. */
+	if (!c->res->what) {
+		snprintf(c->res->what_buf, sizeof(c->res->what_buf), "%s", what);
+		what = c->res->what_buf;
+	}
+	fail(c, err, what, path);
 }
 
 /* ---- hard links ---------------------------------------------------- */
@@ -1489,7 +1503,7 @@ static errcode_t first_pass(struct ctx *c)
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
 		.leaf = scan_leaf, .error = walk_error, .ctx = c,
 	};
-	errcode_t err = walk_tree(c->o->source, &wo, &v);
+	errcode_t err = source_walk(c->o->source, &wo, &c->o->meta, c->dtp, &v);
 
 	c->depth = 0;
 	c->nlinks = 0;
@@ -1541,6 +1555,12 @@ static errcode_t commit(struct ctx *c)
 	 * the (unused by ext2) index flag, ext4 keeps or sets it. */
 	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
 	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
+	if (c->o->root_owner) {
+		t->inode.i_uid = (uint16_t)c->o->root_uid;
+		t->inode.osd2.linux2.l_i_uid_high = (uint16_t)(c->o->root_uid >> 16);
+		t->inode.i_gid = (uint16_t)c->o->root_gid;
+		t->inode.osd2.linux2.l_i_gid_high = (uint16_t)(c->o->root_gid >> 16);
+	}
 	if (!c->fs.dx.enabled)
 		t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
 	else if (t->d.indexed)
@@ -1575,6 +1595,8 @@ static void ctx_free(struct ctx *c)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
 	walk_free_names(c->root_names, c->nroot);
+	if (c->dtp)
+		devtable_free(&c->dt);
 	for (i = 0; i < c->nxsets; i++)
 		free(c->xsets[i].data);
 	free(c->xsets);
@@ -1602,27 +1624,53 @@ static void ctx_free(struct ctx *c)
 	fs_state_free(&c->fs);
 }
 
-errcode_t populate(const struct options *o, struct populate_result *res)
+/* What a mistaken command line most often means, before anything is
+ * written: the arguments swapped, an archive or a file given as SOURCE,
+ * an image that does not exist (yet). */
+static errcode_t check_args(const struct options *o)
 {
-	struct ctx c;
-	struct timespec t0, t1;
-	const char *what = NULL, *feature = NULL;
-	struct image_opts io;
-	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
-	struct walk_visitor v = {
-		.enter_dir = enter_dir, .leave_dir = leave_dir, .leaf = leaf,
-		.error = walk_error,
-	};
+	unsigned char head[1088];
+	struct stat st, ist;
+	ssize_t n = 0;
+	int fd;
+
+	if (stat(o->source, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fd = open(o->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			n = pread(fd, head, sizeof(head), 0);
+			close(fd);
+		}
+		if (n >= 1082 && get_le16(head + 1080) == EXT2_SUPER_MAGIC &&
+		    stat(o->image, &ist) == 0 && S_ISDIR(ist.st_mode))
+			return ORLOV_ERR_SOURCE_IS_IMAGE;
+		if ((n >= 262 && !memcmp(head + 257, "ustar", 5)) ||
+		    (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
+		    (n >= 6 && !memcmp(head, "\xfd" "7zXZ", 5)) ||
+		    (n >= 3 && !memcmp(head, "BZh", 3)) ||
+		    (n >= 4 && !memcmp(head, "\x28\xb5\x2f\xfd", 4)) ||
+		    (n >= 6 && !memcmp(head, "07070", 5)))
+			return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+		return ORLOV_ERR_NOT_DIR;
+	}
+	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
+		return ORLOV_ERR_NO_IMAGE;
+	return 0;
+}
+
+/* Everything that can be refused before IMAGE is opened, and --create. */
+static errcode_t before_open(struct ctx *c)
+{
+	const struct options *o = c->o;
+	struct populate_result *res = c->res;
+	unsigned int line;
 	errcode_t err;
-	uint32_t i, bs;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&c, 0, sizeof(c));
-	c.o = o;
-	c.res = res;
-	c.rng = o->seed;
-	v.ctx = &c;
-
+	err = check_args(o);
+	if (err) {
+		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" : "reading";
+		res->where = strdup(err == ORLOV_ERR_NO_IMAGE ? o->image : o->source);
+		return err;
+	}
 	/* --trace truncates its file, --undo writes one: never the image,
 	 * never in the source. */
 	if (o->trace) {
@@ -1644,9 +1692,62 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			return err;
 		}
 	}
+	if (o->devtable) {
+		err = devtable_read(o->devtable, &c->dt, &line);
+		if (err) {
+			size_t len = strlen(o->devtable) + 24;
+
+			res->what = "reading device table";
+			res->where = malloc(len);
+			if (res->where && line)
+				snprintf(res->where, len, "%s line %u",
+					 o->devtable, line);
+			else if (res->where)
+				snprintf(res->where, len, "%s", o->devtable);
+			return err;
+		}
+		c->dtp = &c->dt;
+	}
+	if (o->create) {
+		err = mkfs_create(o->image, &o->mkfs);
+		if (err) {
+			res->what = "making a filesystem with mke2fs in";
+			res->where = strdup(o->image);
+			return err;
+		}
+	}
+	return 0;
+}
+
+errcode_t populate(const struct options *o, struct populate_result *res)
+{
+	struct ctx c;
+	struct timespec t0, t1;
+	const char *what = NULL, *feature = NULL;
+	struct image_opts io;
+	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
+	struct walk_visitor v = {
+		.enter_dir = enter_dir, .leave_dir = leave_dir, .leaf = leaf,
+		.error = walk_error,
+	};
+	errcode_t err;
+	uint32_t i, bs;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.res = res;
+	c.rng = o->seed;
+	v.ctx = &c;
+
+	err = before_open(&c);
+	if (err)
+		return ctx_free(&c), err;
 	io.undo = o->undo;
 	io.fault = o->fault;
 	io.atomic = o->atomic;
+	io.has_now = o->meta.has_epoch;
+	io.now = o->meta.epoch;
 	err = image_open(o->image, &io, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
@@ -1742,7 +1843,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		goto out;
 	}
 	c.progress = o->verbosity == 0 && isatty(STDERR_FILENO);
-	err = walk_tree(o->source, &wo, &v);
+	err = source_walk(o->source, &wo, &o->meta, c.dtp, &v);
 	if (c.progress)
 		fputc('\n', stderr);
 	if (err)

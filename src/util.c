@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include "util.h"
 #include "orlov_err.h"
@@ -207,4 +210,35 @@ errcode_t output_clobbers(const char *out, const char *image,
 	free(ro);
 	free(rs);
 	return inside ? ORLOV_ERR_OUTPUT_IS_INPUT : 0;
+}
+
+errcode_t run_program(const char *const *progs, size_t nprogs,
+		      char *const argv[], char *const envp[], int quiet,
+		      int *status)
+{
+	posix_spawn_file_actions_t fa;
+	pid_t pid = -1;
+	int rc = ENOENT, st;
+	size_t i;
+
+	if (posix_spawn_file_actions_init(&fa))
+		return ENOMEM;
+	if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
+	    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
+	    (quiet && posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
+							O_WRONLY, 0))) {
+		posix_spawn_file_actions_destroy(&fa);
+		return ENOMEM;
+	}
+	for (i = 0; i < nprogs && rc == ENOENT; i++)
+		rc = posix_spawnp(&pid, progs[i], &fa, NULL, argv, envp);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc)
+		return (errcode_t)rc;
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return (errcode_t)errno;
+	/* killed: as bad as any failure, and above every exit code */
+	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 256;
+	return 0;
 }

@@ -69,4 +69,12 @@ errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
 errcode_t output_clobbers(const char *out, const char *image,
 			  const char *source);
 
+/* Run the first of @progs that exists (PATH is searched for a bare name)
+ * with @argv and @envp, stdin and stdout on /dev/null, stderr too if
+ * @quiet; *status is its exit code, 256 if a signal killed it.  ENOENT:
+ * none of them exists. */
+errcode_t run_program(const char *const *progs, size_t nprogs,
+		      char *const argv[], char *const envp[], int quiet,
+		      int *status);
+
 #endif

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What a source entry's metadata becomes in the image: owners (--all-root,
+ * --uid-map, --gid-map) and times (SOURCE_DATE_EPOCH clamps them).  Both
+ * programs apply the same rules, so orlov-layout verify compares an image
+ * with the source as the writer saw it.
+ */
+#ifndef ORLOV_META_H
+#define ORLOV_META_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+#include <et/com_err.h>
+
+/* One range of IDs: [from, from + count) becomes [to, to + count). */
+struct id_range {
+	uint32_t from, to, count;
+};
+
+struct id_map {
+	struct id_range *r;
+	size_t n;
+};
+
+struct meta_rules {
+	int all_root;		/* every owner and group 0 */
+	struct id_map uid, gid;
+	int has_epoch;		/* SOURCE_DATE_EPOCH was set */
+	uint32_t epoch;
+};
+
+/* Add "FROM:TO[:COUNT][,FROM:TO[:COUNT]...]" to @m. */
+errcode_t id_map_parse(struct id_map *m, const char *arg);
+uint32_t id_map_apply(const struct id_map *m, uint32_t id);
+void id_map_free(struct id_map *m);
+
+/* SOURCE_DATE_EPOCH from the environment: none, or seconds since 1970
+ * that ext2's 32-bit times can hold.  ORLOV_ERR_USAGE when malformed. */
+errcode_t meta_epoch_from_env(struct meta_rules *r);
+
+/* A time of @st later than the epoch becomes the epoch (nanoseconds 0);
+ * owners are mapped. */
+void meta_apply(const struct meta_rules *r, struct stat *st);
+void meta_clamp_time(const struct meta_rules *r, struct timespec *ts);
+
+void meta_rules_free(struct meta_rules *r);
+
+#endif

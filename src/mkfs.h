@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* --create: a new filesystem in IMAGE, made by the installed mke2fs. */
+#ifndef ORLOV_MKFS_H
+#define ORLOV_MKFS_H
+
+#include <stdint.h>
+#include <et/com_err.h>
+
+struct mkfs_opts {
+	const char *size;	/* mke2fs's fs-size: 64M, 2G, 100000 (blocks) */
+	const char *fs_type;	/* -t, ext2 by default */
+	const char *block_size;	/* -b */
+	const char *inodes;	/* -N */
+	const char *extra;	/* more mke2fs options, split at blanks */
+	int has_epoch;		/* SOURCE_DATE_EPOCH: fixed times, UUID, seed */
+	uint32_t epoch;
+	uint64_t seed;		/* --seed: another UUID from the same epoch */
+};
+
+/* The UUID (and directory hash seed) a reproducible run gives IMAGE. */
+void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37]);
+
+/* Run mke2fs on @image.  Its own messages go to stderr. */
+errcode_t mkfs_create(const char *image, const struct mkfs_opts *m);
+
+#endif
