@@ -48,7 +48,7 @@ static void usage(FILE *f)
 "       orlov-layout diff EXPECTED.img ACTUAL.img [PATH]\n"
 "       orlov-layout stats IMAGE\n"
 "       orlov-layout verify [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
-"                           IMAGE SOURCE [PATH]\n"
+"                           [--clamp] IMAGE SOURCE [PATH]\n"
 "       orlov-layout -h|--help\n"
 "       orlov-layout -V|--version\n"
 "\n"
@@ -84,9 +84,9 @@ static void usage(FILE *f)
 "          difference is printed as \"mismatch: PATH: what (expected X, got\n"
 "          Y)\"; the last line is \"verified=N mismatches=M\".\n"
 "          SOURCE's owners and times are first changed as orlov-populate\n"
-"          changes them: --all-root, --uid-map, --gid-map as given to it,\n"
-"          and times after SOURCE_DATE_EPOCH (from the environment)\n"
-"          clamped to it.\n"
+"          changes them: --all-root, --uid-map, --gid-map as given to it;\n"
+"          --clamp: times after SOURCE_DATE_EPOCH (which must be set in the\n"
+"          environment) become SOURCE_DATE_EPOCH.\n"
 "\n"
 "Exit status: 0 when all is well (diff: identical, verify: no mismatch),\n"
 "1 when the images differ or mismatches were found, 2 on errors.\n",
@@ -104,6 +104,7 @@ static errcode_t parse_options(int argc, char **argv, struct options *o)
 		{ "all-root", no_argument, NULL, 'r' },
 		{ "uid-map", required_argument, NULL, 'u' },
 		{ "gid-map", required_argument, NULL, 'g' },
+		{ "clamp", no_argument, NULL, 'c' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/";
@@ -111,8 +112,6 @@ static errcode_t parse_options(int argc, char **argv, struct options *o)
 	int c, nargs, maxargs;
 
 	memset(o, 0, sizeof(*o));
-	if (meta_epoch_from_env(&o->meta))
-		return ORLOV_ERR_USAGE;
 	/* "+": options end at the command, so image names may start with -. */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -149,7 +148,12 @@ static errcode_t parse_options(int argc, char **argv, struct options *o)
 		while ((c = getopt_long(argc, argv, "+", verify_opts, NULL)) != -1) {
 			if (c == 'r')
 				o->meta.all_root = 1;
-			else if ((c != 'u' && c != 'g') ||
+			else if (c == 'c') {
+				/* SOURCE_DATE_EPOCH, as orlov-populate reads it */
+				if (meta_epoch_from_env(&o->meta) ||
+				    !o->meta.has_epoch)
+					return ORLOV_ERR_USAGE;
+			} else if ((c != 'u' && c != 'g') ||
 				 id_map_parse(c == 'u' ? &o->meta.uid : &o->meta.gid, optarg))
 				return ORLOV_ERR_USAGE;
 		}

@@ -39,9 +39,11 @@ t_fsck() {
 	out=$(e2fsck -fn "$1" 2>&1) || { echo "$out" >&2; t_fail "e2fsck -fn $1"; }
 }
 
-# t_verify IMAGE SOURCE [PATH]: contents read back equal the source.
+# t_verify IMAGE SOURCE [PATH]: contents read back equal the source (its
+# times clamped to SOURCE_DATE_EPOCH, when set, as orlov-populate did).
+t_clamp=${SOURCE_DATE_EPOCH:+--clamp}
 t_verify() {
-	"$ORLOV_LAYOUT" verify "$@" >"$T_TMP/verify.out" 2>&1 ||
+	"$ORLOV_LAYOUT" verify $t_clamp "$@" >"$T_TMP/verify.out" 2>&1 ||
 		{ cat "$T_TMP/verify.out" >&2; t_fail "verify $*"; }
 }
 

@@ -22,7 +22,7 @@ if [ "${1:-}" = --one ]; then
 		bad "corrupt"
 	e2fsck -fn "$d" >/dev/null 2>&1
 	pre=$?
-	"$ORLOV_LAYOUT" verify "$d" "$D/base/b1" /b1 >/dev/null 2>&1
+	"$ORLOV_LAYOUT" verify $t_clamp "$d" "$D/base/b1" /b1 >/dev/null 2>&1
 	b1_before=$?
 	cp "$d" "$w"
 	"$ORLOV_POPULATE" -q -t /data "$w" "$D/new" >/dev/null 2>"$T_TMP/err"
@@ -46,7 +46,7 @@ if [ "${1:-}" = --one ]; then
 		[ $pre = 0 ] || bad "e2fsck -fn rejects it, and populate wrote into it"
 		e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn rejects the image after populate"
 		if [ $b1_before = 0 ]; then
-			"$ORLOV_LAYOUT" verify "$w" "$D/base/b1" /b1 >/dev/null 2>&1 ||
+			"$ORLOV_LAYOUT" verify $t_clamp "$w" "$D/base/b1" /b1 >/dev/null 2>&1 ||
 				bad "/b1 lost data"
 		fi
 		out=clean-written

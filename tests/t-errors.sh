@@ -42,8 +42,65 @@ expect delalloc-ext2 2 "Invalid usage \(--delalloc is the ext4 driver's" "$img" 
 expect ext4-oldalloc 2 "Invalid usage \(--policy oldalloc is the ext2 driver's" "$img" --driver ext4 --policy oldalloc "$img" "$src"
 expect ext4-random 2 "Invalid usage \(--topdir random is the ext2 driver's" "$img" --driver ext4 --topdir random "$img" "$src"
 expect ext4-612 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.12 "$img" "$src"
-expect no-image 1 ".* while (checking whether mounted|opening filesystem) $T_TMP/nope" \
+expect no-image 1 "No such image file \(give --create SIZE to make one\) while opening $T_TMP/nope" \
 	"$T_TMP/nope" "$T_TMP/nope" "$src"
+[ ! -e "$T_TMP/nope" ] || t_fail "no-image: the file was created"
+
+# Common mistakes get a hint: the option named, the arguments swapped, an
+# archive or a file as SOURCE, -t taken for mke2fs's filesystem type.
+expect unknown-long 2 "Invalid usage \(unknown option --frobnicate\); try --help" "$img" --frobnicate "$img" "$src"
+expect unknown-short 2 "Invalid usage \(unknown option -x\); try --help" "$img" -x "$img" "$src"
+expect missing-arg 2 "Invalid usage \(--policy needs an argument\); try --help" "$img" "$img" "$src" --policy
+expect t-ext2 2 "Invalid usage \(-t ext2: -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own \(or --fs-type with --create\)\)" \
+	"$img" -t ext2 "$img" "$src"
+expect swapped 1 "SOURCE holds a filesystem image and IMAGE is a directory: arguments swapped\? \(IMAGE comes first\) while reading $img" \
+	"$img" "$src" "$img"
+(cd "$T_TMP" && tar cf src.tar src && gzip -c src.tar >src.tgz) || t_fail "tar"
+expect tar-source 1 "SOURCE is an archive, not a directory: unpack it first while reading $T_TMP/src.tar" \
+	"$img" "$img" "$T_TMP/src.tar"
+expect tgz-source 1 "SOURCE is an archive, not a directory: unpack it first while reading $T_TMP/src.tgz" \
+	"$img" "$img" "$T_TMP/src.tgz"
+expect file-source 1 "Not a directory while reading $src/a/f" "$img" "$img" "$src/a/f"
+
+# --create and the options that go with it.
+expect create-opts-alone 2 "Invalid usage \(--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE\)" \
+	"$img" --block-size 1024 "$img" "$src"
+expect create-ext4 2 "Invalid usage \(--fs-type takes ext2 or ext3, not ext4 \(ext4's extents are not written\)\)" \
+	"$img" --create 4M --fs-type ext4 "$img" "$src"
+expect create-undo 2 "Invalid usage \(--create makes a new filesystem: nothing for --undo to give back\)" \
+	"$img" --create 4M --undo "$T_TMP/u" "$img" "$src"
+# mke2fs's own message first, then ours
+"$ORLOV_POPULATE" --create 4M --mkfs-options "-O no_such_feature" "$T_TMP/tiny.img" "$src" 2>"$T_TMP/err"
+[ $? = 1 ] || t_fail "mkfs-fails: exit status"
+grep -q "no_such_feature" "$T_TMP/err" || { cat "$T_TMP/err" >&2; t_fail "mkfs-fails: mke2fs's message"; }
+tail -n 1 "$T_TMP/err" | grep -qx "orlov-populate: mke2fs failed (its message is above) while making a filesystem with mke2fs in $T_TMP/tiny.img" ||
+	{ cat "$T_TMP/err" >&2; t_fail "mkfs-fails: message"; }
+echo "mkfs-fails: ok: $(tail -n 1 "$T_TMP/err")"
+expect bad-map 2 "Invalid usage \(bad ID map 1:2:x: give FROM:TO or FROM:TO:COUNT, comma-separated\)" \
+	"$img" --uid-map 1:2:x "$img" "$src"
+expect root-and-map 2 "Invalid usage \(--all-root leaves nothing for --uid-map or --gid-map to map\)" \
+	"$img" --all-root --gid-map 1:2 "$img" "$src"
+expect bad-owner 2 "Invalid usage \(--root-owner takes UID:GID \(numbers\)\)" \
+	"$img" --root-owner root "$img" "$src"
+(export SOURCE_DATE_EPOCH=yesterday
+ expect bad-epoch 2 "Invalid usage \(SOURCE_DATE_EPOCH takes seconds since 1970" "$img" "$img" "$src") || exit 1
+
+# Device tables: the line at fault, checked before anything is written.
+dt=$T_TMP/table
+printf '/dev d 755 0 0 - - - - -\n/dev/null c 666 0 0 1\n' >"$dt"
+expect devtable-syntax 1 "Malformed device table line \(NAME TYPE MODE UID GID MAJOR MINOR START INC COUNT, TYPE one of d f c b p\) while reading device table $dt line 2" \
+	"$img" --devtable "$dt" "$img" "$src"
+printf '/a/f c 600 0 0 1 3 - - -\n' >"$dt"
+expect devtable-type 1 "Device table entry has another type than the source's while applying device table line 1 to $src/a/f" \
+	"$img" --devtable "$dt" "$img" "$src"
+printf '# a comment\n\n/dev/null c 666 0 0 1 3 - - -\n' >"$dt"
+expect devtable-no-parent 1 "Device table entry needs a file or directory that is neither in the source nor a d line while applying device table line 3 to $src/dev" \
+	"$img" --devtable "$dt" "$img" "$src"
+printf '/a/g f 600 0 0 - - - - -\n' >"$dt"
+expect devtable-no-file 1 "Device table entry needs a file or directory that is neither in the source nor a d line while applying device table line 1 to $src/a/g" \
+	"$img" --devtable "$dt" "$img" "$src"
+expect devtable-missing 1 "No such file or directory while reading device table $T_TMP/none" \
+	"$img" --devtable "$T_TMP/none" "$img" "$src"
 expect no-source 1 "No such file or directory while opening source directory $T_TMP/nosrc" \
 	"$img" "$img" "$T_TMP/nosrc"
 expect missing-target 1 ".*not found.* while looking up target directory /no/where" \

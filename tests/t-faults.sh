@@ -54,7 +54,7 @@ if [ "${1:-}" = --one ]; then
 			"$D/base.dump" "$T_TMP/dump" >"$T_TMP/loss"
 		[ -s "$T_TMP/loss" ] && bad "$(sort "$T_TMP/loss" | head -3 | tr '\n' ' ')"
 		for p in b1 data/old; do
-			"$ORLOV_LAYOUT" verify "$w" "$D/base/$p" "/$p" >/dev/null 2>&1 ||
+			"$ORLOV_LAYOUT" verify $t_clamp "$w" "$D/base/$p" "/$p" >/dev/null 2>&1 ||
 				bad "contents of /$p differ"
 		done
 	}
