@@ -7,6 +7,7 @@
 
 #include "io_guard.h"
 #include "options.h"
+#include "tar.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -90,6 +91,7 @@ void options_usage(FILE *f, const char *prog)
 "Usage: %s [OPTIONS] IMAGE SOURCE\n"
 "Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
 "every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n"
+"%s"
 "\n"
 "Making the image:\n"
 "      --create SIZE      make a new filesystem in IMAGE first with mke2fs -F\n"
@@ -158,7 +160,10 @@ void options_usage(FILE *f, const char *prog)
 "the superblock's write time; with --create also the creation times, UUID\n"
 "and hash seed: two runs give identical images); TMPDIR (--delalloc's\n"
 "delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
-		prog);
+		prog, tar_supported() ?
+"SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
+"- reads standard input): read once into TMPDIR, the same image results.\n" :
+"This build reads no archives (configured --without-libarchive).\n");
 }
 
 /* "UID:GID" */

@@ -31,6 +31,7 @@
 #include "walk.h"
 #include "source.h"
 #include "mkfs.h"
+#include "tar.h"
 #include "xattr.h"
 #include "xblock.h"
 #include "acl.h"
@@ -110,6 +111,7 @@ struct ctx {
 	struct dirbuf *target;
 	struct devtable dt;	/* --devtable */
 	struct devtable *dtp;	/* &dt, or NULL without one */
+	struct source src;	/* SOURCE: a directory or an archive */
 	/* --delalloc: file data waits in a spill file for the writeback */
 	struct delayed {
 		uint32_t ino;
@@ -1503,7 +1505,7 @@ static errcode_t first_pass(struct ctx *c)
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
 		.leaf = scan_leaf, .error = walk_error, .ctx = c,
 	};
-	errcode_t err = source_walk(c->o->source, &wo, &c->o->meta, c->dtp, &v);
+	errcode_t err = source_walk(&c->src, &wo, &c->o->meta, c->dtp, &v);
 
 	c->depth = 0;
 	c->nlinks = 0;
@@ -1597,6 +1599,7 @@ static void ctx_free(struct ctx *c)
 	walk_free_names(c->root_names, c->nroot);
 	if (c->dtp)
 		devtable_free(&c->dt);
+	tar_free((struct tar_tree *)c->src.tar);
 	for (i = 0; i < c->nxsets; i++)
 		free(c->xsets[i].data);
 	free(c->xsets);
@@ -1627,14 +1630,15 @@ static void ctx_free(struct ctx *c)
 /* What a mistaken command line most often means, before anything is
  * written: the arguments swapped, an archive or a file given as SOURCE,
  * an image that does not exist (yet). */
-static errcode_t check_args(const struct options *o)
+static errcode_t check_args(const struct options *o, int *archive)
 {
 	unsigned char head[1088];
 	struct stat st, ist;
 	ssize_t n = 0;
 	int fd;
 
-	if (stat(o->source, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	*archive = !strcmp(o->source, "-");
+	if (!*archive && stat(o->source, &st) == 0 && !S_ISDIR(st.st_mode)) {
 		fd = open(o->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
 			n = pread(fd, head, sizeof(head), 0);
@@ -1643,6 +1647,10 @@ static errcode_t check_args(const struct options *o)
 		if (n >= 1082 && get_le16(head + 1080) == EXT2_SUPER_MAGIC &&
 		    stat(o->image, &ist) == 0 && S_ISDIR(ist.st_mode))
 			return ORLOV_ERR_SOURCE_IS_IMAGE;
+		/* anything else not a directory: libarchive says what it is */
+		*archive = 1;
+		if (tar_supported())
+			return 0;
 		if ((n >= 262 && !memcmp(head + 257, "ustar", 5)) ||
 		    (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
 		    (n >= 6 && !memcmp(head, "\xfd" "7zXZ", 5)) ||
@@ -1657,15 +1665,43 @@ static errcode_t check_args(const struct options *o)
 	return 0;
 }
 
+/* Read SOURCE's archive, all of it, before IMAGE is touched. */
+static errcode_t load_archive(struct ctx *c)
+{
+	struct populate_result *res = c->res;
+	struct tar_tree *t;
+	char *msg = NULL, *member = NULL;
+	errcode_t err = tar_load(c->o->source, &t, &msg, &member);
+	size_t n;
+
+	if (!err) {
+		c->src.tar = t;
+		return 0;
+	}
+	res->what = "reading archive";
+	n = strlen(c->o->source) + (msg ? strlen(msg) : 0) +
+	    (member ? strlen(member) : 0) + 16;
+	res->where = malloc(n);
+	if (res->where)
+		snprintf(res->where, n, "%s%s%s%s%s%s", c->o->source,
+			 member ? " member " : "", member ? member : "",
+			 msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
+	free(msg);
+	free(member);
+	return err;
+}
+
 /* Everything that can be refused before IMAGE is opened, and --create. */
 static errcode_t before_open(struct ctx *c)
 {
 	const struct options *o = c->o;
 	struct populate_result *res = c->res;
 	unsigned int line;
+	int archive;
 	errcode_t err;
 
-	err = check_args(o);
+	c->src.dir = o->source;
+	err = check_args(o, &archive);
 	if (err) {
 		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" : "reading";
 		res->where = strdup(err == ORLOV_ERR_NO_IMAGE ? o->image : o->source);
@@ -1691,6 +1727,11 @@ static errcode_t before_open(struct ctx *c)
 			res->where = strdup(o->undo);
 			return err;
 		}
+	}
+	if (archive) {
+		err = load_archive(c);
+		if (err)
+			return err;
 	}
 	if (o->devtable) {
 		err = devtable_read(o->devtable, &c->dt, &line);
@@ -1843,7 +1884,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		goto out;
 	}
 	c.progress = o->verbosity == 0 && isatty(STDERR_FILENO);
-	err = source_walk(o->source, &wo, &o->meta, c.dtp, &v);
+	err = source_walk(&c.src, &wo, &o->meta, c.dtp, &v);
 	if (c.progress)
 		fputc('\n', stderr);
 	if (err)

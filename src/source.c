@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "source.h"
+#include "tar.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -441,7 +442,7 @@ static void sw_error(void *ctx, errcode_t err, const char *what,
 		w->in->error(w->in->ctx, err, what, path);
 }
 
-errcode_t source_walk(const char *root, const struct walk_opts *wo,
+errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 		      const struct meta_rules *r, struct devtable *dt,
 		      const struct walk_visitor *v)
 {
@@ -450,7 +451,8 @@ errcode_t source_walk(const char *root, const struct walk_opts *wo,
 		.enter_dir = sw_enter, .leave_dir = sw_leave, .leaf = sw_leaf,
 		.error = sw_error, .ctx = &w,
 	};
-	errcode_t err = walk_tree(root, wo, &wv);
+	errcode_t err = src->tar ? tar_walk(src->tar, wo, &wv) :
+				   walk_tree(src->dir, wo, &wv);
 
 	free(w.st);
 	sb_free(&w.path);

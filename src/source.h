@@ -40,8 +40,17 @@ errcode_t devtable_read(const char *path, struct devtable *dt,
 			unsigned int *line);
 void devtable_free(struct devtable *dt);
 
-/* walk_tree, with @r applied to every entry and @dt (may be NULL) merged. */
-errcode_t source_walk(const char *root, const struct walk_opts *wo,
+struct tar_tree;
+
+/* Where the entries come from: a host directory, or an archive read once. */
+struct source {
+	const char *dir;
+	const struct tar_tree *tar;	/* when not NULL, instead of @dir */
+};
+
+/* The walk of @src, with @r applied to every entry and @dt (may be NULL)
+ * merged. */
+errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 		      const struct meta_rules *r, struct devtable *dt,
 		      const struct walk_visitor *v);
 

@@ -55,12 +55,26 @@ expect t-ext2 2 "Invalid usage \(-t ext2: -t is --target, a directory in IMAGE; 
 	"$img" -t ext2 "$img" "$src"
 expect swapped 1 "SOURCE holds a filesystem image and IMAGE is a directory: arguments swapped\? \(IMAGE comes first\) while reading $img" \
 	"$img" "$src" "$img"
-(cd "$T_TMP" && tar cf src.tar src && gzip -c src.tar >src.tgz) || t_fail "tar"
-expect tar-source 1 "SOURCE is an archive, not a directory: unpack it first while reading $T_TMP/src.tar" \
-	"$img" "$img" "$T_TMP/src.tar"
-expect tgz-source 1 "SOURCE is an archive, not a directory: unpack it first while reading $T_TMP/src.tgz" \
-	"$img" "$img" "$T_TMP/src.tgz"
-expect file-source 1 "Not a directory while reading $src/a/f" "$img" "$img" "$src/a/f"
+# An archive that cannot be read: what libarchive says, and the member.
+if "$ORLOV_POPULATE" --help | grep -q "archive SOURCE"; then
+	expect not-an-archive 1 "Cannot read the archive while reading archive $src/a/f \\(Unrecognized archive format\\)" \
+		"$img" "$img" "$src/a/f"
+	(cd "$T_TMP" && tar cf src.tar src) || t_fail "tar"
+	head -c 2000 "$T_TMP/src.tar" >"$T_TMP/cut.tar"
+	expect truncated-archive 1 "Cannot read the archive while reading archive $T_TMP/cut.tar member src/a/f \\(Truncated input file.*\\)" \
+		"$img" "$img" "$T_TMP/cut.tar"
+	python3 - "$T_TMP/dotdot.tar" "$T_TMP/badlink.tar" <<'PY' || t_fail "python tarfile"
+import io, sys, tarfile
+for path, (name, kind, link) in zip(sys.argv[1:], [("a/../../x", tarfile.REGTYPE, ""), ("b", tarfile.LNKTYPE, "nowhere")]):
+    t = tarfile.open(path, "w", format=tarfile.PAX_FORMAT)
+    i = tarfile.TarInfo(name); i.type = kind; i.linkname = link
+    t.addfile(i); t.close()
+PY
+	expect archive-dotdot 1 "Archive member name leaves the tree \\(\\.\\. or the root as a file\\) while reading archive $T_TMP/dotdot.tar member a/\\.\\./\\.\\./x" \
+		"$img" "$img" "$T_TMP/dotdot.tar"
+	expect archive-badlink 1 "Archive hard link to a name not in the archive before it, or to a directory while reading archive $T_TMP/badlink.tar member b" \
+		"$img" "$img" "$T_TMP/badlink.tar"
+fi
 
 # --create and the options that go with it.
 expect create-opts-alone 2 "Invalid usage \(--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE\)" \
