@@ -39,6 +39,7 @@ struct late {
 struct image {
 	ext2_filsys fs;
 	int lock_fd;		/* holds the flock, -1 when none */
+	int dry;		/* --dry-run: every write dropped */
 	char *shadow;		/* --atomic: the copy being written */
 	char *dest;		/* ... and the image it replaces at commit */
 	struct staged *inodes;
@@ -117,12 +118,13 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
  * else holding the lock (flock(1); other libext2fs tools take none), is
  * refused instead of cross-linking directories.
  */
-static errcode_t lock_image(const char *path, int *fd)
+static errcode_t lock_image(const char *path, int dry, int *fd)
 {
-	*fd = open(path, O_RDWR | O_CLOEXEC);
+	/* a dry run shares the lock: no writer changes the image under it */
+	*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
 	if (*fd < 0)
 		return (errcode_t)errno;
-	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+	if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0)
 		return 0;
 	close(*fd);
 	*fd = -1;
@@ -288,7 +290,8 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	if (!img)
 		return ENOMEM;
 	*what = "opening filesystem";
-	err = lock_image(path, &img->lock_fd);
+	img->dry = opts && opts->dry;
+	err = lock_image(path, img->dry, &img->lock_fd);
 	if (!err) {
 		*what = "checking superblock of";
 		err = ir_check_super(path);
@@ -322,7 +325,8 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		io = undo_io_manager;
 		*what = "opening filesystem";
 	}
-	err = ext2fs_open2(fsname, NULL, EXT2_FLAG_RW | EXT2_FLAG_64BITS |
+	err = ext2fs_open2(fsname, NULL, (img->dry ? 0 : EXT2_FLAG_RW) |
+			   EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
 			   io, &img->fs);
 	if (err) {
@@ -603,6 +607,8 @@ static errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
 	const unsigned char *p = buf;
 	uint32_t i;
 
+	if (img->dry)
+		return 0;
 	if (ext2fs_test_block_bitmap_range2(e->block_map, blk, count))
 		return io_channel_write_blk64(e->io, blk, (int)count, buf);
 	for (i = 0; i < count; i++, p += e->blocksize) {

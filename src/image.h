@@ -21,6 +21,7 @@ struct image_opts {
 				   manager; e2undo restores), or NULL */
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
 	int atomic;		/* write a copy, renamed over IMAGE at commit */
+	int dry;		/* --dry-run: opened read-only, nothing written */
 	int has_now;		/* the superblock's write time is @now */
 	uint32_t now;		/* (SOURCE_DATE_EPOCH), not the clock */
 };

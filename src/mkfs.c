@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #include "mkfs.h"
 #include "util.h"
@@ -87,6 +89,7 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	struct argv_buf a = { 0 }, env = { 0 };
 	char uuid[37], seed[37], buf[64], *extra = NULL, *tok, *save = NULL;
 	errcode_t err = 0;
+	struct stat st;
 	size_t i;
 	int status;
 
@@ -142,6 +145,11 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	}
 	if (!err)
 		err = arg_add(&env, NULL);
+	/* An image file starts empty: mke2fs never shrinks one, and what a
+	 * larger earlier image left past the end would differ between runs. */
+	if (!err && stat(image, &st) == 0 && S_ISREG(st.st_mode) &&
+	    truncate(image, 0))
+		err = (errcode_t)errno;
 	if (!err) {
 		err = run_program(progs, 3, a.v, env.v, 0, &status);
 		if (err == ENOENT)

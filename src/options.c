@@ -35,6 +35,8 @@ enum {
 	OPT_GID_MAP,
 	OPT_ROOT_OWNER,
 	OPT_DEVTABLE,
+	OPT_DRY_RUN,
+	OPT_JSON,
 };
 
 static const struct option longopts[] = {
@@ -62,6 +64,8 @@ static const struct option longopts[] = {
 	{ "gid-map", required_argument, NULL, OPT_GID_MAP },
 	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
 	{ "devtable", required_argument, NULL, OPT_DEVTABLE },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -96,7 +100,9 @@ void options_usage(FILE *f, const char *prog)
 "Making the image:\n"
 "      --create SIZE      make a new filesystem in IMAGE first with mke2fs -F\n"
 "                         (SIZE as mke2fs takes it: 64M, 2G, or blocks);\n"
-"                         IMAGE is overwritten\n"
+"                         IMAGE is overwritten.  auto[+N%%|+SIZE]: the\n"
+"                         smallest size the tree fits in (4 KiB blocks\n"
+"                         unless --block-size), plus the margin\n"
 "      --fs-type T        with --create: ext2 (default) or ext3\n"
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
@@ -141,6 +147,9 @@ void options_usage(FILE *f, const char *prog)
 "                         the tree, in creation order)\n"
 "\n"
 "Safety and output:\n"
+"      --dry-run          do everything but write: print the inodes and blocks\n"
+"                         the copy takes (exactly what the real run takes)\n"
+"      --json             print the summary as one JSON object\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
@@ -164,6 +173,44 @@ void options_usage(FILE *f, const char *prog)
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
 "- reads standard input): read once into TMPDIR, the same image results.\n" :
 "This build reads no archives (configured --without-libarchive).\n");
+}
+
+/* After "auto": nothing, "+N%" or "+SIZE" with K, M or G (binary). */
+static int parse_margin(const char *s, struct options *o)
+{
+	size_t n = strlen(s);
+	char buf[24];
+	uint64_t v, mult = 1;
+
+	o->auto_size = 1;
+	if (!n)
+		return 0;
+	if (s[0] != '+' || n < 2 || n - 1 >= sizeof(buf))
+		return -1;
+	memcpy(buf, s + 1, n - 1);
+	buf[n - 1] = 0;
+	n--;
+	if (buf[n - 1] == '%') {
+		buf[n - 1] = 0;
+		if (parse_u64(buf, 1000, &v))
+			return -1;
+		o->margin_pct = (unsigned int)v;
+		return 0;
+	}
+	switch (buf[n - 1]) {
+	case 'K': case 'k': mult = 1ULL << 10; break;
+	case 'M': case 'm': mult = 1ULL << 20; break;
+	case 'G': case 'g': mult = 1ULL << 30; break;
+	default: mult = 0; break;
+	}
+	if (mult)
+		buf[n - 1] = 0;
+	else
+		mult = 1;
+	if (parse_u64(buf, UINT64_MAX >> 31, &v))
+		return -1;
+	o->margin_bytes = v * mult;
+	return 0;
 }
 
 /* "UID:GID" */
@@ -279,6 +326,15 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		case OPT_CREATE:
 			o->create = 1;
 			o->mkfs.size = optarg;
+			if (!strncmp(optarg, "auto", 4) &&
+			    parse_margin(optarg + 4, o))
+				return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
+			break;
+		case OPT_DRY_RUN:
+			o->dry_run = 1;
+			break;
+		case OPT_JSON:
+			o->json = 1;
 			break;
 		case OPT_FS_TYPE:
 			if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3"))
@@ -355,6 +411,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)
 		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
+	if (o->dry_run && (o->create || o->undo || o->atomic))
+		return *msg = "--dry-run writes nothing: not with --create, --undo or --atomic", ORLOV_ERR_USAGE;
 	o->mkfs.has_epoch = o->meta.has_epoch;
 	o->mkfs.epoch = o->meta.epoch;
 	o->mkfs.seed = o->seed;

@@ -36,6 +36,11 @@ struct options {
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int create;		/* --create SIZE: mke2fs first */
+	int auto_size;		/* --create auto[+MARGIN] */
+	unsigned int margin_pct;	/* auto+N%% */
+	uint64_t margin_bytes;	/* auto+SIZE */
+	int dry_run;		/* --dry-run: no write, figures printed */
+	int json;		/* --json: the summary as one JSON object */
 	struct mkfs_opts mkfs;
 	struct meta_rules meta;	/* --all-root, --uid-map, SOURCE_DATE_EPOCH */
 	const char *devtable;	/* --devtable FILE */

@@ -63,6 +63,18 @@ struct link_ent {
 	uint32_t ino;
 };
 
+/* What a run goes as far as: the first pass (sizing an image for
+ * --create auto), the write pass without a byte written (--dry-run), or
+ * all of it. */
+enum run_mode { RUN_CHECK, RUN_DRY, RUN_WRITE };
+
+/* What every run reads from: kept across the runs of --create auto. */
+struct inputs {
+	struct source src;	/* SOURCE: a directory or an archive */
+	struct devtable dt;	/* --devtable */
+	struct devtable *dtp;	/* &dt, or NULL without one */
+};
+
 struct ctx {
 	const struct options *o;
 	/* The source root's names as the first pass saw them (sorted): the
@@ -109,9 +121,10 @@ struct ctx {
 	} *xsets;
 	size_t nxsets, xsets_cap;
 	struct dirbuf *target;
-	struct devtable dt;	/* --devtable */
-	struct devtable *dtp;	/* &dt, or NULL without one */
-	struct source src;	/* SOURCE: a directory or an archive */
+	struct inputs *in;	/* SOURCE and the device table, read once */
+	enum run_mode mode;
+	uint64_t total_entries, total_bytes;	/* the first pass's, for progress */
+	struct timespec t0;
 	/* --delalloc: file data waits in a spill file for the writeback */
 	struct delayed {
 		uint32_t ino;
@@ -347,10 +360,26 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 		time_t now = time(NULL);
 
 		if (now != c->last_progress) {
+			struct timespec t;
+			double done, all, secs, rate;
+
 			c->last_progress = now;
-			fprintf(stderr, "\r%llu entries, %llu MiB",
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			secs = (double)(t.tv_sec - c->t0.tv_sec) +
+			       (double)(t.tv_nsec - c->t0.tv_nsec) / 1e9;
+			/* an entry weighs as much as a block of data */
+			done = (double)c->res->entries +
+			       (double)c->res->bytes / 4096.0;
+			all = (double)c->total_entries +
+			      (double)c->total_bytes / 4096.0;
+			rate = secs > 0 ? (double)c->res->bytes / secs / 1048576.0 : 0;
+			fprintf(stderr, "\r%3.0f%% %llu/%llu entries, %llu MiB, "
+				"%.1f MiB/s, ETA %.0f s   ",
+				all > 0 ? 100.0 * done / all : 100.0,
 				(unsigned long long)c->res->entries,
-				(unsigned long long)(c->res->bytes >> 20));
+				(unsigned long long)c->total_entries,
+				(unsigned long long)(c->res->bytes >> 20), rate,
+				done > 0 && all > done ? secs * (all - done) / done : 0.0);
 		}
 	}
 }
@@ -627,7 +656,9 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 			size_t n = (size_t)(t - s < chunk_cap ? t - s : chunk_cap);
 			size_t k = 0;
 
-			err = e->data->read(e, c->chunk, n, s);
+			/* a dry run allocates by the ranges alone */
+			err = c->mode == RUN_DRY ? 0 :
+			      e->data->read(e, c->chunk, n, s);
 			if (err)
 				return fail(c, err, "reading", e->path);
 			while (k < n) {
@@ -1412,6 +1443,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (c->scan[c->depth - 1].links++ >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 		c->need_inodes++;
+		c->total_entries++;
 		scan_add_entry(c, &c->scan[c->depth - 1], e->name_len);
 		err = check_xattrs(c, e);
 		if (err)
@@ -1451,6 +1483,10 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	uint64_t max_blocks = EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
 			      (uint64_t)apb * apb * apb;
 	errcode_t err = check_name(c, e);
+
+	c->total_entries++;
+	if (S_ISREG(e->st.st_mode))
+		c->total_bytes += (uint64_t)e->st.st_size;
 
 	if (err)
 		return err;
@@ -1505,7 +1541,7 @@ static errcode_t first_pass(struct ctx *c)
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
 		.leaf = scan_leaf, .error = walk_error, .ctx = c,
 	};
-	errcode_t err = source_walk(&c->src, &wo, &c->o->meta, c->dtp, &v);
+	errcode_t err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
 
 	c->depth = 0;
 	c->nlinks = 0;
@@ -1514,6 +1550,11 @@ static errcode_t first_pass(struct ctx *c)
 	c->link_slots = 0;
 	if (err)
 		return err;
+	c->res->need_inodes = c->need_inodes;
+	c->res->need_blocks = c->need_blocks;
+	c->res->free_inodes = (uint64_t)percpu_counter_sum(&c->fs.freei);
+	c->res->free_blocks = (uint64_t)percpu_counter_sum(&c->fs.freeb);
+	c->res->block_size = c->fs.g.block_size;
 	if (c->need_inodes > (uint64_t)percpu_counter_sum(&c->fs.freei))
 		return fail(c, ORLOV_ERR_NO_INODES, "checking", "");
 	if (c->need_blocks > (uint64_t)percpu_counter_sum(&c->fs.freeb))
@@ -1597,9 +1638,6 @@ static void ctx_free(struct ctx *c)
 		dirbuf_release(&c->fs, c->target);
 	free(c->target);
 	walk_free_names(c->root_names, c->nroot);
-	if (c->dtp)
-		devtable_free(&c->dt);
-	tar_free((struct tar_tree *)c->src.tar);
 	for (i = 0; i < c->nxsets; i++)
 		free(c->xsets[i].data);
 	free(c->xsets);
@@ -1666,24 +1704,24 @@ static errcode_t check_args(const struct options *o, int *archive)
 }
 
 /* Read SOURCE's archive, all of it, before IMAGE is touched. */
-static errcode_t load_archive(struct ctx *c)
+static errcode_t load_archive(const struct options *o,
+			      struct populate_result *res, struct inputs *in)
 {
-	struct populate_result *res = c->res;
 	struct tar_tree *t;
 	char *msg = NULL, *member = NULL;
-	errcode_t err = tar_load(c->o->source, &t, &msg, &member);
+	errcode_t err = tar_load(o->source, &t, &msg, &member);
 	size_t n;
 
 	if (!err) {
-		c->src.tar = t;
+		in->src.tar = t;
 		return 0;
 	}
 	res->what = "reading archive";
-	n = strlen(c->o->source) + (msg ? strlen(msg) : 0) +
+	n = strlen(o->source) + (msg ? strlen(msg) : 0) +
 	    (member ? strlen(member) : 0) + 16;
 	res->where = malloc(n);
 	if (res->where)
-		snprintf(res->where, n, "%s%s%s%s%s%s", c->o->source,
+		snprintf(res->where, n, "%s%s%s%s%s%s", o->source,
 			 member ? " member " : "", member ? member : "",
 			 msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
 	free(msg);
@@ -1691,16 +1729,16 @@ static errcode_t load_archive(struct ctx *c)
 	return err;
 }
 
-/* Everything that can be refused before IMAGE is opened, and --create. */
-static errcode_t before_open(struct ctx *c)
+/* Everything that can be refused before IMAGE is opened; SOURCE's
+ * archive and the device table read. */
+static errcode_t before_open(const struct options *o,
+			     struct populate_result *res, struct inputs *in)
 {
-	const struct options *o = c->o;
-	struct populate_result *res = c->res;
 	unsigned int line;
 	int archive;
 	errcode_t err;
 
-	c->src.dir = o->source;
+	in->src.dir = o->source;
 	err = check_args(o, &archive);
 	if (err) {
 		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" : "reading";
@@ -1729,12 +1767,12 @@ static errcode_t before_open(struct ctx *c)
 		}
 	}
 	if (archive) {
-		err = load_archive(c);
+		err = load_archive(o, res, in);
 		if (err)
 			return err;
 	}
 	if (o->devtable) {
-		err = devtable_read(o->devtable, &c->dt, &line);
+		err = devtable_read(o->devtable, &in->dt, &line);
 		if (err) {
 			size_t len = strlen(o->devtable) + 24;
 
@@ -1747,23 +1785,24 @@ static errcode_t before_open(struct ctx *c)
 				snprintf(res->where, len, "%s", o->devtable);
 			return err;
 		}
-		c->dtp = &c->dt;
-	}
-	if (o->create) {
-		err = mkfs_create(o->image, &o->mkfs);
-		if (err) {
-			res->what = "making a filesystem with mke2fs in";
-			res->where = strdup(o->image);
-			return err;
-		}
+		in->dtp = &in->dt;
 	}
 	return 0;
 }
 
-errcode_t populate(const struct options *o, struct populate_result *res)
+static void inputs_free(struct inputs *in)
+{
+	if (in->dtp)
+		devtable_free(&in->dt);
+	tar_free((struct tar_tree *)in->src.tar);
+}
+
+/* One run on IMAGE as it is now, as far as @mode says. */
+static errcode_t run(const struct options *o, struct populate_result *res,
+		     struct inputs *in, enum run_mode mode)
 {
 	struct ctx c;
-	struct timespec t0, t1;
+	struct timespec t1;
 	const char *what = NULL, *feature = NULL;
 	struct image_opts io;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
@@ -1774,19 +1813,19 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	errcode_t err;
 	uint32_t i, bs;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&c, 0, sizeof(c));
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);
 	c.o = o;
 	c.res = res;
 	c.rng = o->seed;
+	c.in = in;
+	c.mode = mode;
 	v.ctx = &c;
 
-	err = before_open(&c);
-	if (err)
-		return ctx_free(&c), err;
-	io.undo = o->undo;
+	io.dry = mode != RUN_WRITE;
+	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
-	io.atomic = o->atomic;
+	io.atomic = io.dry ? 0 : o->atomic;
 	io.has_now = o->meta.has_epoch;
 	io.now = o->meta.epoch;
 	err = image_open(o->image, &io, &c.img, &what, &feature);
@@ -1865,7 +1904,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	err = open_target(&c);
 	if (!err)
 		err = first_pass(&c);
-	if (err)
+	if (err || mode == RUN_CHECK)
 		goto out;
 	if (o->trace) {
 		c.fs.trace = fopen(o->trace, "w");
@@ -1883,8 +1922,8 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 		res->where = strdup(o->source);
 		goto out;
 	}
-	c.progress = o->verbosity == 0 && isatty(STDERR_FILENO);
-	err = source_walk(&c.src, &wo, &o->meta, c.dtp, &v);
+	c.progress = o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
+	err = source_walk(&c.in->src, &wo, &o->meta, c.in->dtp, &v);
 	if (c.progress)
 		fputc('\n', stderr);
 	if (err)
@@ -1892,21 +1931,148 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	err = writeback(&c);
 	if (err)
 		goto out;
-	err = commit(&c);
-	if (err)
-		goto out;
+	/* what this run takes: the same in a dry run as in the real one */
+	res->inodes_used = res->free_inodes -
+			   (uint64_t)percpu_counter_sum(&c.fs.freei);
+	res->blocks_used = res->free_blocks -
+			   (uint64_t)percpu_counter_sum(&c.fs.freeb);
+	if (mode == RUN_WRITE) {
+		err = commit(&c);
+		if (err)
+			goto out;
+	}
 	for (i = 0; i < c.fs.g.ngroups; i++)
 		res->groups_used += c.group_used[i];
 	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (o->verbosity >= 0)
+	res->seconds = (double)(t1.tv_sec - c.t0.tv_sec) +
+		       (double)(t1.tv_nsec - c.t0.tv_nsec) / 1e9;
+out:
+	ctx_free(&c);
+	return err;
+}
+
+/* mke2fs for --create: the size given, or for auto the smallest that
+ * the first pass says the tree fits in, then the margin. */
+static errcode_t create_image(const struct options *o,
+			      struct populate_result *res, struct inputs *in)
+{
+	struct mkfs_opts m = o->mkfs;
+	char size[32], inodes[32];
+	uint64_t kib = 16384, bs;
+	errcode_t err;
+	int tries;
+
+	if (!o->auto_size) {
+		err = mkfs_create(o->image, &m);
+		goto out;
+	}
+	if (!m.block_size)
+		m.block_size = "4096";	/* mke2fs would choose by size */
+	bs = strtoull(m.block_size, NULL, 10);
+	/* The first run on a probe of 16 MiB gives the tree's needs, which
+	 * do not depend on the size, and the share of a filesystem that is
+	 * free; then the size they call for, grown until the check agrees. */
+	for (tries = 0; tries < 12; tries++) {
+		struct populate_result r;
+		uint64_t total, want;
+
+		snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
+		m.size = size;
+		err = mkfs_create(o->image, &m);
+		if (err)
+			goto out;
+		memset(&r, 0, sizeof(r));
+		err = run(o, &r, in, RUN_CHECK);
+		if (err && err != ORLOV_ERR_NO_BLOCKS && err != ORLOV_ERR_NO_INODES) {
+			*res = r;
+			return err;
+		}
+		populate_result_free(&r);
+		if (!err && tries)
+			break;
+		total = kib * 1024 / bs;
+		want = r.free_blocks ? r.need_blocks * total / r.free_blocks : total;
+		want += want / 50 + 16;		/* the larger one's metadata */
+		if (tries && want * bs / 1024 <= kib)
+			want = kib * 1024 / bs + kib * 1024 / bs / 8;
+		if (!o->mkfs.inodes && r.need_inodes + 16 > r.free_inodes) {
+			uint64_t n = r.need_inodes + r.need_inodes / 20 + 32;
+
+			snprintf(inodes, sizeof(inodes), "%llu",
+				 (unsigned long long)n);
+			m.inodes = inodes;
+			/* their tables, at up to 256 bytes an inode */
+			want += n * 256 / bs + 1;
+		}
+		kib = want * bs / 1024;
+	}
+	if (tries == 12) {
+		err = ORLOV_ERR_NO_BLOCKS;
+		goto out;
+	}
+	kib = o->margin_pct ? kib + kib * o->margin_pct / 100 :
+			      kib + o->margin_bytes / 1024;
+	snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
+	m.size = size;
+	err = mkfs_create(o->image, &m);
+out:
+	if (err && !res->what) {
+		res->what = "making a filesystem with mke2fs in";
+		res->where = strdup(o->image);
+	}
+	return err;
+}
+
+static void print_summary(const struct options *o,
+			  const struct populate_result *res)
+{
+	if (o->json) {
+		printf("{\"image\": ");
+		fput_json(stdout, o->image);
+		printf(", \"dry_run\": %s, \"entries\": %llu, \"bytes\": %llu, "
+		       "\"inodes_used\": %llu, \"blocks_used\": %llu, "
+		       "\"block_size\": %u, \"free_inodes_before\": %llu, "
+		       "\"free_blocks_before\": %llu, \"groups_used\": %u, "
+		       "\"seconds\": %.3f}\n",
+		       o->dry_run ? "true" : "false",
+		       (unsigned long long)res->entries,
+		       (unsigned long long)res->bytes,
+		       (unsigned long long)res->inodes_used,
+		       (unsigned long long)res->blocks_used, res->block_size,
+		       (unsigned long long)res->free_inodes,
+		       (unsigned long long)res->free_blocks, res->groups_used,
+		       res->seconds);
+	} else if (o->verbosity >= 0 && o->dry_run) {
+		printf("dry run: %llu entries, %llu bytes need %llu inodes and "
+		       "%llu blocks of %u bytes (%llu and %llu free); nothing "
+		       "written\n", (unsigned long long)res->entries,
+		       (unsigned long long)res->bytes,
+		       (unsigned long long)res->inodes_used,
+		       (unsigned long long)res->blocks_used, res->block_size,
+		       (unsigned long long)res->free_inodes,
+		       (unsigned long long)res->free_blocks);
+	} else if (o->verbosity >= 0) {
 		printf("%llu entries, %llu bytes, %u groups used, %.2f seconds\n",
 		       (unsigned long long)res->entries,
 		       (unsigned long long)res->bytes, res->groups_used,
 		       res->seconds);
-out:
-	ctx_free(&c);
+	}
+}
+
+errcode_t populate(const struct options *o, struct populate_result *res)
+{
+	struct inputs in;
+	errcode_t err;
+
+	memset(&in, 0, sizeof(in));
+	err = before_open(o, res, &in);
+	if (!err && o->create)
+		err = create_image(o, res, &in);
+	if (!err)
+		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
+	if (!err)
+		print_summary(o, res);
+	inputs_free(&in);
 	return err;
 }
 

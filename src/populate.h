@@ -13,6 +13,12 @@ struct populate_result {
 	uint64_t entries, bytes;
 	uint32_t groups_used;
 	double seconds;
+	/* The first pass's bound, what was free, and what the write pass
+	 * took (a dry run's figures are the real run's). */
+	uint64_t need_inodes, need_blocks;
+	uint64_t free_inodes, free_blocks;
+	uint64_t inodes_used, blocks_used;
+	uint32_t block_size;
 	/* --delalloc: the first file at which delayed data reached half the
 	 * free space (ext4 then starts writeback in the background: what
 	 * follows is not reproducible), or NULL. */

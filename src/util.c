@@ -242,3 +242,19 @@ errcode_t run_program(const char *const *progs, size_t nprogs,
 	*status = WIFEXITED(st) ? WEXITSTATUS(st) : 256;
 	return 0;
 }
+
+void fput_json(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fprintf(f, "\\%c", *p);
+		else if (*p < 0x20 || *p >= 0x7f)
+			fprintf(f, "\\u%04x", *p);	/* bytes, as Latin-1 */
+		else
+			fputc(*p, f);
+	}
+	fputc('"', f);
+}

@@ -28,6 +28,9 @@ void fput_escaped(FILE *f, const char *s, size_t n);
 /* The same, appended to a string buffer (for messages). */
 errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
 
+/* @s as a JSON string; bytes outside printable ASCII as \u00XX. */
+void fput_json(FILE *f, const char *s);
+
 /* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */
 errcode_t path_join(const char *dir, const char *name, size_t name_len,
 		    char **out);
