@@ -281,8 +281,14 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 
 	*what = "checking whether mounted";
 	err = ext2fs_check_if_mounted(path, &mount_flags);
-	if (err)
-		return err;
+	if (err) {
+		/* No /proc/mounts nor /etc/mtab (a chroot, a container): as
+		 * mke2fs, go on with a warning; the flock and, for a device,
+		 * the exclusive open still keep other writers out. */
+		if (opts->mount_unknown)
+			*opts->mount_unknown = 1;
+		mount_flags = 0;
+	}
 	if (mount_flags & EXT2_MF_MOUNTED)
 		return ORLOV_ERR_MOUNTED;
 

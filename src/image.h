@@ -22,6 +22,7 @@ struct image_opts {
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
 	int atomic;		/* write a copy, renamed over IMAGE at commit */
 	int dry;		/* --dry-run: opened read-only, nothing written */
+	int *mount_unknown;	/* set when it cannot be told if it is mounted */
 	int has_now;		/* the superblock's write time is @now */
 	uint32_t now;		/* (SOURCE_DATE_EPOCH), not the clock */
 };

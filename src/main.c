@@ -43,6 +43,9 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
+	if (res.mount_unknown)
+		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
+			"could not check whether %s is mounted\n", prog, o.image);
 	if (res.racy_at)
 		fprintf(stderr, "%s: warning: delayed data reached half the free "
 			"space at %s: ext4 would start writeback in the background "

@@ -37,6 +37,7 @@ enum {
 	OPT_DEVTABLE,
 	OPT_DRY_RUN,
 	OPT_JSON,
+	OPT_MERGE,
 };
 
 static const struct option longopts[] = {
@@ -65,6 +66,7 @@ static const struct option longopts[] = {
 	{ "root-owner", required_argument, NULL, OPT_ROOT_OWNER },
 	{ "devtable", required_argument, NULL, OPT_DEVTABLE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -115,6 +117,10 @@ void options_usage(FILE *f, const char *prog)
 "                         on become TO on (repeatable; others unchanged)\n"
 "      --gid-map MAP      the same for groups\n"
 "      --root-owner U:G   owner and group of the target directory\n"
+"      --merge            a directory of SOURCE that IMAGE has already is\n"
+"                         filled, not refused (as cp -a does); names that\n"
+"                         are not both directories are still refused.\n"
+"                         lost+found at the image's root is always reused\n"
 "      --devtable FILE    device table (makedevs/genext2fs format): creates\n"
 "                         the directories, devices and FIFOs it lists, sets\n"
 "                         mode and owner of those already in SOURCE\n"
@@ -332,6 +338,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;
+			break;
+		case OPT_MERGE:
+			o->merge = 1;
 			break;
 		case OPT_JSON:
 			o->json = 1;

@@ -39,6 +39,7 @@ struct options {
 	int auto_size;		/* --create auto[+MARGIN] */
 	unsigned int margin_pct;	/* auto+N%% */
 	uint64_t margin_bytes;	/* auto+SIZE */
+	int merge;		/* --merge: into directories IMAGE has */
 	int dry_run;		/* --dry-run: no write, figures printed */
 	int json;		/* --json: the summary as one JSON object */
 	struct mkfs_opts mkfs;

@@ -54,6 +54,10 @@ struct frame {
 	struct ext2_inode_large inode;
 	uint32_t flags;		/* i_flags, for inheritance and TOPDIR */
 	int is_target;
+	int existing;		/* in the image already: the target, or a
+				   directory --merge goes into */
+	int acl_unread;		/* its attribute block, not read by get_acl yet */
+	int added;		/* entries added to it */
 	int last_alloc_group;	/* ext4's i_last_alloc_group */
 };
 
@@ -96,7 +100,6 @@ struct ctx {
 	struct xattr_blocks xb;
 	int posix_acl;		/* new inodes inherit default ACLs */
 	int user_xattr;		/* user.* attributes can be set */
-	int target_acl_unread;	/* the target's block, not yet read by get_acl */
 	unsigned char *run, *chunk, *xblock;
 	uint32_t run_start, run_len;
 	uint8_t *group_used;
@@ -111,6 +114,8 @@ struct ctx {
 		uint32_t blocks, used;	/* its entries packed: blocks, and
 					   bytes used in the last one */
 		uint32_t had;	/* blocks it had before (the target) */
+		struct dirbuf *existing;	/* the image's: target, merged */
+		int owned;		/* existing is a merged one, ours */
 	} *scan;
 	size_t scan_cap;
 	/* distinct attribute blocks: the kernel shares identical ones */
@@ -445,6 +450,7 @@ static errcode_t add_link(struct ctx *c, const struct src_entry *e,
 	errcode_t err = dir_add_link(&c->fs, &top(c)->d, e->name, e->name_len,
 				     ino, ftype_of(e->st.st_mode));
 
+	top(c)->added++;
 	return err ? fail(c, err, "adding a directory entry for", e->path) : 0;
 }
 
@@ -851,10 +857,10 @@ static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 
 	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
 		return 0;
-	if (p->is_target && c->target_acl_unread) {
+	if (p->existing && p->acl_unread) {
 		/* get_acl reads the directory's block: it joins the cache */
 		xattr_blocks_cache_insert(&c->xb, p->inode.i_file_acl);
-		c->target_acl_unread = 0;
+		p->acl_unread = 0;
 	}
 	err = get_acl(c, &p->d.map, p->inode.i_file_acl,
 		      EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT, &def);
@@ -989,6 +995,72 @@ static errcode_t push(struct ctx *c)
 
 static errcode_t recheck(struct ctx *c, const struct src_entry *e);
 
+/* May the source directory @e go into one the image has of its name?
+ * With --merge, yes; lost+found at the root of the image always (mke2fs
+ * made it; mke2fs -d reuses it too). */
+static int merges(const struct ctx *c, const struct src_entry *e)
+{
+	return S_ISDIR(e->st.st_mode) &&
+	       (c->o->merge || (c->depth == 1 && !strcmp(c->o->target, "/") &&
+				e->name_len == 10 &&
+				!memcmp(e->name, "lost+found", 10)));
+}
+
+/* Mode bits, owners and times of @e onto an inode the image has. */
+static void take_attrs(const struct ctx *c, const struct src_entry *e,
+		       struct ext2_inode_large *in)
+{
+	struct ext2_inode_large fresh;
+
+	fill_inode(c, e, in->i_flags, &fresh);
+	in->i_mode = (uint16_t)((in->i_mode & S_IFMT) | (fresh.i_mode & 07777));
+	in->i_uid = fresh.i_uid;
+	in->osd2.linux2.l_i_uid_high = fresh.osd2.linux2.l_i_uid_high;
+	in->i_gid = fresh.i_gid;
+	in->osd2.linux2.l_i_gid_high = fresh.osd2.linux2.l_i_gid_high;
+	in->i_atime = fresh.i_atime;
+	in->i_mtime = fresh.i_mtime;
+	in->i_ctime = fresh.i_ctime;
+	if (in->i_extra_isize >= 24 && fresh.i_extra_isize) {
+		in->i_atime_extra = fresh.i_atime_extra;
+		in->i_mtime_extra = fresh.i_mtime_extra;
+		in->i_ctime_extra = fresh.i_ctime_extra;
+	}
+}
+
+/* A frame for a directory the image has (the target, or one merged
+ * into): its inode, flags, and the attributes its new entries inherit. */
+static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino)
+{
+	errcode_t err = image_read_inode(c->img, ino, &n->inode);
+
+	n->existing = 1;
+	n->flags = n->inode.i_flags;
+	if (!err && n->inode.i_file_acl &&
+	    !xattr_blocks_known(&c->xb, n->inode.i_file_acl)) {
+		/* Its default ACL is inherited, and its block can be shared
+		 * once ext2 has read it. */
+		err = image_read_block(c->img, n->inode.i_file_acl, c->xblock);
+		if (!err && !xattr_block_valid(c->xblock, c->fs.g.block_size))
+			err = ORLOV_ERR_CORRUPT;
+		if (!err)
+			err = xattr_blocks_adopt(&c->xb, n->inode.i_file_acl,
+						 c->xblock);
+		n->acl_unread = 1;
+	}
+	/* ext4 reads attributes in the inode first (a default ACL there is
+	 * inherited) */
+	if (!err && c->fs.mb && n->inode.i_extra_isize == 32)
+		err = ibody_new(c, &n->d.map);
+	if (!err && n->d.map.ibody) {
+		err = image_read_inode_tail(c->img, ino, n->d.map.ibody);
+		if (!err && !xattr_ibody_valid(n->d.map.ibody,
+					       n->d.map.ibody_size))
+			err = ORLOV_ERR_CORRUPT;
+	}
+	return err;
+}
+
 static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
@@ -1008,38 +1080,40 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		free(c->target);
 		c->target = NULL;
 		n->is_target = 1;
-		err = image_read_inode(c->img, c->target_ino, &n->inode);
-		n->flags = n->inode.i_flags;
-		if (!err && n->inode.i_file_acl) {
-			/* Its default ACL is inherited, and its block can
-			 * be shared once ext2 has read it. */
-			err = image_read_block(c->img, n->inode.i_file_acl,
-					       c->xblock);
-			if (!err && !xattr_block_valid(c->xblock,
-						       c->fs.g.block_size))
-				err = ORLOV_ERR_CORRUPT;
-			if (!err)
-				err = xattr_blocks_adopt(&c->xb,
-							 n->inode.i_file_acl,
-							 c->xblock);
-			c->target_acl_unread = 1;
-		}
-		/* ext4 reads attributes in the inode first: the target's
-		 * (a default ACL there is inherited) */
-		if (!err && c->fs.mb && n->inode.i_extra_isize == 32)
-			err = ibody_new(c, &n->d.map);
-		if (!err && n->d.map.ibody) {
-			err = image_read_inode_tail(c->img, c->target_ino,
-						    n->d.map.ibody);
-			if (!err && !xattr_ibody_valid(n->d.map.ibody,
-						       n->d.map.ibody_size))
-				err = ORLOV_ERR_CORRUPT;
-		}
+		err = load_existing(c, n, c->target_ino);
 		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 	}
 	err = recheck(c, e);
 	if (err)
 		return err;
+	p = top(c);
+	if (p->existing && dir_lookup(&p->d, c->fs.g.block_size, e->name,
+				      e->name_len, &ino)) {
+		/* --merge: into the directory that is there, as cp -a does
+		 * after mkdir's EEXIST */
+		struct ext2_inode_large in;
+
+		err = image_read_inode(c->img, ino, &in);
+		if (!err && (!merges(c, e) || !S_ISDIR(in.i_mode)))
+			err = ORLOV_ERR_EXISTS;
+		if (!err)
+			err = push(c);
+		if (err)
+			return fail(c, err, "merging", e->path);
+		n = top(c);
+		dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group,
+			    image_has_filetype(c->img));
+		err = image_load_dir(c->img, &c->fs, &in, &n->d);
+		if (!err)
+			err = load_existing(c, n, ino);
+		n->d.indexed = c->fs.dx.enabled &&
+			       (n->inode.i_flags & EXT2_INDEX_FL) &&
+			       n->d.nblocks > 1;
+		/* cp -a then gives it the source's mode, owners and times
+		 * (and so does mke2fs -d); its attributes stay */
+		take_attrs(c, e, &n->inode);
+		return err ? fail(c, err, "merging", e->path) : 0;
+	}
 	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
 		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
 	err = new_inode(c, e, 1, &ino, &fig);
@@ -1068,6 +1142,7 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	if (err)
 		return fail(c, err, "creating directory", e->path);
 	err = dir_add_link(&c->fs, &p->d, e->name, e->name_len, ino, EXT2_FT_DIR);
+	p->added++;
 	if (err)
 		return fail(c, err, "adding a directory entry for", e->path);
 	p->inode.i_links_count++;
@@ -1085,6 +1160,16 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 
 	if (n->is_target)
 		return 0;	/* written back at commit */
+	if (n->existing && !n->added) {
+		/* merged into, nothing added: its blocks stay as they are */
+		err = stage_inode(c, &n->d.map, &n->inode);
+		dirbuf_release(&c->fs, &n->d);
+		c->depth--;
+		return err ? fail(c, err, "writing directory", e->path) : 0;
+	}
+	/* ext2_add_link clears the index flag ext2 does not use */
+	if (n->existing && !c->fs.dx.enabled)
+		n->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
 	n->inode.i_size = (uint32_t)dir_size(&n->d, c->fs.g.block_size);
 	set_blocks(c, &n->inode, &n->d.map, n->inode.i_file_acl != 0);
 	if (n->d.indexed)
@@ -1110,6 +1195,10 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 
 	if (err)
 		return err;
+	/* a name a directory merged into has (the first pass saw none) */
+	if (top(c)->existing && dir_lookup(&top(c)->d, bs, e->name,
+					   e->name_len, NULL))
+		return fail(c, ORLOV_ERR_EXISTS, "copying", e->path);
 	if (e->st.st_nlink > 1)
 		l = link_find(c, e->st.st_dev, e->st.st_ino);
 	if (l) {
@@ -1247,18 +1336,44 @@ out:
 
 /* ---- first pass: will it fit, is every name and file acceptable ------- */
 
-static errcode_t check_name(struct ctx *c, const struct src_entry *e)
+/* Refuse a name the image has where the entry goes; a directory it may
+ * merge into is loaded, as the scan's next frame's. */
+static errcode_t check_name(struct ctx *c, const struct src_entry *e,
+			    struct dirbuf **merged)
 {
+	struct dirbuf *parent = c->scan[c->depth - 1].existing;
 	struct walk_name *n;
+	uint32_t ino;
 
+	*merged = NULL;
 	if (e->name_len > EXT2_NAME_LEN)
 		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+	/* Only names in directories the image has can collide. */
+	if (parent && dir_lookup(parent, c->fs.g.block_size, e->name,
+				 e->name_len, &ino)) {
+		struct ext2_inode_large in;
+		struct dirbuf *d;
+		errcode_t err = image_read_inode(c->img, ino, &in);
+
+		if (err)
+			return fail(c, err, "checking", e->path);
+		if (!merges(c, e) || !S_ISDIR(in.i_mode))
+			return fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return ENOMEM;
+		dirbuf_init(d, ino, c->fs.g.inodes_per_group,
+			    image_has_filetype(c->img));
+		err = image_load_dir(c->img, &c->fs, &in, d);
+		if (err) {
+			dirbuf_release(&c->fs, d);
+			free(d);
+			return fail(c, err, "reading directory", e->path);
+		}
+		*merged = d;
+	}
 	if (c->depth != 1)
 		return 0;
-	/* Only names directly in the target can collide with what is there. */
-	if (dir_lookup(c->target, c->fs.g.block_size, e->name, e->name_len,
-		       NULL))
-		return fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
 	if (grow_array(&c->root_names, &c->root_cap, c->nroot + 1,
 		       sizeof(*c->root_names), 64))
 		return ENOMEM;
@@ -1425,20 +1540,42 @@ static errcode_t recheck(struct ctx *c, const struct src_entry *e)
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
+	struct dirbuf *merged = NULL;
+	struct scan_dir *d;
 	errcode_t err;
 
 	if (grow_array(&c->scan, &c->scan_cap, c->depth + 1,
 		       sizeof(*c->scan), 32))
 		return ENOMEM;
+	d = &c->scan[c->depth];
+	memset(d, 0, sizeof(*d));
 	/* An inherited ACL may take a block of its own (more at most). */
 	if (c->depth && c->scan[c->depth - 1].defacl)
 		c->need_blocks++;
-	c->scan[c->depth].defacl = c->depth && c->posix_acl &&
+	d->defacl = c->depth && c->posix_acl &&
 		has_src_xattr(e, "system.posix_acl_default");
 	if (c->depth) {
-		err = check_name(c, e);
+		err = check_name(c, e, &merged);
 		if (err)
 			return err;
+	}
+	if (merged) {
+		/* like the target: its links, new entries in new blocks */
+		struct ext2_inode_large in;
+
+		d->existing = merged;
+		d->owned = 1;
+		err = image_read_inode(c->img, merged->map.ino, &in);
+		if (err)
+			return fail(c, err, "checking", e->path);
+		d->links = in.i_links_count;
+		d->blocks = d->had = merged->nblocks;
+		d->used = c->fs.g.block_size;
+		c->total_entries++;
+		c->depth++;
+		return 0;
+	}
+	if (c->depth) {
 		/* ext2 refuses a mkdir past its link limit: so do we, early. */
 		if (c->scan[c->depth - 1].links++ >= EXT2_DRIVER_LINK_MAX)
 			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
@@ -1449,19 +1586,30 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (err)
 			return err;
 	}
-	c->scan[c->depth].links = c->depth ? 2 : c->target_links;
+	d->links = c->depth ? 2 : c->target_links;
 	if (c->depth) {
 		/* "." and ".." in its first block */
-		c->scan[c->depth].blocks = 1;
-		c->scan[c->depth].used = 24;
-		c->scan[c->depth].had = 0;
+		d->blocks = 1;
+		d->used = 24;
+		d->had = 0;
 	} else {
 		/* the target: new entries in new blocks (at most) */
-		c->scan[0].blocks = c->scan[0].had = c->target->nblocks;
-		c->scan[0].used = c->fs.g.block_size;
+		d->existing = c->target;
+		d->blocks = d->had = c->target->nblocks;
+		d->used = c->fs.g.block_size;
 	}
 	c->depth++;
 	return 0;
+}
+
+static void scan_drop(struct ctx *c, struct scan_dir *d)
+{
+	if (d->owned) {
+		dirbuf_release(&c->fs, d->existing);
+		free(d->existing);
+	}
+	d->existing = NULL;
+	d->owned = 0;
 }
 
 static errcode_t scan_leave(void *ctx, const struct src_entry *e)
@@ -1472,6 +1620,7 @@ static errcode_t scan_leave(void *ctx, const struct src_entry *e)
 	(void)e;
 	c->need_blocks += dir_blocks_needed(c, d->blocks) -
 			  (d->had ? dir_blocks_needed(c, d->had) : 0);
+	scan_drop(c, &c->scan[c->depth - 1]);
 	c->depth--;
 	return 0;
 }
@@ -1482,7 +1631,8 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	uint32_t bs = c->fs.g.block_size, apb = bs / 4;
 	uint64_t max_blocks = EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
 			      (uint64_t)apb * apb * apb;
-	errcode_t err = check_name(c, e);
+	struct dirbuf *merged;
+	errcode_t err = check_name(c, e, &merged);
 
 	c->total_entries++;
 	if (S_ISREG(e->st.st_mode))
@@ -1543,7 +1693,8 @@ static errcode_t first_pass(struct ctx *c)
 	};
 	errcode_t err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
 
-	c->depth = 0;
+	while (c->depth > 0)	/* frames an error left */
+		scan_drop(c, &c->scan[--c->depth]);
 	c->nlinks = 0;
 	free(c->link_slot);
 	c->link_slot = NULL;
@@ -1826,6 +1977,7 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
 	io.atomic = io.dry ? 0 : o->atomic;
+	io.mount_unknown = &res->mount_unknown;
 	io.has_now = o->meta.has_epoch;
 	io.now = o->meta.epoch;
 	err = image_open(o->image, &io, &c.img, &what, &feature);

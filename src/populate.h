@@ -23,6 +23,8 @@ struct populate_result {
 	 * free space (ext4 then starts writeback in the background: what
 	 * follows is not reproducible), or NULL. */
 	char *racy_at;
+	/* No mount table to check IMAGE against (warned about, as mke2fs). */
+	int mount_unknown;
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */

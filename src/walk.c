@@ -30,6 +30,8 @@ struct walker {
 	const struct walk_opts *opts;
 	const struct walk_visitor *v;
 	struct strbuf path;
+	const char *root;
+	int have_proc;		/* /proc/self/fd names what we hold open */
 };
 
 int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -187,7 +189,8 @@ static int xattr_cmp(const void *a, const void *b)
 
 /* Attributes through the open file @fd, or where none can be opened (a
  * symlink, a device, a FIFO) through @path, which names it from the
- * directory we hold open (/proc/self/fd) without following it. */
+ * directory we hold open (/proc/self/fd) without following it, or
+ * without /proc (a chroot, a container) from the source root. */
 static ssize_t x_list(int fd, const char *path, char *buf, size_t n)
 {
 	return fd >= 0 ? flistxattr(fd, buf, n) : llistxattr(path, buf, n);
@@ -200,14 +203,24 @@ static ssize_t x_get(int fd, const char *path, const char *name, void *buf,
 			 lgetxattr(path, name, buf, n);
 }
 
-static errcode_t read_xattrs(int dirfd, int fd, const char *name,
+static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
 			     struct src_entry *e)
 {
-	char proc[64 + 256 + 8], *list = NULL, *p;
+	char *list = NULL, *p;
+	struct strbuf path = { 0 };
+	const char *proc;
 	ssize_t len, vlen;
 	errcode_t err = 0;
 
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/%s", dirfd, name);
+	if (fd >= 0)
+		err = sb_append(&path, "", 0);
+	else if (w->have_proc)
+		err = sb_printf(&path, "/proc/self/fd/%d/%s", dirfd, e->name);
+	else
+		err = sb_printf(&path, "%s/%s", w->root, e->path);
+	if (err)
+		return err;
+	proc = path.s;
 	len = x_list(fd, proc, NULL, 0);
 	if (len < 0)
 		return (errno == ENOTSUP || errno == ENODATA) ? 0 : (errcode_t)errno;
@@ -258,6 +271,7 @@ static errcode_t read_xattrs(int dirfd, int fd, const char *name,
 	qsort(e->xattrs, e->nxattrs, sizeof(*e->xattrs), xattr_cmp);
 out:
 	free(list);
+	sb_free(&path);
 	return err;
 }
 
@@ -367,7 +381,7 @@ static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
 		e->link_len = (size_t)n;
 	}
 	if (w->opts->want_xattrs) {
-		err = read_xattrs(dirfd, *fd, e->name, e);
+		err = read_xattrs(w, dirfd, *fd, e);
 		if (err)
 			return fail(w, err, "reading extended attributes of");
 	}
@@ -499,7 +513,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 		    const struct walk_visitor *v)
 {
-	struct walker w = { .opts = opts, .v = v };
+	struct walker w = { .opts = opts, .v = v, .root = root };
 	struct frame *stack = NULL;
 	size_t cap = 0, depth = 0;
 	struct src_entry e;
@@ -507,6 +521,7 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	int fd;
 
 	memset(&e, 0, sizeof(e));
+	w.have_proc = access("/proc/self/fd", X_OK) == 0;
 	if ((err = sb_append(&w.path, "", 0)))
 		return err;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

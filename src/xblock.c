@@ -153,6 +153,11 @@ const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
 	return b ? b->data : NULL;
 }
 
+int xattr_blocks_known(const struct xattr_blocks *xb, uint32_t blk)
+{
+	return find_blk(xb, blk) != NULL;
+}
+
 errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
 			     const unsigned char *data)
 {

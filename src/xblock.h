@@ -66,6 +66,8 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 /* A block that was on disk before the run (the target directory's): known
  * from now on, not in the cache until ext2 reads it
  * (xattr_blocks_cache_insert). */
+/* Is block @blk one of ours (adopted or allocated)? */
+int xattr_blocks_known(const struct xattr_blocks *xb, uint32_t blk);
 errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
 			     const unsigned char *data);
 /* ext2_xattr_cache_insert after a read (ext2_xattr_get): a block already
