@@ -5,8 +5,8 @@
 /*
  * Read-only inspection of an ext2/ext3 image, as orlov-layout needs it:
  * sorted directory listings, a deterministic depth-first walk, the
- * ordered block list of an inode, and the extended attributes that the
- * Linux ext2 driver would see (external block only).
+ * ordered block list of an inode, and its extended attributes, those in
+ * the inode (ext4, mke2fs -d) and those in the external block (ext2).
  */
 
 #include <stddef.h>
@@ -102,19 +102,31 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 /*
  * Extended attributes of an inode: those in the inode past i_extra_isize
  * (ext4 and e2fsprogs put them there; ext2 writes none and ignores them)
- * and those in its external block.  Full names
- * ("user.foo"); POSIX ACL values converted from the on-disk ext2 form to
- * the posix_acl_xattr form that getxattr(2) returns.  Sorted by name.
+ * and those in its external block, all the entries of both.  Full names
+ * ("user.foo"); POSIX ACL values converted from the on-disk ext2 form
+ * (the same in both places) to the posix_acl_xattr form that getxattr(2)
+ * returns.  Sorted by name; a name stored more than once (corruption)
+ * appears once per copy, the copy ext4 reads first (the inode's) first.
+ * Everything read is checked; ORLOV_ERR_CORRUPT, with an empty list and
+ * @corrupt saying where, when the inode's attribute area, the block or
+ * an entry, value or ACL in them is malformed.
  */
 struct ir_xattr {
 	char *name;
 	unsigned char *value;
 	size_t len;
+	int in_inode;		/* 1: in the inode, 0: in the block */
+	size_t seq;		/* position in the inode's table, then the
+				 * block's: the order ext4 looks them up */
 };
+
+#define IR_XATTR_BAD_INODE	1	/* the attribute area in the inode */
+#define IR_XATTR_BAD_BLOCK	2	/* the external attribute block */
 
 struct ir_xattrs {
 	struct ir_xattr *a;
 	size_t n;
+	unsigned int corrupt;	/* IR_XATTR_BAD_*, after ORLOV_ERR_CORRUPT */
 };
 
 errcode_t ir_read_xattrs(ext2_filsys fs, ext2_ino_t ino,

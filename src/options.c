@@ -38,6 +38,7 @@ enum {
 	OPT_DRY_RUN,
 	OPT_JSON,
 	OPT_MERGE,
+	OPT_ROOT_ATTRS,
 };
 
 static const struct option longopts[] = {
@@ -67,6 +68,7 @@ static const struct option longopts[] = {
 	{ "devtable", required_argument, NULL, OPT_DEVTABLE },
 	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "merge", no_argument, NULL, OPT_MERGE },
+	{ "root-attrs", no_argument, NULL, OPT_ROOT_ATTRS },
 	{ "json", no_argument, NULL, OPT_JSON },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -117,6 +119,9 @@ void options_usage(FILE *f, const char *prog)
 "                         on become TO on (repeatable; others unchanged)\n"
 "      --gid-map MAP      the same for groups\n"
 "      --root-owner U:G   owner and group of the target directory\n"
+"      --root-attrs       the target directory takes SOURCE's own mode,\n"
+"                         owners, times and attributes (cp -a SOURCE/.);\n"
+"                         --root-owner, given too, has the last word\n"
 "      --merge            a directory of SOURCE that IMAGE has already is\n"
 "                         filled, not refused (as cp -a does); names that\n"
 "                         are not both directories are still refused.\n"
@@ -341,6 +346,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			break;
 		case OPT_MERGE:
 			o->merge = 1;
+			break;
+		case OPT_ROOT_ATTRS:
+			o->root_attrs = 1;
 			break;
 		case OPT_JSON:
 			o->json = 1;

@@ -40,6 +40,7 @@ struct options {
 	unsigned int margin_pct;	/* auto+N%% */
 	uint64_t margin_bytes;	/* auto+SIZE */
 	int merge;		/* --merge: into directories IMAGE has */
+	int root_attrs;		/* --root-attrs: SOURCE's own onto the target */
 	int dry_run;		/* --dry-run: no write, figures printed */
 	int json;		/* --json: the summary as one JSON object */
 	struct mkfs_opts mkfs;

@@ -1081,7 +1081,19 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		c->target = NULL;
 		n->is_target = 1;
 		err = load_existing(c, n, c->target_ino);
-		return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
+		if (err)
+			return fail_at(c, err, "reading target directory", c->o->target);
+		if (!c->o->root_attrs)
+			return 0;
+		/* --root-attrs: SOURCE's own mode, owners, times and
+		 * attributes, as cp -a SOURCE/. TARGET gives them */
+		take_attrs(c, e, &n->inode);
+		if (c->o->xattrs && e->nxattrs &&
+		    (n->inode.i_file_acl || (n->d.map.ibody &&
+		     !xattr_ibody_empty(n->d.map.ibody, n->d.map.ibody_size))))
+			return fail_at(c, ORLOV_ERR_TARGET_XATTRS,
+				       "applying SOURCE's attributes to", c->o->target);
+		return write_xattrs(c, e, &n->d.map, &n->inode.i_file_acl);
 	}
 	err = recheck(c, e);
 	if (err)
@@ -1537,6 +1549,27 @@ static errcode_t recheck(struct ctx *c, const struct src_entry *e)
 	return err ? err : xattrs_acceptable(c, e);
 }
 
+/* ORLOV_ERR_TARGET_XATTRS when the target has attributes (block or,
+ * for ext4, inode) that --root-attrs would have to replace. */
+static errcode_t target_has_xattrs(struct ctx *c)
+{
+	struct ext2_inode_large in;
+	struct ifile f;
+	errcode_t err = image_read_inode(c->img, c->target_ino, &in);
+
+	if (err || in.i_file_acl)
+		return err ? err : ORLOV_ERR_TARGET_XATTRS;
+	memset(&f, 0, sizeof(f));
+	if (in.i_extra_isize == 32)
+		err = ibody_new(c, &f);
+	if (!err && f.ibody)
+		err = image_read_inode_tail(c->img, c->target_ino, f.ibody);
+	if (!err && f.ibody && !xattr_ibody_empty(f.ibody, f.ibody_size))
+		err = ORLOV_ERR_TARGET_XATTRS;
+	free(f.ibody);
+	return err;
+}
+
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
@@ -1593,6 +1626,16 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		d->used = 24;
 		d->had = 0;
 	} else {
+		if (c->o->root_attrs && c->o->xattrs && e->nxattrs) {
+			/* its attribute block (at most), where it has none */
+			err = target_has_xattrs(c);
+			if (err)
+				return fail_at(c, err, "applying SOURCE's attributes to",
+					       c->o->target);
+			err = check_xattrs(c, e);
+			if (err)
+				return err;
+		}
 		/* the target: new entries in new blocks (at most) */
 		d->existing = c->target;
 		d->blocks = d->had = c->target->nblocks;

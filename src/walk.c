@@ -542,7 +542,16 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	}
 	e.path = "";
 	e.name = "";
-	err = push_dir(&w, &stack, &cap, &depth, fd, &e, 0);
+	/* the root's own attributes (orlov-populate --root-attrs) */
+	err = opts->want_xattrs ? read_xattrs(&w, -1, fd, &e) : 0;
+	if (err) {
+		if (v->error)
+			v->error(v->ctx, err, "reading extended attributes of", "");
+		close(fd);
+	}
+	if (!err)
+		err = push_dir(&w, &stack, &cap, &depth, fd, &e, 0);
+	free_xattrs(&e);
 	if (!err)
 		err = walk_stack(&w, &stack, &cap, &depth);
 	/* after a failure: close what is still open, without leave_dir */

@@ -524,6 +524,12 @@ done:
 	return 0;
 }
 
+int xattr_ibody_empty(const unsigned char *tail, size_t tail_size)
+{
+	return tail_size < 8 || get_le32(tail) != EXT2_XATTR_MAGIC ||
+	       IS_LAST(tail + 4);
+}
+
 int xattr_ibody_valid(const unsigned char *tail, size_t tail_size)
 {
 	const unsigned char *first = tail + 4, *end = tail + tail_size, *e;

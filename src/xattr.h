@@ -99,6 +99,8 @@ uint32_t xattr_entry_hash(const char *name, size_t name_len,
  */
 errcode_t xattr_ibody_set(unsigned char *tail, size_t tail_size,
 			  const struct xattr_disk *d, int remove);
+/* No attribute in the inode (no magic, or the end of the table first). */
+int xattr_ibody_empty(const unsigned char *tail, size_t tail_size);
 /* What ext4's xattr_check_inode accepts (no value in another inode). */
 int xattr_ibody_valid(const unsigned char *tail, size_t tail_size);
 const unsigned char *xattr_ibody_get(const unsigned char *tail, size_t tail_size,

@@ -69,3 +69,34 @@ mkdir -p "$T_TMP/c/etc/passwd"
 grep -qx "orlov-populate: Name already exists in the target directory while checking $T_TMP/c/etc/passwd" "$T_TMP/err" ||
 	{ cat "$T_TMP/err" >&2; t_fail "clash message"; }
 echo "a directory over a file: refused"
+
+# --root-attrs: the target takes SOURCE's own mode, owners, times and
+# attributes (cp -a SOURCE/. TARGET); --root-owner still has the last word.
+r=$T_TMP/r
+mkdir -p "$r/sub"
+chmod 0750 "$r"
+for drv in ext2 ext4; do
+	t_mkimage "$img" 8M -t ext2 -b 1024 -I 256
+	"$ORLOV_POPULATE" -q --driver $drv --root-attrs "$img" "$r" || t_fail "$drv: --root-attrs"
+	t_fsck "$img"
+	debugfs -R "stat /" "$img" 2>/dev/null | grep -q "Mode: *0750 " || t_fail "$drv: root mode"
+	if setfattr -n user.origin -v tree "$r" 2>/dev/null; then
+		t_mkimage "$img" 8M -t ext2 -b 1024 -I 256
+		"$ORLOV_POPULATE" -q --driver $drv --root-attrs --root-owner 7:8 "$img" "$r" ||
+			t_fail "$drv: --root-attrs with an attribute"
+		t_fsck "$img"
+		debugfs -R "ea_get / user.origin" "$img" 2>/dev/null | grep -q tree ||
+			t_fail "$drv: root attribute"
+		debugfs -R "stat /" "$img" 2>/dev/null | grep -q "^User: *7 *Group: *8 " ||
+			t_fail "$drv: --root-owner after --root-attrs"
+		# a target with attributes of its own: refused, untouched
+		cp "$img" "$T_TMP/before"
+		"$ORLOV_POPULATE" --driver $drv --merge --root-attrs "$img" "$r" 2>"$T_TMP/err" &&
+			t_fail "$drv: attributes replaced"
+		grep -q "The target directory has extended attributes already" "$T_TMP/err" ||
+			{ cat "$T_TMP/err" >&2; t_fail "$drv: message"; }
+		cmp -s "$T_TMP/before" "$img" || t_fail "$drv: refused run changed the image"
+		setfattr -x user.origin "$r"
+	fi
+	echo "$drv: --root-attrs"
+done

@@ -181,7 +181,7 @@ for i in $(seq 0 $((ncases - 1))); do
 	"$replay" manifest "$src" >"$work/payload/$n.manifest" ||
 		kt_die "$n: manifest failed"
 	base=$work/img/$n.base.img
-	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill"
+	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill" "$src"
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then
@@ -191,7 +191,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
 			--kernel "$ksource" --driver "$driver" "${dargs[@]}" \
-			--target "${target:-/}" "${targs[@]}" \
+			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
 	fi
@@ -242,7 +242,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
 		fi
 		echo 'run_case() {'
-		echo '	name=$1 dev=$2 colour=$3'
+		echo '	name=$1 dev=$2 colour=$3 merge=$4'
 		echo "	if ! mount -t $fstype $mopts \"\$dev\" /mnt; then"
 		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'
 		echo '	fi'
@@ -256,7 +256,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		if $trace; then
 			echo '	echo > $T/trace; echo 1 > $T/events/ext2/enable'
 		fi
-		echo "	replay run --colour \$colour $rpin /payload/\$name.manifest /payload/\$name /mnt$target"
+		echo "	replay run --colour \$colour \$merge $rpin /payload/\$name.manifest /payload/\$name /mnt$target"
 		echo '	rc=$?'
 		if $trace; then
 			echo '	echo 0 > $T/events/ext2/enable'
@@ -272,7 +272,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
 			[ "$i" -lt "$ncases" ] || break
-			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]}"
+			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]} ${merges[$i]}"
 			disks+=(-d "$work/img/${names[$i]}.K.img")
 			j=$((j + 1))
 		done

@@ -190,8 +190,9 @@ kt_letters=abcdefghijklmnopqrstuvwxyz
 # targetacls, and nheavy (heavy cases left out).  Line format: see
 # cases.list.
 kt_read_cases() {
-	local line left right opts n sz rest o colour prefill isheavy targetacl
+	local line left right opts n sz rest o colour prefill isheavy targetacl merge
 	names=() sizes=() gargs=() margs=() colours=() prefills=() targetacls=()
+	merges=()
 	nheavy=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
@@ -202,9 +203,10 @@ kt_read_cases() {
 		if [ -n "$2" ] && ! [[ $n =~ $2 ]]; then
 			continue
 		fi
-		colour=0 prefill=0 isheavy=false targetacl=
+		colour=0 prefill=0 isheavy=false targetacl= merge=
 		for o in $opts; do
 			case $o in
+			merge) merge=--merge ;;
 			colour=*) colour=${o#colour=} ;;
 			prefill=*) prefill=${o#prefill=} ;;
 			targetacl=base|targetacl=named) targetacl=${o#targetacl=} ;;
@@ -220,6 +222,7 @@ kt_read_cases() {
 		fi
 		names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
 		colours+=("$colour"); prefills+=("$prefill"); targetacls+=("$targetacl")
+		merges+=("$merge")
 	done <"$1"
 }
 
@@ -249,9 +252,11 @@ kt_prefill_image() { # IMAGE N DATADIR
 	e2fsck -fn "$img" >/dev/null 2>&1 || { echo "prefilled image not clean"; return 1; }
 }
 
-# kt_base_image I IMAGE TARGET LOG DATADIR: the starting image of case I
-# (after kt_read_cases): pinned mke2fs (fixed UUID and hash seed), the
-# prefill, then TARGET ("" or "/" for the root) made with debugfs mkdir
+# kt_base_image I IMAGE TARGET LOG DATADIR [SRC]: the starting image of
+# case I (after kt_read_cases): pinned mke2fs (fixed UUID and hash seed),
+# the prefill, then TARGET ("" or "/" for the root) made with debugfs
+# mkdir; for a merge case, some of SRC's directories made there too
+# (kt_merge_dirs)
 kt_base_image() {
 	local i=$1 base=$2 target=${3%/} log=$4 n=${names[$1]} d c comps
 	rm -f "$base"
@@ -278,6 +283,37 @@ kt_base_image() {
 		kt_target_acl "$base" "${target:-/}" "${targetacls[$i]}" "$log" ||
 			kt_die "$n: setting the default ACL of ${target:-/} failed"
 	fi
+	if [ -n "${merges[$i]}" ]; then
+		[ -n "${6:-}" ] || kt_die "$n: a merge case needs SRC"
+		kt_merge_dirs "$base" "$target" "$6" >>"$log" 2>&1 ||
+			kt_die "$n: making the directories to merge into failed"
+	fi
+}
+
+# For --merge: every other directory directly in SRC, and every third one
+# below those, made in TARGET with debugfs before the run (libext2fs puts
+# them in the first free inodes), so that the tool and the kernel both find
+# them there: the tool merges into them, the replay's mkdir meets EEXIST
+# and goes on, as cp -a does.
+kt_merge_dirs() { # IMAGE TARGET SRC
+	local img=$1 t=${2%/} src=$3 d e k=0 j cmds=$1.merge
+	: >"$cmds"
+	# names debugfs takes as one word (gentree also makes others)
+	while IFS= read -r d; do
+		k=$((k + 1))
+		[ $((k % 2)) = 1 ] || continue
+		echo "mkdir $t/$d" >>"$cmds"
+		j=0
+		while IFS= read -r e; do
+			j=$((j + 1))
+			[ $((j % 3)) = 1 ] && echo "mkdir $t/$d/$e" >>"$cmds"
+		done < <(cd "$src/$d" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f\n' |
+			 grep -E '^[A-Za-z0-9._-]+$' | LC_ALL=C sort)
+	done < <(cd "$src" && find . -mindepth 1 -maxdepth 1 -type d -printf '%f\n' |
+		 grep -E '^[A-Za-z0-9._-]+$' | LC_ALL=C sort)
+	[ -s "$cmds" ] || { echo "no directories to merge into"; return 1; }
+	debugfs -w -f "$cmds" "$img" && rm -f "$cmds" &&
+		e2fsck -fn "$img" >/dev/null 2>&1
 }
 
 # A default ACL on the target directory, written with debugfs (an attribute

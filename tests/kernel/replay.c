@@ -25,7 +25,7 @@
  *       posix_acl_default 3, trusted 4, security 6; then name length; then
  *       name bytes), which is the order orlov-populate sets them in.
  *
- *   replay run [--colour N] [--cpu C] MANIFEST PAYLOAD DEST
+ *   replay run [--colour N] [--cpu C] [--merge] MANIFEST PAYLOAD DEST
  *       With --cpu, first pin this process (and so every child) to CPU C
  *       with sched_setaffinity: on an SMP kernel the free-inode, -block
  *       and directory percpu counters are then changed from one CPU only,
@@ -585,7 +585,18 @@ static int hexbytes(char *s, size_t *len)
 	return 0;
 }
 
-static void replay(const char *manifest, const char *payload, const char *dest)
+static int is_dir(int dirfd, const char *path)
+{
+	struct stat st;
+
+	return fstatat(dirfd, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	       S_ISDIR(st.st_mode);
+}
+
+/* @merge: a directory that exists already is gone into (mkdir's EEXIST
+ * ignored, then its mode and owner set), as cp -a does. */
+static void replay(const char *manifest, const char *payload, const char *dest,
+		   int merge)
 {
 	FILE *m = fopen(manifest, "re");
 	int destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -642,7 +653,8 @@ static void replay(const char *manifest, const char *payload, const char *dest)
 			if (!f[4])
 				die("manifest line %lu: missing path", lineno);
 			p = unescape(f[4]);
-			if (mkdirat(destfd, p, mode & 0777) < 0)
+			if (mkdirat(destfd, p, mode & 0777) < 0 &&
+			    !(merge && errno == EEXIST && is_dir(destfd, p)))
 				die("mkdir %s: %s", p, strerror(errno));
 			xchown_chmod(destfd, p, mode, uid, gid);
 			last = join(dest, p);
@@ -800,7 +812,7 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: replay manifest SRC\n"
-		"       replay run [--colour N] [--cpu C] MANIFEST PAYLOAD DEST\n");
+		"       replay run [--colour N] [--cpu C] [--merge] MANIFEST PAYLOAD DEST\n");
 	exit(2);
 }
 
@@ -814,9 +826,14 @@ int main(int argc, char **argv)
 		return do_manifest(argv[2]);
 	}
 	if (!strcmp(argv[1], "run")) {
-		int colour = 0, cpu = -1, i = 2;
+		int colour = 0, cpu = -1, i = 2, merge = 0;
 
 		while (i + 1 < argc && argv[i][0] == '-') {
+			if (!strcmp(argv[i], "--merge")) {
+				merge = 1;
+				i++;
+				continue;
+			}
 			if (!strcmp(argv[i], "--colour") ||
 			    !strcmp(argv[i], "--color")) {
 				colour = (int)parse_num(argv[i + 1], 10, "colour", 0);
@@ -836,7 +853,7 @@ int main(int argc, char **argv)
 		if (cpu >= 0)
 			pin_cpu(cpu);
 		become_colour(colour);
-		replay(argv[i], argv[i + 1], argv[i + 2]);
+		replay(argv[i], argv[i + 1], argv[i + 2], merge);
 		return 0;
 	}
 	usage();

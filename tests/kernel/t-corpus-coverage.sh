@@ -68,10 +68,10 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ $cfg = oldalloc ] && policy=oldalloc
 		[ $cfg = toplevel ] && target=/
 		img=$work/img/$n.$cfg.img
-		kt_base_image "$i" "$img" "$target" "$work/log/$n.$cfg.mke2fs" "$work/prefill"
+		kt_base_image "$i" "$img" "$target" "$work/log/$n.$cfg.mke2fs" "$work/prefill" "$src"
 		dumpe2fs "$img" >"$work/dump/$n.$cfg" 2>"$work/log/$n.$cfg.dumpe2fs" ||
 			kt_die "$n ($cfg): dumpe2fs of the starting image failed"
-		if ! "$tool" -q --policy $policy --block-colour "${colours[$i]}" \
+		if ! "$tool" -q --policy $policy --block-colour "${colours[$i]}" ${merges[$i]} \
 			--target $target --trace "$work/trace/$n.$cfg" "$img" "$src" \
 			>"$work/log/$n.$cfg.tool" 2>&1; then
 			echo "# $n ($cfg): orlov-populate failed:"
