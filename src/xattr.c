@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ext2fs/ext2fs.h>
 
 #include "xattr.h"
 #include "acl.h"
@@ -119,36 +120,26 @@ void xattr_disk_free(struct xattr_disk *d)
 	d->owned = 0;
 }
 
-#define NAME_HASH_SHIFT 5
-#define VALUE_HASH_SHIFT 16
 #define BLOCK_HASH_SHIFT 16
 
 uint32_t xattr_entry_hash(const char *name, size_t name_len,
 			  const unsigned char *value, size_t value_size,
 			  enum name_hash nh)
 {
-	uint32_t hash = 0;
-	size_t i;
+	/* libext2fs's, over an entry in host order with the name after it
+	 * (the value it reads in 4-byte words, pad included, as the kernel) */
+	union {
+		struct ext2_ext_attr_entry e;
+		unsigned char b[sizeof(struct ext2_ext_attr_entry) + 256];
+	} u;
 
-	for (i = 0; i < name_len; i++) {
-		/* a signed char sign-extends into all 32 bits */
-		uint32_t ch = nh == NAME_HASH_SIGNED ?
-			      (uint32_t)(int)(signed char)name[i] :
-			      (uint32_t)(unsigned char)name[i];
-
-		hash = (hash << NAME_HASH_SHIFT) ^
-		       (hash >> (32 - NAME_HASH_SHIFT)) ^ ch;
-	}
-	for (i = 0; i < PAD4(value_size); i += 4) {
-		unsigned char w[4] = { 0, 0, 0, 0 };
-		size_t k;
-
-		for (k = 0; k < 4 && i + k < value_size; k++)
-			w[k] = value[i + k];
-		hash = (hash << VALUE_HASH_SHIFT) ^
-		       (hash >> (32 - VALUE_HASH_SHIFT)) ^ get_le32(w);
-	}
-	return hash;
+	memset(&u.e, 0, sizeof(u.e));
+	u.e.e_name_len = (__u8)name_len;
+	u.e.e_value_size = (__u32)value_size;
+	memcpy(u.b + sizeof(u.e), name, name_len & 0xff);
+	return nh == NAME_HASH_SIGNED ?
+	       ext2fs_ext_attr_hash_entry_signed(&u.e, (void *)value) :
+	       ext2fs_ext_attr_hash_entry(&u.e, (void *)value);
 }
 
 uint32_t xattr_block_hash(const unsigned char *block)

@@ -85,7 +85,8 @@ errcode_t xattr_build_block(const struct src_xattr *xattrs, size_t n,
 /* The block hash (h_hash): 0 means never shared. */
 uint32_t xattr_block_hash(const unsigned char *block);
 
-/* Entry hash over a name and its in-block value. */
+/* Entry hash over a name and its in-block value (libext2fs's, signed or
+ * not: @value is read in 4-byte words up to its padding, as in a block). */
 uint32_t xattr_entry_hash(const char *name, size_t name_len,
 			  const unsigned char *value, size_t value_size,
 			  enum name_hash nh);
