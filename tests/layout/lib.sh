@@ -4,6 +4,9 @@
 # Environment honoured:
 #   srcdir, top_srcdir, top_builddir, builddir   as set by automake
 #   ORLOV_LAYOUT   the tool (default $builddir/src/orlov-layout)
+#   ORLOV_POPULATE orlov-populate, for the tests that make images with it
+#                  (default $builddir/src/orlov-populate; those parts are
+#                  skipped when it is missing)
 
 # Pinned so that images, and so the goldens, come out byte for byte the same.
 export LC_ALL=C TZ=UTC
@@ -20,6 +23,7 @@ if [ -z "${ORLOV_LAYOUT:-}" ]; then
 	ORLOV_LAYOUT=$builddir/src/orlov-layout
 	[ -x "$ORLOV_LAYOUT" ] || ORLOV_LAYOUT=$top_srcdir/src/orlov-layout
 fi
+: "${ORLOV_POPULATE:=$builddir/src/orlov-populate}"
 golden=$lt_here/golden
 
 LT_UUID=6f1d1e2c-0000-4000-8000-000000000001
@@ -96,4 +100,42 @@ lt_golden() {
 		return 0
 	fi
 	lt_same_text "$golden/$1" "$2" "$3"
+}
+
+# lt_block_size IMAGE
+lt_block_size() {
+	local bs
+	bs=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block size: *//p')
+	case $bs in ''|*[!0-9]*) lt_fail "no block size for $1" ;; esac
+	echo "$bs"
+}
+
+# lt_inode_at IMAGE PATH: the byte offset of PATH's inode in IMAGE (the
+# block and offset that debugfs imap gives).
+lt_inode_at() {
+	local out blk off
+	out=$(debugfs -R "imap \"$2\"" "$1" 2>&1)
+	blk=$(printf '%s\n' "$out" | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-fA-F]*\).*/\1/p')
+	off=$(printf '%s\n' "$out" | sed -n 's/.*located at block \([0-9]*\), offset \(0x[0-9a-fA-F]*\).*/\2/p')
+	[ -n "$blk" ] && [ -n "$off" ] || lt_fail "imap $2 in $1: $out"
+	echo $((blk * $(lt_block_size "$1") + off))
+}
+
+# lt_peek_u16 FILE OFFSET: a little-endian 16-bit field
+lt_peek_u16() {
+	local b lo hi
+	b=$(od -An -tu1 -j "$2" -N 2 "$1") || lt_fail "reading $1 at $2"
+	read -r lo hi <<<"$b"
+	[ -n "$hi" ] || lt_fail "short read of $1 at $2"
+	echo $((lo + 256 * hi))
+}
+
+# lt_poke FILE OFFSET HEX...: overwrite bytes (two hex digits each) at
+# OFFSET, as a deliberate corruption.
+lt_poke() {
+	local f=$1 at=$2 fmt='' b
+	shift 2
+	for b in "$@"; do fmt="$fmt\\x$b"; done
+	printf "$fmt" | dd of="$f" bs=1 seek="$at" conv=notrunc status=none ||
+		lt_fail "writing $f at $at"
 }

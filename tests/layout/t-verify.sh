@@ -3,7 +3,9 @@
 # orlov-layout verify against an image made by `mke2fs -d` (which copies
 # data, modes, owners, times, hard links and xattrs): no mismatch; then
 # the same image with one file's data zapped, and with several inode
-# fields changed by debugfs: each difference reported, exit 1.
+# fields changed by debugfs: each difference reported, exit 1.  The same
+# with 256-byte inodes holding attributes (mke2fs -d, orlov-populate
+# --driver ext4): changed, duplicated and damaged ones reported.
 set -eu
 . "$(dirname "$0")/lib.sh"
 
@@ -141,6 +143,131 @@ grep -qx 'mismatch: /dir1/lost+found: entry (expected absent, got present)' \
 	"$lt_tmp/out" || lt_fail "extra entry: $(cat "$lt_tmp/out")"
 grep -qx 'mismatch: /dir1: links (expected 2, got 3)' "$lt_tmp/out" ||
 	lt_fail "extra subdirectory: $(cat "$lt_tmp/out")"
+
+# 5. Attributes inside large inodes (after i_extra_isize), where mke2fs -d
+# and ext4 put those that fit, together with those in the block.  A tree
+# of its own in 256-byte inodes, which hold nanoseconds: mke2fs -d drops
+# them, so the ctimes (which setfattr moves to now) are compared clamped
+# to SOURCE_DATE_EPOCH and set to it in the image.
+verify_clamped() {
+	SOURCE_DATE_EPOCH=1700000000 "$ORLOV_LAYOUT" verify --clamp "$@"
+}
+file_acl() { # file_acl IMAGE PATH: i_file_acl, 0 when no attribute block
+	debugfs -R "stat \"$2\"" "$1" 2>/dev/null |
+		sed -n 's/^File ACL: \([0-9]*\).*/\1/p'
+}
+isrc=$lt_tmp/isrc
+mkdir -p "$isrc/d"
+printf one >"$isrc/d/f"
+printf two >"$isrc/g"
+printf three >"$isrc/h"
+ixattrs=false
+if command -v setfattr >/dev/null &&
+	setfattr -n user.colour -v blue "$isrc/d/f" 2>/dev/null; then
+	ixattrs=true
+else
+	lt_log "setfattr does not work in $lt_tmp: in-inode attributes not checked"
+fi
+if $ixattrs; then
+	setfattr -n user.bin -v 0x00ff2541 "$isrc/g"
+	setfattr -n user.empty "$isrc/d/f"
+	setfattr -n user.yydup -v small "$isrc/h"
+	# 300 bytes: too big for the inode, so in the block
+	setfattr -n user.zzdup -v "$(printf 'V%.0s' $(seq 1 300))" "$isrc/h"
+	if command -v setfacl >/dev/null &&
+		setfacl -m u:1234:rw,g:55:r "$isrc/g" 2>/dev/null; then
+		setfacl -d -m u:4321:rwx "$isrc/d"
+	fi
+	find "$isrc" -depth -exec touch -h -d @1600000000 {} +
+	inpaths=$(find "$isrc" | wc -l)
+
+	iimg=$lt_tmp/inode.img
+	lt_mkfs "$iimg" 4M -b 1024 -I 256 -N 64 -d "$isrc"
+	(cd "$isrc" && find . -mindepth 1) |
+		sed 's|^\.\(.*\)$|sif "\1" ctime @1700000000|' | lt_debugfs "$iimg"
+	[ "$(file_acl "$iimg" /d/f)" = 0 ] && [ "$(file_acl "$iimg" /g)" = 0 ] ||
+		lt_fail "mke2fs -d put small attributes in a block"
+	[ "$(file_acl "$iimg" /h)" != 0 ] ||
+		lt_fail "mke2fs -d kept 300 bytes of attribute in the inode"
+	lt_run 0 verify_clamped "$iimg" "$isrc"
+	echo "verified=$inpaths mismatches=0" >"$lt_tmp/want"
+	lt_same_text "$lt_tmp/want" "$lt_tmp/out" \
+		"verify of mke2fs -d image with in-inode attributes"
+
+	# Values changed, removed and added in the inode.
+	cp "$iimg" "$bad"
+	{
+		echo "ea_set /d/f user.colour red"
+		echo "ea_rm /g user.bin"
+		echo "ea_set /g user.new x"
+	} | lt_debugfs "$bad"
+	[ "$(file_acl "$bad" /d/f)" = 0 ] && [ "$(file_acl "$bad" /g)" = 0 ] ||
+		lt_fail "debugfs moved attributes to a block"
+	lt_run 1 verify_clamped "$bad" "$isrc"
+	cat >"$lt_tmp/want" <<EOT
+mismatch: /d/f: xattr user.colour (expected blue, got red)
+mismatch: /g: xattr user.bin (expected present, got missing)
+mismatch: /g: xattr user.new (expected absent, got present)
+verified=$inpaths mismatches=3
+EOT
+	lt_same_text "$lt_tmp/want" "$lt_tmp/out" \
+		"verify after changing in-inode xattrs"
+
+	# One name in the inode and in the block: the block's entry for
+	# user.zzdup renamed user.yydup, like the one in the inode.
+	cp "$iimg" "$bad"
+	blk=$(file_acl "$bad" /h)
+	bs=$(lt_block_size "$bad")
+	at=$(dd if="$bad" bs="$bs" skip="$blk" count=1 status=none |
+		grep -obUa zzdup | head -n 1 | cut -d: -f1)
+	[ -n "$at" ] || lt_fail "no user.zzdup in block $blk"
+	lt_poke "$bad" $((blk * bs + at)) 79 79
+	lt_run 1 verify_clamped "$bad" "$isrc"
+	cat >"$lt_tmp/want" <<EOT
+mismatch: /h: xattr user.yydup (expected one copy, got in the inode and the block)
+mismatch: /h: xattr user.zzdup (expected present, got missing)
+verified=$inpaths mismatches=2
+EOT
+	lt_same_text "$lt_tmp/want" "$lt_tmp/out" "verify of a duplicate name"
+
+	# A damaged attribute area: the first entry's e_value_size (8 bytes
+	# into the entry, after the 4-byte magic) past the inode's end, and
+	# an i_extra_isize that is not a multiple of 4.
+	cp "$iimg" "$bad"
+	at=$(lt_inode_at "$bad" /d/f)
+	extra=$(lt_peek_u16 "$bad" $((at + 128)))
+	[ "$(od -An -tx1 -j $((at + 128 + extra)) -N 4 "$bad" | tr -d ' ')" = \
+		000002ea ] || lt_fail "no in-inode attributes in /d/f's inode"
+	lt_poke "$bad" $((at + 128 + extra + 4 + 8)) ff ff 00 00
+	at=$(lt_inode_at "$bad" /g)
+	lt_poke "$bad" $((at + 128)) "$(printf %02x $((extra + 1)))" 00
+	lt_run 1 verify_clamped "$bad" "$isrc"
+	cat >"$lt_tmp/want" <<EOT
+mismatch: /d/f: in-inode xattrs (expected valid, got corrupt)
+mismatch: /g: in-inode xattrs (expected valid, got corrupt)
+verified=$inpaths mismatches=2
+EOT
+	lt_same_text "$lt_tmp/want" "$lt_tmp/out" \
+		"verify of damaged in-inode xattrs"
+fi
+
+# 6. orlov-populate --driver ext4 keeps small attributes in the inode too.
+if ! $ixattrs; then
+	:
+elif [ ! -x "$ORLOV_POPULATE" ]; then
+	lt_log "no $ORLOV_POPULATE: its --driver ext4 image not checked"
+else
+	pimg=$lt_tmp/ext4.img
+	lt_mkfs "$pimg" 4M -b 1024 -I 256 -N 64
+	lt_run 0 env SOURCE_DATE_EPOCH=1700000000 \
+		"$ORLOV_POPULATE" -q --driver ext4 "$pimg" "$isrc"
+	[ "$(file_acl "$pimg" /g)" = 0 ] ||
+		lt_fail "orlov-populate --driver ext4 put small attributes in a block"
+	lt_run 0 verify_clamped "$pimg" "$isrc"
+	echo "verified=$inpaths mismatches=0" >"$lt_tmp/want"
+	lt_same_text "$lt_tmp/want" "$lt_tmp/out" \
+		"verify of orlov-populate --driver ext4 image"
+fi
 
 # Errors: PATH not a directory, SOURCE missing.
 lt_run 2 "$ORLOV_LAYOUT" verify "$img" "$src" /empty
