@@ -502,6 +502,7 @@ struct verify {
 	struct strbuf spath;	/* host path, for error messages */
 	struct errctx *ctx;
 	const struct meta_rules *meta;
+	int have_proc;		/* /proc/self/fd names what is held open */
 	unsigned char *sbuf, *ibuf;
 };
 
@@ -589,7 +590,8 @@ static int xattr_cmp(const void *a, const void *b)
 /*
  * The source's attributes: through @fd when the entry was opened, else
  * through @path (a /proc/self/fd path below the parent directory, which
- * never follows a symlink in the last component).
+ * never follows a symlink in the last component; without /proc the host
+ * path, l*xattr not following the last one either).
  */
 static ssize_t src_list(int fd, const char *path, char *buf, size_t size)
 {
@@ -948,8 +950,10 @@ static errcode_t verify_entry(struct verify *v, int parent, const char *name,
 	{
 		struct strbuf pp = { 0 };
 
-		err = sb_append(&pp, proc, strlen(proc));
-		if (!err)
+		/* without /proc (a chroot), by the host path instead */
+		err = v->have_proc ? sb_append(&pp, proc, strlen(proc)) :
+				     sb_append(&pp, v->spath.s, v->spath.len);
+		if (!err && v->have_proc)
 			err = sb_append(&pp, name, strlen(name));
 		if (!err)
 			err = compare_xattrs(v, fd, pp.s, ino, &inode);
@@ -1311,6 +1315,7 @@ static errcode_t cmd_verify(const struct options *o, struct errctx *ctx)
 	memset(&v, 0, sizeof(v));
 	v.ctx = ctx;
 	v.meta = &o->meta;
+	v.have_proc = access("/proc/self/fd", X_OK) == 0;
 	v.path_is_root = !strcmp(o->path, "/");
 	err = open_image(o->image, &v.fs, ctx);
 	if (err)

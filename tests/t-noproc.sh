@@ -27,4 +27,13 @@ grep -qx "orlov-populate: warning: no /proc/mounts or /etc/mtab: could not check
 t_fsck "$T_TMP/img"
 cmp "$T_TMP/ref.img" "$T_TMP/img" || t_fail "the image differs from the one made with /proc"
 debugfs -R "ea_get /d/l trusted.t" "$T_TMP/img" 2>/dev/null | grep -q symlink || t_fail "symlink attribute"
-echo "without /proc: a warning, and the same image (attributes of a symlink and a FIFO included)"
+# orlov-layout verify too, attributes of the symlink and the FIFO included
+unshare -m sh -c 'umount -l /proc && ! test -e /proc/self && exec "$@"' sh \
+	"$ORLOV_LAYOUT" verify $t_clamp "$T_TMP/img" "$src" >"$T_TMP/out" 2>&1 ||
+	{ cat "$T_TMP/out" >&2; t_fail "verify without /proc"; }
+setfattr -h -n trusted.t -v changed "$src/d/l"
+unshare -m sh -c 'umount -l /proc && exec "$@"' sh \
+	"$ORLOV_LAYOUT" verify $t_clamp "$T_TMP/img" "$src" >"$T_TMP/out" 2>&1 &&
+	t_fail "verify without /proc missed a changed attribute"
+grep -q "^mismatch: /d/l: xattr trusted.t" "$T_TMP/out" || { cat "$T_TMP/out" >&2; t_fail "the mismatch"; }
+echo "without /proc: a warning, the same image (attributes of a symlink and a FIFO included), and verify reads them"
