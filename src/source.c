@@ -162,7 +162,8 @@ static void dt_sort(struct dt_node *n)
 {
 	size_t i;
 
-	qsort(n->kids, n->nkids, sizeof(*n->kids), dt_cmp);
+	if (n->nkids > 1)
+		qsort(n->kids, n->nkids, sizeof(*n->kids), dt_cmp);
 	for (i = 0; i < n->nkids; i++)
 		dt_sort(&n->kids[i]);
 }

@@ -569,7 +569,8 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 	for (i = 0; i < t->nn; i++) {
 		struct tnode *x = &t->n[i];
 
-		qsort_r(x->kids, x->nkids, sizeof(*x->kids), kid_cmp, t);
+		if (x->nkids > 1)
+			qsort_r(x->kids, x->nkids, sizeof(*x->kids), kid_cmp, t);
 		if (S_ISDIR(t->in[x->ino].st.st_mode)) {
 			size_t k, sub = 0;
 

@@ -219,16 +219,19 @@ static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
 	else
 		err = sb_printf(&path, "%s/%s", w->root, e->path);
 	if (err)
-		return err;
+		goto out;
 	proc = path.s;
 	len = x_list(fd, proc, NULL, 0);
-	if (len < 0)
-		return (errno == ENOTSUP || errno == ENODATA) ? 0 : (errcode_t)errno;
-	if (len == 0)
-		return 0;
+	if (len <= 0) {
+		if (len < 0 && errno != ENOTSUP && errno != ENODATA)
+			err = (errcode_t)errno;
+		goto out;
+	}
 	list = malloc((size_t)len);
-	if (!list)
-		return ENOMEM;
+	if (!list) {
+		err = ENOMEM;
+		goto out;
+	}
 	len = x_list(fd, proc, list, (size_t)len);
 	if (len < 0) {
 		err = (errcode_t)errno;
