@@ -7,7 +7,7 @@
 
 [ "$(id -u)" = 0 ] || t_skip "needs root for a mount namespace without /proc"
 # the sanitizers' runtime itself stops without /proc
-grep -q AddressSanitizer "$ORLOV_POPULATE" && t_skip "a sanitizer build needs /proc itself"
+grep -q __asan_init "$ORLOV_POPULATE" && t_skip "a sanitizer build needs /proc itself"
 command -v unshare >/dev/null || t_skip "no unshare (util-linux)"
 unshare -m true 2>/dev/null || t_skip "unshare -m not allowed here"
 src=$T_TMP/src
