@@ -125,6 +125,8 @@ struct ctx {
 		unsigned char *data;
 	} *xsets;
 	size_t nxsets, xsets_cap;
+	uint32_t *xslot;	/* their index by hash (UINT32_MAX: empty) */
+	size_t xslots;
 	struct dirbuf *target;
 	struct inputs *in;	/* SOURCE and the device table, read once */
 	enum run_mode mode;
@@ -1443,6 +1445,28 @@ static errcode_t xattrs_acceptable(struct ctx *c, const struct src_entry *e)
  * one is already counted and has references to spare: the kernel's
  * mbcache shares it (up to 1024 references).
  */
+/* The index of c->xsets, open addressing on the hash: a tree with a
+ * million distinct sets is counted in linear time. */
+static errcode_t xset_index_grow(struct ctx *c)
+{
+	size_t cap = c->xslots ? c->xslots * 2 : 256, k, i;
+	uint32_t *slot = malloc(cap * sizeof(*slot));
+
+	if (!slot)
+		return ENOMEM;
+	memset(slot, 0xff, cap * sizeof(*slot));
+	for (k = 0; k < c->nxsets; k++) {
+		for (i = (size_t)c->xsets[k].hash & (cap - 1); slot[i] != UINT32_MAX;
+		     i = (i + 1) & (cap - 1))
+			;
+		slot[i] = (uint32_t)k;
+	}
+	free(c->xslot);
+	c->xslot = slot;
+	c->xslots = cap;
+	return 0;
+}
+
 static errcode_t count_xattr_block(struct ctx *c)
 {
 	uint32_t bs = c->fs.g.block_size, i;
@@ -1452,8 +1476,11 @@ static errcode_t count_xattr_block(struct ctx *c)
 
 	for (i = 0; i < bs; i++)
 		h = (h ^ c->xblock[i]) * 0x100000001b3ULL;
-	for (k = 0; k < c->nxsets; k++) {
-		x = &c->xsets[k];
+	if ((c->nxsets + 1) * 2 > c->xslots && xset_index_grow(c))
+		return ENOMEM;
+	for (k = (size_t)h & (c->xslots - 1); c->xslot[k] != UINT32_MAX;
+	     k = (k + 1) & (c->xslots - 1)) {
+		x = &c->xsets[c->xslot[k]];
 		if (x->hash == h && !memcmp(x->data, c->xblock, bs)) {
 			if (x->refs++ % 1024 == 0)
 				c->need_blocks++;
@@ -1470,6 +1497,7 @@ static errcode_t count_xattr_block(struct ctx *c)
 	memcpy(x->data, c->xblock, bs);
 	x->hash = h;
 	x->refs = 1;
+	c->xslot[k] = (uint32_t)c->nxsets;
 	c->nxsets++;
 	c->need_blocks++;
 	return 0;
@@ -1835,6 +1863,7 @@ static void ctx_free(struct ctx *c)
 	for (i = 0; i < c->nxsets; i++)
 		free(c->xsets[i].data);
 	free(c->xsets);
+	free(c->xslot);
 	free(c->stack);
 	free(c->scan);
 	free(c->links);
