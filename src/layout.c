@@ -876,19 +876,11 @@ static errcode_t record_link(struct verify *v, const struct stat *st,
 static errcode_t open_entry(struct verify *v, int parent, const char *name,
 			    int flags, const struct stat *st, int *fd)
 {
-	struct stat st2;
+	errcode_t err = walk_open_same(parent, name, st, flags, fd);
 
-	*fd = openat(parent, name, flags | O_RDONLY | O_NOFOLLOW | O_NOCTTY |
-			 O_CLOEXEC);
-	if (*fd < 0)
-		return vfail(v, errno, "opening");
-	if (fstat(*fd, &st2) || st2.st_dev != st->st_dev ||
-	    st2.st_ino != st->st_ino) {
-		close(*fd);
+	if (err)
 		*fd = -1;
-		return vfail(v, ORLOV_ERR_SOURCE_CHANGED, "opening");
-	}
-	return 0;
+	return err ? vfail(v, err, "opening") : 0;
 }
 
 /* One source entry against its image namesake (paths already pushed).

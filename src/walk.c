@@ -70,8 +70,8 @@ static errcode_t fail(struct walker *w, errcode_t err, const char *what)
  * atime where we may (O_NOATIME needs ownership or CAP_FOWNER), and
  * ORLOV_ERR_SOURCE_CHANGED when another file took its place.
  */
-static errcode_t open_same(int dirfd, const char *name, const struct stat *st,
-			   int flags, int *out)
+errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
+			 int flags, int *out)
 {
 	struct stat now;
 	int fd;
@@ -100,7 +100,7 @@ static errcode_t host_open(const struct src_entry *e)
 
 	if (h->fd >= 0)
 		return 0;
-	return open_same(h->dirfd, e->name, &e->st, 0, &h->fd);
+	return walk_open_same(h->dirfd, e->name, &e->st, 0, &h->fd);
 }
 
 static errcode_t host_next_data(const struct src_entry *e, uint64_t off,
@@ -360,7 +360,7 @@ static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
 		return fail(w, (errcode_t)errno, "reading attributes of");
 	if (S_ISDIR(e->st.st_mode) ||
 	    (S_ISREG(e->st.st_mode) && (w->opts->want_data || w->opts->want_xattrs))) {
-		err = open_same(dirfd, e->name, &e->st,
+		err = walk_open_same(dirfd, e->name, &e->st,
 				S_ISDIR(e->st.st_mode) ? O_DIRECTORY : 0, fd);
 		if (err)
 			return fail(w, err, S_ISDIR(e->st.st_mode) ?
@@ -452,7 +452,7 @@ static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
 	e.st = f->st;
 	err = w->v->leave_dir(w->v->ctx, &e);
 	if (!err && *depth > 1 && stack[*depth - 2].fd < 0) {
-		err = open_same(f->fd, "..", &stack[*depth - 2].st, O_DIRECTORY,
+		err = walk_open_same(f->fd, "..", &stack[*depth - 2].st, O_DIRECTORY,
 				&stack[*depth - 2].fd);
 		if (err) {
 			sb_truncate(&w->path, f->mark);

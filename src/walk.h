@@ -70,6 +70,12 @@ int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
 errcode_t walk_read_names(int dirfd, struct walk_name **names, size_t *count);
 void walk_free_names(struct walk_name *names, size_t count);
 
+/* Open @name below @dirfd without following it (O_NOATIME where the owner
+ * allows) and make sure it is what lstat saw in @st: device, inode, type,
+ * and a regular file's size; ORLOV_ERR_SOURCE_CHANGED when not. */
+errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
+			 int flags, int *out);
+
 struct walk_opts {
 	int want_xattrs;	/* read extended attributes */
 	int want_data;		/* regular files get data ops (else NULL) */
