@@ -3,7 +3,8 @@
 # The whole test suite: dependencies, a -Werror build and make check (unit,
 # golden, round-trip, error, fault, damaged-image, layout and QEMU kernel
 # tests), make fuzz, the same tests once more built with AddressSanitizer
-# and UBSan (without QEMU), and make distcheck.
+# and UBSan (without QEMU), make distcheck, and the Debian package built,
+# installed, tried and removed (tools/deb.sh).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 "$top/tools/deps.sh"
@@ -20,6 +21,8 @@ ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 ASAN_OPTIONS=detect_leaks=1 \
 	make -C "$a" -s check VERBOSE=1 || status=1
 ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 make -C "$b" -s distcheck >/dev/null ||
 	{ echo "make distcheck failed" >&2; status=1; }
+# dpkg-buildpackage on the committed tree, dpkg -i, a smoke run, dpkg -r.
+"$top/tools/deb.sh" || { echo "Debian package build or install failed" >&2; status=1; }
 # One plain closing line over both runs, from automake's summaries.
 cat "$b/test-suite.log" "$a/test-suite.log" 2>/dev/null | awk '
 	/^# PASS:/ { p += $3 } /^# SKIP:/ { s += $3 }

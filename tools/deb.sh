@@ -1,0 +1,127 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Build the Debian package (debian/) with dpkg-buildpackage -us -uc -b in a
+# temporary copy of the committed tree (git archive HEAD; without .git, a
+# copy of the tree less _build*, _dev and the like), check its contents,
+# install it with dpkg -i, check what it installed, fill an image with the
+# installed orlov-populate, check it with e2fsck -fn and orlov-layout
+# verify, and remove the package again.  Needs dpkg-dev and debhelper (see
+# tools/deps.sh) and root to install; as another user it stops after the
+# contents check.  Prints one line; exit status 0 or 1.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+pkg=orlov-populate
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/orlov-deb.XXXXXX")
+installed=
+cleanup() {
+	if [ -n "$installed" ]; then
+		dpkg -r "$pkg" >"$tmp/remove.log" 2>&1 ||
+			{ echo "deb.sh: dpkg -r $pkg failed" >&2; cat "$tmp/remove.log" >&2; }
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 1' HUP INT TERM
+fail() {
+	[ $# -gt 1 ] && [ -f "$2" ] && tail -n 40 "$2" >&2
+	echo "deb.sh: FAIL: $1" >&2
+	exit 1
+}
+
+if [ "$(id -u)" = 0 ] &&
+	dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
+	fail "$pkg is installed already; dpkg -r $pkg first (this test removes it at the end)"
+fi
+
+# The source: what is committed (CI tests a clean clone), else the tree.
+src="$tmp/src/$pkg"
+mkdir -p "$src"
+if git -C "$top" rev-parse --git-dir >/dev/null 2>&1; then
+	from="HEAD $(git -C "$top" rev-parse --short HEAD)"
+	git -C "$top" archive --format=tar HEAD | tar -x -C "$src"
+else
+	from="$top"
+	tar -C "$top" --exclude='./_*' --exclude=./.git \
+		--exclude=./autom4te.cache --exclude='./orlov-populate-*' \
+		-cf - . | tar -x -C "$src"
+fi
+[ -x "$src/debian/rules" ] || fail "no debian/rules in $from"
+
+# Build.  The .deb lands next to the source directory.
+( cd "$src" && DEB_BUILD_OPTIONS="parallel=$(nproc)" \
+	dpkg-buildpackage -us -uc -b ) >"$tmp/build.log" 2>&1 ||
+	fail "dpkg-buildpackage -us -uc -b failed (from $from)" "$tmp/build.log"
+deb=
+for f in "$tmp/src/${pkg}_"*.deb; do [ -f "$f" ] && deb=$f; done
+[ -n "$deb" ] || fail "dpkg-buildpackage made no .deb" "$tmp/build.log"
+# Warnings from the build tools (dpkg-shlibdeps, dh_*) count as failures.
+grep -E '^(dpkg-[a-z]+|dh_[a-z_-]+): (warning|error)' "$tmp/build.log" >&2 &&
+	fail "warnings from the package build (above)"
+
+# What the package holds, whoever runs this.
+dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/contents"
+for f in /usr/sbin/orlov-populate /usr/sbin/orlov-layout \
+	/usr/share/man/man8/orlov-populate.8.gz \
+	/usr/share/man/man8/orlov-layout.8.gz \
+	/usr/share/bash-completion/completions/orlov-populate \
+	/usr/share/bash-completion/completions/orlov-layout \
+	/usr/share/doc/orlov-populate/copyright; do
+	grep -qx "$f" "$tmp/contents" || fail "$f is not in $(basename "$deb")"
+done
+dpkg-deb -f "$deb" Depends | grep -q 'e2fsprogs' ||
+	fail "$(basename "$deb") does not depend on e2fsprogs"
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deb.sh: $(basename "$deb") built from $from, contents checked; not root: not installed"
+	exit 0
+fi
+
+# Install, check, use.
+installed=1
+dpkg -i "$deb" >"$tmp/install.log" 2>&1 || fail "dpkg -i $(basename "$deb") failed" "$tmp/install.log"
+ver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
+/usr/sbin/orlov-populate --version | grep -qx "orlov-populate ${ver%%-*}" ||
+	fail "/usr/sbin/orlov-populate --version is not ${ver%%-*}"
+/usr/sbin/orlov-layout --version >/dev/null || fail "/usr/sbin/orlov-layout --version failed"
+# A docker-style dpkg path-exclude may keep man pages off the disk.
+if ! grep -qs '^path-exclude[= ]*/usr/share/man' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/*; then
+	if command -v man >/dev/null; then
+		man -w orlov-populate >/dev/null 2>&1 || fail "man -w orlov-populate finds no page"
+		man -w orlov-layout >/dev/null 2>&1 || fail "man -w orlov-layout finds no page"
+	else
+		[ -f /usr/share/man/man8/orlov-populate.8.gz ] || fail "no orlov-populate.8.gz installed"
+	fi
+fi
+comp=/usr/share/bash-completion/completions
+{ [ -f "$comp/orlov-populate" ] && [ -f "$comp/orlov-layout" ]; } ||
+	fail "the bash completion is not installed in $comp"
+bash -c ". $comp/orlov-layout && complete -p orlov-populate orlov-layout" >/dev/null 2>&1 ||
+	fail "$comp/orlov-layout does not set up completion for both programs"
+# Two completions as bash asks for them: COMP_WORDS, COMP_CWORD, the function.
+got=$(bash -c '. "$1"
+	COMP_WORDS=(orlov-populate --create 8M --pol) COMP_CWORD=3
+	COMP_LINE="${COMP_WORDS[*]}" COMP_POINT=${#COMP_LINE}
+	_orlov_populate orlov-populate --pol 8M; echo "${COMPREPLY[*]}"
+	COMP_WORDS=(orlov-layout "") COMP_CWORD=1 COMP_LINE="orlov-layout " COMP_POINT=13
+	_orlov_layout orlov-layout "" orlov-layout; echo "${COMPREPLY[*]}"' sh "$comp/orlov-populate" 2>&1)
+[ "$got" = "--policy
+dump diff stats verify" ] || fail "bash completion gave: $(echo "$got" | tr '\n' '|')"
+
+tree="$tmp/tree"
+mkdir -p "$tree/etc/conf.d" "$tree/usr/bin" "$tree/var/empty"
+echo hello >"$tree/etc/motd"
+echo 'x=1' >"$tree/etc/conf.d/x"
+head -c 100000 /usr/sbin/orlov-populate >"$tree/usr/bin/blob"
+ln -s ../etc/motd "$tree/usr/motd"
+ln "$tree/etc/motd" "$tree/usr/motd.link"
+/usr/sbin/orlov-populate -q --create 8M "$tmp/x.img" "$tree" >"$tmp/run.log" 2>&1 ||
+	fail "orlov-populate --create 8M x.img TREE failed" "$tmp/run.log"
+e2fsck -fn "$tmp/x.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn x.img found errors" "$tmp/fsck.log"
+/usr/sbin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
+	fail "orlov-layout verify x.img TREE found differences" "$tmp/verify.log"
+
+installed=
+dpkg -r "$pkg" >"$tmp/remove.log" 2>&1 || fail "dpkg -r $pkg failed" "$tmp/remove.log"
+{ [ ! -e /usr/sbin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ]; } ||
+	fail "dpkg -r $pkg left files behind"
+echo "deb.sh: $(basename "$deb") built from $from, installed, checked, removed"
