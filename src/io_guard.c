@@ -20,6 +20,7 @@ struct guard {
 	io_channel real;
 	struct io_fault fault;
 	unsigned long ops;	/* writes, byte writes and flushes so far */
+	unsigned long reads;	/* block reads so far (numbered apart) */
 	unsigned long begun;	/* ops before io_guard_begin */
 	int saving;
 	struct saved *saved;
@@ -32,7 +33,7 @@ errcode_t io_guard_parse(const char *spec, struct io_fault *f)
 {
 	static const struct { const char *name; enum io_fault_kind kind; } k[] = {
 		{ "kill:", IO_FAULT_KILL }, { "eio:", IO_FAULT_EIO },
-		{ "enospc:", IO_FAULT_ENOSPC },
+		{ "enospc:", IO_FAULT_ENOSPC }, { "eioread:", IO_FAULT_EIO_READ },
 	};
 	size_t i;
 
@@ -201,7 +202,8 @@ static errcode_t guard_close(io_channel ch)
 	if (g->fault.kind == IO_FAULT_COUNT)
 		/* for the fault-injection tests: how many points there are */
 		fprintf(stderr, "orlov-populate: ORLOV_FAULT: %lu operations, "
-			"commit from %lu\n", g->ops, g->begun + 1);
+			"commit from %lu\norlov-populate: ORLOV_FAULT: %lu "
+			"reads\n", g->ops, g->begun + 1, g->reads);
 	for (i = 0; i < g->n; i++)
 		free(g->saved[i].data);
 	free(g->saved);
@@ -230,7 +232,11 @@ static unsigned long long span(io_channel ch, int count)
 static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
 				  int count, void *data)
 {
-	return io_channel_read_blk64(guard_of(ch)->real, block, count, data);
+	struct guard *g = guard_of(ch);
+
+	if (++g->reads == g->fault.at && g->fault.kind == IO_FAULT_EIO_READ)
+		return EIO;
+	return io_channel_read_blk64(g->real, block, count, data);
 }
 
 static errcode_t guard_read_blk(io_channel ch, unsigned long block, int count,

@@ -8,7 +8,8 @@
  * were all zeros cost no memory, so a fresh inode table is free to guard.
  *
  * It is also where tests inject faults (ORLOV_FAULT, see io_guard_parse):
- * every write, byte write and flush is one numbered operation.
+ * every write, byte write and flush is one numbered operation, and so,
+ * numbered apart, is every block read.
  */
 #ifndef ORLOV_IO_GUARD_H
 #define ORLOV_IO_GUARD_H
@@ -16,14 +17,16 @@
 #include <ext2fs/ext2fs.h>
 
 enum io_fault_kind { IO_FAULT_NONE, IO_FAULT_COUNT, IO_FAULT_KILL,
-		     IO_FAULT_EIO, IO_FAULT_ENOSPC };
+		     IO_FAULT_EIO, IO_FAULT_ENOSPC, IO_FAULT_EIO_READ };
 
 struct io_fault {
 	enum io_fault_kind kind;
 	unsigned long at;	/* 1-based operation number */
 };
 
-/* "count", "kill:N", "eio:N" or "enospc:N"; NULL or "" is no fault. */
+/* "count", "kill:N", "eio:N", "enospc:N" (the Nth write, byte write or
+ * flush) or "eioread:N" (the Nth block read, numbered apart, from the
+ * allocator state's loading on); NULL or "" is no fault. */
 errcode_t io_guard_parse(const char *spec, struct io_fault *f);
 
 /* Wrap @backing (the channel takes it over and closes it). */

@@ -438,7 +438,7 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	if (o->race && !*o->race)
 		o->race = NULL;
 	if (io_guard_parse(o->fault, &fault))
-		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N or enospc:N", ORLOV_ERR_USAGE;
+		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N, enospc:N or eioread:N", ORLOV_ERR_USAGE;
 	if (!strcmp(o->target, "ext2") || !strcmp(o->target, "ext3") ||
 	    !strcmp(o->target, "ext4"))
 		return usage_msg(o, msg, "-t ", o->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");

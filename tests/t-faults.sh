@@ -71,7 +71,7 @@ if [ "${1:-}" = --one ]; then
 		[ "$n" -lt "$(cat "$D/commit")" ] && { [ $out = clean ] || bad "$out before the commit"; same_as_base; }
 		kept_old
 		;;
-	eio)
+	eio|eioread)
 		[ $rc = 1 ] || bad "exit $rc"
 		[ "$(wc -l <"$T_TMP/err")" = 1 ] || bad "not one line: $(cat "$T_TMP/err")"
 		grep -q '^orlov-populate: .* while [a-z]' "$T_TMP/err" ||
@@ -162,13 +162,15 @@ scenario() {
 	for d in "$D"/new/d*; do t_verify "$D/count.img" "$d" "/data/${d##*/}"; done
 	sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\)$/\1/p' "$D/count" >"$D/total"
 	sed -n 's/.*, commit from \([0-9]*\)$/\1/p' "$D/count" >"$D/commit"
+	sed -n 's/.*: \([0-9]*\) reads$/\1/p' "$D/count" >"$D/reads"
 	[ -s "$D/total" ] || t_fail "no operation count: $(cat "$D/count")"
 }
 
 # run NAME KIND STRIDE: every STRIDE-th operation, and every one of the
-# last 64 (the end of the commit).
+# last 64 (the end of the commit); eioread: of the reads.
 run() {
 	name=$1 kind=$2 step=$3 total=$(cat "$D/total")
+	[ "$kind" = eioread ] && total=$(cat "$D/reads")
 	{ seq 1 "$step" "$total"; seq $((total > 64 ? total - 63 : 1)) "$total"; } |
 		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 1 sh "$0" --one "$kind" \
 		>"$D/$name.out" 2>&1
@@ -177,8 +179,9 @@ run() {
 		head -5 "$D/$name.bad" >&2
 		t_fail "$name: $(wc -l <"$D/$name.bad") bad points"
 	fi
-	echo "$name: $(wc -l <"$D/$name.out") of $total operations (commit from" \
-		"$(cat "$D/commit")):" \
+	what="operations (commit from $(cat "$D/commit"))"
+	[ "$kind" = eioread ] && what="block reads"
+	echo "$name: $(wc -l <"$D/$name.out") of $total $what:" \
 		$(awk '{ n[$2]++ } END { for (k in n) printf "%s=%d\n", k, n[k] }' \
 		"$D/$name.out" | sort)
 }
@@ -195,6 +198,7 @@ x=$(sed -n 's|^/data ino=.* \(xattr=[0-9]*\) .*|\1|p' "$D/count.dump")
 	t_fail "/data/d1 does not share /data's attribute block"
 run ext2-kill kill "$stride"
 run ext2-eio eio "$stride"
+run ext2-eioread eioread "$stride"
 run ext2-undo undo "$stride"
 run ext2-atomic atomic "$stride"
 # and --atomic without a fault: committed, nothing left beside it
@@ -216,3 +220,4 @@ debugfs -R "stat /data" "$D/count.img" 2>/dev/null | grep -q 'Flags: 0x1000$' ||
 	t_fail "/data did not become an htree"
 run ext4-htree-kill kill "$stride"
 run ext4-htree-eio eio "$stride"
+run ext4-htree-eioread eioread "$stride"
