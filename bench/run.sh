@@ -1,0 +1,322 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Benchmarks of orlov-populate against mke2fs -d, genext2fs and a raw copy:
+# wall time, peak RSS and layout metrics (bench/layout.py) on four
+# workloads.  See bench/README.md.  Not a test: nothing here is in make check.
+#
+# usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR]
+#               [--runs N] [--workloads kernel,empty,small,large] [--keep]
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/.." && pwd)
+quick=0
+tool=
+layout=
+out=
+runs=
+workloads=kernel,empty,small,large
+keep=0
+
+usage() {
+	sed -n '2,/^set -u/p' "$0" | sed -e '/^set -u/d' -e 's/^# \{0,1\}//' >&2
+	exit 2
+}
+
+while [ $# -gt 0 ]; do
+	case $1 in
+	--quick) quick=1 ;;
+	--tool) tool=$2; shift ;;
+	--layout) layout=$2; shift ;;
+	--out) out=$2; shift ;;
+	--runs) runs=$2; shift ;;
+	--workloads) workloads=$2; shift ;;
+	--keep) keep=1 ;;
+	-h|--help) usage ;;
+	*) echo "run.sh: unknown option $1" >&2; usage ;;
+	esac
+	shift
+done
+
+# Defaults: the programs of a build in the source tree, else on PATH.
+for cand in "$srcdir/src/orlov-populate" "$(command -v orlov-populate 2>/dev/null)"; do
+	[ -z "$tool" ] && [ -n "$cand" ] && [ -x "$cand" ] && tool=$cand
+done
+for cand in "$srcdir/src/orlov-layout" "$(command -v orlov-layout 2>/dev/null)"; do
+	[ -z "$layout" ] && [ -n "$cand" ] && [ -x "$cand" ] && layout=$cand
+done
+[ -n "$tool" ] && [ -x "$tool" ] || { echo "run.sh: no orlov-populate (--tool PATH)" >&2; exit 1; }
+[ -n "$layout" ] && [ -x "$layout" ] || { echo "run.sh: no orlov-layout (--layout PATH)" >&2; exit 1; }
+[ -n "$out" ] || out=$PWD/bench-results
+if [ -z "$runs" ]; then
+	if [ $quick = 1 ]; then runs=1; else runs=3; fi
+fi
+mkdir -p "$out/metrics" "$out/logs" || exit 1
+out=$(cd "$out" && pwd)
+rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt
+
+note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
+say() { echo "== $*" >&2; }
+
+# ------------------------------------------------------------------ deps
+PATH=$PATH:/usr/sbin:/sbin
+export PATH
+ksrc=/usr/src/linux-source-6.1.tar.xz
+need_pkgs=
+command -v mke2fs >/dev/null || need_pkgs="$need_pkgs e2fsprogs"
+[ -x /usr/bin/time ] || need_pkgs="$need_pkgs time"
+command -v python3 >/dev/null || need_pkgs="$need_pkgs python3"
+command -v xz >/dev/null || need_pkgs="$need_pkgs xz-utils"
+command -v genext2fs >/dev/null || need_pkgs="$need_pkgs genext2fs"
+case ",$workloads," in *,kernel,*) [ -f "$ksrc" ] || need_pkgs="$need_pkgs linux-source-6.1" ;; esac
+if [ -n "$need_pkgs" ]; then
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		say "installing$need_pkgs"
+		# shellcheck disable=SC2086
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need_pkgs >"$out/logs/apt.log" 2>&1 ||
+		{ apt-get update -q >>"$out/logs/apt.log" 2>&1 &&
+		  DEBIAN_FRONTEND=noninteractive apt-get install -y -q $need_pkgs >>"$out/logs/apt.log" 2>&1; } ||
+		echo "run.sh: could not install$need_pkgs (see $out/logs/apt.log)" >&2
+	else
+		echo "run.sh: missing packages:$need_pkgs (run as root to install them with apt-get)" >&2
+	fi
+fi
+for p in mke2fs dumpe2fs python3; do
+	command -v $p >/dev/null || { echo "run.sh: $p is required" >&2; exit 1; }
+done
+[ -x /usr/bin/time ] || { echo "run.sh: /usr/bin/time (package time) is required" >&2; exit 1; }
+
+# ------------------------------------------------------------------ setup
+export E2FSPROGS_FAKE_TIME=1700000000 SOURCE_DATE_EPOCH=1700000000
+export LC_ALL=C
+UUID=0b0e1c4e-5eed-4b1e-9c0d-000000000011
+HASH_SEED=6e0b1a2c-0000-4d1e-8a5e-000000000011
+work=$(mktemp -d "${TMPDIR:-/tmp}/orlov-bench.XXXXXX") || exit 1
+cleanup() { [ $keep = 1 ] && echo "run.sh: kept $work" >&2 || rm -rf "$work"; }
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+mode=full; [ $quick = 1 ] && mode=quick
+start_all=$(date +%s)
+
+# Machine description, the head of the report.
+{
+	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
+	echo "- mode: $mode ($runs run(s) per tool; workloads $workloads)"
+	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/^MemTotal/ {printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo)"
+	echo "- kernel: $(uname -srm)"
+	echo "- e2fsprogs: $(mke2fs -V 2>&1 | head -1)"
+	if command -v genext2fs >/dev/null; then
+		gv=$(genext2fs --version 2>&1 | head -1)
+		dv=$(dpkg-query -W -f '${Version}' genext2fs 2>/dev/null)
+		echo "- genext2fs: $gv${dv:+ (Debian package $dv)}"
+	else
+		echo "- genext2fs: not installed"
+	fi
+	rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null) || rev=
+	echo "- orlov-populate: $tool${rev:+ (source $rev)}"
+	echo "- scratch: $work ($(df -PT "$work" | awk 'NR==2 {print $2}'))"
+} >"$out/machine.txt"
+printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
+
+note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (a raw copy warms it first). Each run of orlov-populate starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
+note "Floor: raw copy = \`tar cf - -C SRC . | cat >/dev/null\` (reads every byte of the tree, writes nothing)."
+note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
+note "The traversal model visits entries in sorted dump order on every image (a real readdir order differs on mke2fs -d and genext2fs images)."
+
+# ------------------------------------------------------------------ workloads
+# mkwl NAME: builds $work/src/NAME, sets size (bytes) and inodes.
+gen_py() {
+	python3 - "$@" <<'EOF'
+import os, sys, math, random
+kind, root, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+os.makedirs(root, exist_ok=True)
+if kind == 'empty':
+    d = os.path.join(root, 'files')
+    os.makedirs(d, exist_ok=True)
+    for i in range(n):
+        open(os.path.join(d, 'f%07d' % i), 'w').close()
+elif kind == 'small':
+    # n files in a balanced 3-level tree: b top dirs x b dirs x b files,
+    # sizes 0..3071 bytes from a fixed LCG, contents a fixed pattern.
+    b = max(2, math.ceil(n ** (1 / 3)))
+    pat = b''.join(b'%08d\n' % k for k in range(400))
+    for i in range(n):
+        a, c, k = i // (b * b), (i // b) % b, i % b
+        d = os.path.join(root, 'd%03d' % a, 'e%03d' % c)
+        if k == 0 or i == 0:
+            os.makedirs(d, exist_ok=True)
+        size = ((i * 1103515245 + 12345) >> 8) % 3072
+        with open(os.path.join(d, 'f%03d' % k), 'wb') as f:
+            f.write(pat[i % 7:i % 7 + size])
+elif kind == 'large':
+    # n MiB: one sparse file (no data) and one dense file (seeded bytes).
+    rnd = random.Random(11)
+    blk = bytearray(rnd.randbytes(1 << 20))
+    with open(os.path.join(root, 'dense'), 'wb') as f:
+        for i in range(n):
+            blk[0:8] = i.to_bytes(8, 'little')
+            f.write(blk)
+    with open(os.path.join(root, 'sparse'), 'wb') as f:
+        f.truncate(n << 20)
+EOF
+}
+
+mkwl() {
+	w=$1
+	s=$work/src/$w
+	rm -rf "$s"
+	case $w in
+	kernel)
+		[ -f "$ksrc" ] || { echo "no $ksrc (package linux-source-6.1)"; return 1; }
+		mkdir -p "$s"
+		if [ $quick = 1 ]; then
+			tar -xJf "$ksrc" -C "$s" --strip-components=1 \
+				linux-source-6.1/fs linux-source-6.1/kernel \
+				linux-source-6.1/include linux-source-6.1/net || return 1
+		else
+			tar -xJf "$ksrc" -C "$s" --strip-components=1 || return 1
+		fi
+		;;
+	empty) if [ $quick = 1 ]; then n=10000; else n=100000; fi
+		gen_py empty "$s" $n || return 1 ;;
+	small) if [ $quick = 1 ]; then n=20000; else n=1000000; fi
+		gen_py small "$s" $n || return 1 ;;
+	large) if [ $quick = 1 ]; then n=64; else n=1024; fi
+		gen_py large "$s" $n || return 1 ;;
+	*) echo "unknown workload $w"; return 1 ;;
+	esac
+	entries=$(find "$s" | wc -l)
+	inodes=$(( (entries * 5 / 4 + 4096 + 4095) / 4096 * 4096 ))
+	if [ "$w" = kernel ]; then
+		size=$((2 << 30))
+	else
+		kib=$(du -sk "$s" | cut -f1)
+		size=$(( kib * 1024 / 10 * 13 + inodes * 256 / 10 * 11 + (64 << 20) ))
+		size=$(( (size + (4 << 20) - 1) / (4 << 20) * (4 << 20) ))
+	fi
+	echo "$w: $entries entries, $(du -sh --apparent-size "$s" | cut -f1) apparent, $(du -sh "$s" | cut -f1) allocated; image $((size >> 20)) MiB, $inodes inodes" >>"$out/workloads.txt"
+	return 0
+}
+
+mkfs_args() { # size inodes
+	echo "-F -q -t ext2 -b 4096 -N $2 -U $UUID -E hash_seed=$HASH_SEED"
+}
+
+# timeit W T RUN IMAGE-or-empty CMD...: one timed run into times.tsv
+timeit() {
+	tw=$1 tt=$2 tr=$3 timg=$4; shift 4
+	sync
+	log=$out/logs/$tw.$tt.$tr.log
+	t0=$(date +%s.%N)
+	/usr/bin/time -f '%M' -o "$work/rss" "$@" >"$log" 2>&1
+	rc=$?
+	if [ $rc = 0 ] && [ -n "$timg" ]; then sync "$timg"; fi
+	t1=$(date +%s.%N)
+	rss=$(tail -1 "$work/rss" 2>/dev/null | tr -cd 0-9)
+	sec=$(echo "$t0 $t1" | awk '{printf "%.4f", $2 - $1}')
+	if [ $rc = 0 ]; then st=ok; else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${rss:-0}" "$st" >>"$out/times.tsv"
+	printf '   %-13s run %s: %8ss  %6s KiB  %s\n' "$tt" "$tr" "$sec" "${rss:-?}" "$st" >&2
+	return $rc
+}
+
+skip() { # W T reason
+	printf '%s\t%s\t0\t0\t0\t%s\n' "$1" "$2" "$3" >>"$out/times.tsv"
+	note "$1: $2 skipped: $3"
+}
+
+# analyse W T IMAGE: e2fsck, dump, dumpe2fs, metrics
+analyse() {
+	aw=$1 at=$2 aimg=$3
+	if ! e2fsck -fn "$aimg" >"$out/logs/$aw.$at.fsck.log" 2>&1; then
+		note "$aw: e2fsck -fn reports problems in the $at image (logs/$aw.$at.fsck.log)"
+	fi
+	if "$layout" dump "$aimg" >"$work/dump" 2>"$out/logs/$aw.$at.dump.log" &&
+	   dumpe2fs "$aimg" >"$work/dumpe2fs" 2>/dev/null &&
+	   python3 "$here/layout.py" metrics "$work/dump" "$work/dumpe2fs" \
+		>"$out/metrics/$aw.$at.json"; then
+		:
+	else
+		rm -f "$out/metrics/$aw.$at.json"
+		note "$aw: no layout metrics for the $at image (logs/$aw.$at.dump.log)"
+	fi
+}
+
+have_genext2fs=0
+command -v genext2fs >/dev/null && have_genext2fs=1
+
+for w in $(echo "$workloads" | tr , ' '); do
+	say "workload $w: building"
+	tb=$(date +%s)
+	if ! mkwl "$w" >"$work/wlmsg" 2>&1; then
+		msg=$(tr '\n' ' ' <"$work/wlmsg")
+		for t in orlov oldalloc mke2fs-d genext2fs raw-copy; do skip "$w" "$t" "workload not built: $msg"; done
+		continue
+	fi
+	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
+	src=$work/src/$w
+	empty=$work/empty.img
+	img=$work/img
+	rm -f "$empty"
+	# shellcheck disable=SC2046
+	mke2fs $(mkfs_args "$size" "$inodes") "$empty" $((size / 4096)) >"$out/logs/$w.mkfs.log" 2>&1 ||
+		{ note "$w: mke2fs of the empty image failed"; continue; }
+
+	# The floor first: it also warms the page cache for the others.
+	sh -c 'tar cf - -C "$1" . | cat >/dev/null' sh "$src"
+	i=1; while [ $i -le "$runs" ]; do
+		timeit "$w" raw-copy $i "" sh -c 'tar cf - -C "$1" . | cat >/dev/null' sh "$src" || break
+		i=$((i + 1))
+	done
+
+	i=1; while [ $i -le "$runs" ]; do
+		rm -f "$img"
+		# shellcheck disable=SC2046
+		timeit "$w" mke2fs-empty $i "$img" mke2fs $(mkfs_args "$size" "$inodes") "$img" $((size / 4096)) || break
+		i=$((i + 1))
+	done
+
+	for t in orlov oldalloc; do
+		ok=1
+		i=1; while [ $i -le "$runs" ]; do
+			rm -f "$img"; cp --sparse=always "$empty" "$img"
+			if [ $t = orlov ]; then
+				timeit "$w" $t $i "$img" "$tool" "$img" "$src" || { ok=0; break; }
+			else
+				timeit "$w" $t $i "$img" "$tool" --policy oldalloc "$img" "$src" || { ok=0; break; }
+			fi
+			i=$((i + 1))
+		done
+		[ $ok = 1 ] && analyse "$w" $t "$img"
+	done
+
+	ok=1
+	i=1; while [ $i -le "$runs" ]; do
+		rm -f "$img"
+		# shellcheck disable=SC2046
+		timeit "$w" mke2fs-d $i "$img" mke2fs $(mkfs_args "$size" "$inodes") -d "$src" "$img" $((size / 4096)) || { ok=0; break; }
+		i=$((i + 1))
+	done
+	[ $ok = 1 ] && analyse "$w" mke2fs-d "$img"
+
+	if [ $have_genext2fs = 1 ]; then
+		ok=1
+		i=1; while [ $i -le "$runs" ]; do
+			rm -f "$img"
+			timeit "$w" genext2fs $i "$img" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" || { ok=0; break; }
+			i=$((i + 1))
+		done
+		[ $ok = 1 ] && analyse "$w" genext2fs "$img"
+	else
+		skip "$w" genext2fs "genext2fs not installed"
+	fi
+	rm -f "$img" "$empty"
+	[ $keep = 1 ] || rm -rf "$src"
+done
+
+if [ -f "$out/workloads.txt" ]; then
+	{ echo; echo "Workloads:"; echo; sed 's/^/- /' "$out/workloads.txt"; } >>"$out/notes.txt"
+fi
+echo "- total benchmark time: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
+python3 "$here/layout.py" report "$out" || exit 1
+echo "run.sh: report in $out/report.md" >&2
