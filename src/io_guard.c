@@ -27,6 +27,12 @@ struct guard {
 	size_t n, cap;
 	unsigned long long *slot;	/* open addressing: off + 1, 0 is empty */
 	size_t nslots;
+	/* capture: writes held in memory, block by block, for a journal */
+	int capturing;
+	struct io_captured *cb;
+	size_t ncb, cbcap;
+	size_t *cbslot;		/* open addressing: index + 1, 0 is empty */
+	size_t ncbslots;
 };
 
 errcode_t io_guard_parse(const char *spec, struct io_fault *f)
@@ -190,6 +196,8 @@ static errcode_t save_range(io_channel ch, unsigned long long off,
 	return 0;
 }
 
+static void capture_free(struct guard *g);
+
 static errcode_t guard_close(io_channel ch)
 {
 	struct guard *g = guard_of(ch);
@@ -208,6 +216,7 @@ static errcode_t guard_close(io_channel ch)
 		free(g->saved[i].data);
 	free(g->saved);
 	free(g->slot);
+	capture_free(g);
 	free(g);
 	free(ch->name);
 	free(ch);
@@ -229,6 +238,146 @@ static unsigned long long span(io_channel ch, int count)
 			   (unsigned long long)count * (unsigned)ch->block_size;
 }
 
+static size_t cslot_of(const struct guard *g, unsigned long long blk)
+{
+	return (size_t)(blk * 2654435761U) & (g->ncbslots - 1);
+}
+
+static struct io_captured *captured(const struct guard *g,
+				    unsigned long long blk)
+{
+	size_t s;
+
+	if (!g->ncbslots)
+		return NULL;
+	for (s = cslot_of(g, blk); g->cbslot[s]; s = (s + 1) & (g->ncbslots - 1))
+		if (g->cb[g->cbslot[s] - 1].blk == blk)
+			return &g->cb[g->cbslot[s] - 1];
+	return NULL;
+}
+
+static errcode_t capture_grow(struct guard *g)
+{
+	size_t n = g->ncbslots ? g->ncbslots * 2 : 1024, i, s;
+	size_t *slot = calloc(n, sizeof(*slot));
+
+	if (!slot)
+		return ENOMEM;
+	for (i = 0; i < g->ncb; i++) {
+		for (s = (size_t)(g->cb[i].blk * 2654435761U) & (n - 1); slot[s];
+		     s = (s + 1) & (n - 1))
+			;
+		slot[s] = i + 1;
+	}
+	free(g->cbslot);
+	g->cbslot = slot;
+	g->ncbslots = n;
+	return 0;
+}
+
+/* The captured copy of block @blk, made from the disk's on first use. */
+static errcode_t capture_block(io_channel ch, unsigned long long blk,
+			       struct io_captured **out)
+{
+	struct guard *g = guard_of(ch);
+	struct io_captured *c = captured(g, blk);
+	size_t s;
+	errcode_t err;
+
+	if (c) {
+		*out = c;
+		return 0;
+	}
+	if ((g->ncb + 1) * 2 > g->ncbslots && capture_grow(g))
+		return ENOMEM;
+	if (g->ncb == g->cbcap) {
+		size_t n = g->cbcap ? g->cbcap * 2 : 256;
+		struct io_captured *p = realloc(g->cb, n * sizeof(*p));
+
+		if (!p)
+			return ENOMEM;
+		g->cb = p;
+		g->cbcap = n;
+	}
+	c = &g->cb[g->ncb];
+	c->blk = blk;
+	c->data = malloc((size_t)ch->block_size);
+	if (!c->data)
+		return ENOMEM;
+	err = io_channel_read_blk64(g->real, blk, 1, c->data);
+	if (err) {
+		free(c->data);
+		return err;
+	}
+	for (s = cslot_of(g, blk); g->cbslot[s]; s = (s + 1) & (g->ncbslots - 1))
+		;
+	g->cbslot[s] = ++g->ncb;
+	*out = c;
+	return 0;
+}
+
+/* A write while capturing: into the copies, bytes @off to @off + @len. */
+static errcode_t capture_write(io_channel ch, unsigned long long off,
+			       unsigned long long len, const unsigned char *p)
+{
+	unsigned long long bs = (unsigned)ch->block_size;
+
+	while (len) {
+		struct io_captured *c;
+		unsigned long long in = off % bs, n = bs - in < len ? bs - in : len;
+		errcode_t err = capture_block(ch, off / bs, &c);
+
+		if (err)
+			return err;
+		memcpy(c->data + in, p, (size_t)n);
+		off += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void io_guard_capture(io_channel ch, int on)
+{
+	guard_of(ch)->capturing = on;
+}
+
+void io_guard_take_captured(io_channel ch, struct io_captured **list,
+			    size_t *n)
+{
+	struct guard *g = guard_of(ch);
+
+	*list = g->cb;
+	*n = g->ncb;
+	/* reads see the disk again */
+	free(g->cbslot);
+	g->cb = NULL;
+	g->cbslot = NULL;
+	g->ncb = g->cbcap = g->ncbslots = 0;
+}
+
+void io_guard_free_captured(struct io_captured *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i].data);
+	free(list);
+}
+
+static void capture_free(struct guard *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->ncb; i++)
+		free(g->cb[i].data);
+	free(g->cb);
+	free(g->cbslot);
+	g->cb = NULL;
+	g->cbslot = NULL;
+	g->ncb = g->cbcap = g->ncbslots = 0;
+}
+
 static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
 				  int count, void *data)
 {
@@ -236,6 +385,22 @@ static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
 
 	if (++g->reads == g->fault.at && g->fault.kind == IO_FAULT_EIO_READ)
 		return EIO;
+	if (g->ncb) {
+		/* what was written while capturing reads back as written */
+		unsigned long long bs = (unsigned)ch->block_size, k;
+		unsigned long long len = span(ch, count);
+		unsigned char *p = data;
+		errcode_t err = io_channel_read_blk64(g->real, block, count, data);
+
+		for (k = 0; !err && k * bs < len; k++) {
+			const struct io_captured *c = captured(g, block + k);
+
+			if (c)
+				memcpy(p + k * bs, c->data,
+				       (size_t)(len - k * bs < bs ? len - k * bs : bs));
+		}
+		return err;
+	}
 	return io_channel_read_blk64(g->real, block, count, data);
 }
 
@@ -249,8 +414,12 @@ static errcode_t guard_write_blk64(io_channel ch, unsigned long long block,
 				   int count, const void *data)
 {
 	struct guard *g = guard_of(ch);
-	errcode_t err = tick(g);
+	errcode_t err;
 
+	if (g->capturing)
+		return capture_write(ch, block * (unsigned)ch->block_size,
+				     span(ch, count), data);
+	err = tick(g);
 	if (!err)
 		err = save_range(ch, block * (unsigned)ch->block_size,
 				 span(ch, count));
@@ -269,6 +438,8 @@ static errcode_t guard_write_byte(io_channel ch, unsigned long offset,
 	struct guard *g = guard_of(ch);
 	errcode_t err;
 
+	if (g->capturing)
+		return capture_write(ch, offset, (unsigned long long)count, data);
 	if (!g->real->manager->write_byte)
 		return EXT2_ET_UNIMPLEMENTED;
 	err = tick(g);
@@ -280,7 +451,11 @@ static errcode_t guard_write_byte(io_channel ch, unsigned long offset,
 static errcode_t guard_flush(io_channel ch)
 {
 	struct guard *g = guard_of(ch);
-	errcode_t err = tick(g);
+	errcode_t err;
+
+	if (g->capturing)
+		return 0;
+	err = tick(g);
 
 	return err ? err : io_channel_flush(g->real);
 }

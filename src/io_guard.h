@@ -38,4 +38,19 @@ void io_guard_begin(io_channel ch);
  * injected fault, being spent, does not fire again. */
 errcode_t io_guard_rollback(io_channel ch);
 
+/* One block written while capturing. */
+struct io_captured {
+	unsigned long long blk;
+	unsigned char *data;
+};
+
+/* While on, writes go to copies in memory (reads see them), for a
+ * journal to commit; flushes do nothing.  io_guard_take_captured hands
+ * the blocks over, in the order first written, and reads see the disk
+ * again; io_guard_free_captured frees them. */
+void io_guard_capture(io_channel ch, int on);
+void io_guard_take_captured(io_channel ch, struct io_captured **list,
+			    size_t *n);
+void io_guard_free_captured(struct io_captured *list, size_t n);
+
 #endif

@@ -12,6 +12,11 @@
 #   kill:N with --undo: e2undo puts the image back as it was.
 #   kill:N with --atomic: the image is byte for byte as it was (the run
 #              wrote a copy of it).
+#   eioread:N  block read N fails: as eio.
+#   kill:N on ext3, whose commit is one journal transaction: after
+#              recovery (e2fsck -fy replays the journal, as mount does,
+#              and repairs nothing else) e2fsck -fn passes and every path
+#              is exactly as before the run or exactly as after it.
 # T_FAULT_STRIDE=K tries every K-th operation only (the sanitizer build);
 # T_KEEP=DIR keeps the images and outputs there.
 . "$(dirname "$0")/lib.sh"
@@ -29,7 +34,7 @@ if [ "${1:-}" = --one ]; then
 	[ "$kind" = undo ] && set -- --undo "$T_TMP/u" "$@"
 	[ "$kind" = atomic ] && set -- --atomic "$@"
 	f=$kind
-	[ "$kind" = undo ] || [ "$kind" = atomic ] && f=kill
+	[ "$kind" = undo ] || [ "$kind" = atomic ] || [ "$kind" = jkill ] && f=kill
 	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$D/new" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
@@ -106,6 +111,24 @@ if [ "${1:-}" = --one ]; then
 			same_as_base
 		fi
 		;;
+	jkill)
+		# through the journal: after recovery (e2fsck -fy replays it,
+		# as mount does) exactly the old filesystem or the new one
+		[ $rc = 137 ] || bad "exit $rc, not killed"
+		e2fsck -fy "$w" >"$T_TMP/fy" 2>&1
+		[ $? -le 1 ] || bad "e2fsck -fy: $(tail -2 "$T_TMP/fy")"
+		grep -Eq '^(Fix|Clear|Salvage|Connect|Relocate)' "$T_TMP/fy" &&
+			bad "e2fsck -fy repaired more than the journal: $(grep -E '^(Fix|Clear|Salvage|Connect|Relocate)' "$T_TMP/fy" | head -2)"
+		e2fsck -fn "$w" >/dev/null 2>&1 || bad "not clean after recovery"
+		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+		if cmp -s "$T_TMP/dump" "$D/base.dump"; then
+			out=old
+		elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
+			out=new
+		else
+			bad "neither the filesystem before nor the one after"
+		fi
+		;;
 	atomic)
 		[ $rc = 137 ] || bad "exit $rc, not killed"
 		cmp -s "$w" "$D/base.img" || bad "the image changed"
@@ -174,7 +197,7 @@ run() {
 	{ seq 1 "$step" "$total"; seq $((total > 64 ? total - 63 : 1)) "$total"; } |
 		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 1 sh "$0" --one "$kind" \
 		>"$D/$name.out" 2>&1
-	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched)$' \
+	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched|old|new)$' \
 		"$D/$name.out" >"$D/$name.bad"; then
 		head -5 "$D/$name.bad" >&2
 		t_fail "$name: $(wc -l <"$D/$name.bad") bad points"
@@ -221,3 +244,16 @@ debugfs -R "stat /data" "$D/count.img" 2>/dev/null | grep -q 'Flags: 0x1000$' ||
 run ext4-htree-kill kill "$stride"
 run ext4-htree-eio eio "$stride"
 run ext4-htree-eioread eioread "$stride"
+
+# ext3: the commit is one transaction of the image's journal.
+t_mkimage "$D/base.img" 16M -t ext3 -b 1024 -N 2048
+tune2fs -o acl "$D/base.img" >/dev/null
+: >"$D/extra_args"
+scenario
+"$ORLOV_LAYOUT" dump "$D/count.img" >"$D/count.dump"
+jseq() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Journal sequence: *//p'; }
+[ $(($(jseq "$D/count.img"))) = $(($(jseq "$D/base.img") + 1)) ] ||
+	t_fail "ext3: the commit did not go through the journal"
+run ext3-journal-kill jkill "$stride"
+run ext3-journal-eio eio "$stride"
+
