@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io_guard.h"
+#include "util.h"
 #include "orlov_err.h"
 
 struct saved {
@@ -165,15 +166,9 @@ static errcode_t save_range(io_channel ch, unsigned long long off,
 
 		if (is_saved(g, b * bs))
 			continue;
-		if (g->n == g->cap) {
-			size_t cap = g->cap ? g->cap * 2 : 256;
-			struct saved *p = realloc(g->saved, cap * sizeof(*p));
-
-			if (!p)
-				return ENOMEM;
-			g->saved = p;
-			g->cap = cap;
-		}
+		if (grow_array(&g->saved, &g->cap, g->n + 1,
+			       sizeof(*g->saved), 256))
+			return ENOMEM;
 		buf = malloc((size_t)bs);
 		if (!buf)
 			return ENOMEM;
@@ -290,15 +285,8 @@ static errcode_t capture_block(io_channel ch, unsigned long long blk,
 	}
 	if ((g->ncb + 1) * 2 > g->ncbslots && capture_grow(g))
 		return ENOMEM;
-	if (g->ncb == g->cbcap) {
-		size_t n = g->cbcap ? g->cbcap * 2 : 256;
-		struct io_captured *p = realloc(g->cb, n * sizeof(*p));
-
-		if (!p)
-			return ENOMEM;
-		g->cb = p;
-		g->cbcap = n;
-	}
+	if (grow_array(&g->cb, &g->cbcap, g->ncb + 1, sizeof(*g->cb), 256))
+		return ENOMEM;
 	c = &g->cb[g->ncb];
 	c->blk = blk;
 	c->data = malloc((size_t)ch->block_size);
