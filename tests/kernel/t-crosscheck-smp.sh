@@ -32,7 +32,7 @@ for i in "${!names[@]}"; do
 	[ -f "$base" ] || continue	# left out by --only
 	ncases=$((ncases + 1))
 	cp --sparse=always "$base" "$k/img/$n.U.img"
-	"$tool" --cpus up --block-colour "${colours[$i]}" --target /t/u \
+	"$tool" --cpus up --block-colour "${colours[$i]}" --target /t/u ${merges[$i]} \
 		"$k/img/$n.U.img" "$k/payload/$n" >/dev/null 2>&1 ||
 		{ echo "# $n: orlov-populate --cpus up failed"; exit 1; }
 	"$layout" diff "$k/img/$n.K.img" "$k/img/$n.U.img" >"$k/log/$n.U.layout" 2>&1
