@@ -997,6 +997,18 @@ static errcode_t push(struct ctx *c)
 
 static errcode_t recheck(struct ctx *c, const struct src_entry *e);
 
+/* The blocks of a directory the image has (@in its inode) into @d, set
+ * up by dirbuf_init: an htree where ext4 would use its index. */
+static errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
+			  struct dirbuf *d)
+{
+	errcode_t err = image_load_dir(c->img, &c->fs, in, d);
+
+	d->indexed = c->fs.dx.enabled && (in->i_flags & EXT2_INDEX_FL) &&
+		     d->nblocks > 1;
+	return err;
+}
+
 /* May the source directory @e go into one the image has of its name?
  * With --merge, yes; lost+found at the root of the image always (mke2fs
  * made it; mke2fs -d reuses it too). */
@@ -1031,11 +1043,14 @@ static void take_attrs(const struct ctx *c, const struct src_entry *e,
 }
 
 /* A frame for a directory the image has (the target, or one merged
- * into): its inode, flags, and the attributes its new entries inherit. */
-static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino)
+ * into; @in its inode as read): its flags, and the attributes its new
+ * entries inherit. */
+static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino,
+			       const struct ext2_inode_large *in)
 {
-	errcode_t err = image_read_inode(c->img, ino, &n->inode);
+	errcode_t err = 0;
 
+	n->inode = *in;
 	n->existing = 1;
 	n->flags = n->inode.i_flags;
 	if (!err && n->inode.i_file_acl &&
@@ -1066,6 +1081,7 @@ static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino)
 static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
+	struct ext2_inode_large in;
 	struct frame *p, *n;
 	struct orlov_figures fig;
 	uint32_t ino, flags;
@@ -1082,7 +1098,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		free(c->target);
 		c->target = NULL;
 		n->is_target = 1;
-		err = load_existing(c, n, c->target_ino);
+		err = image_read_inode(c->img, c->target_ino, &in);
+		if (!err)
+			err = load_existing(c, n, c->target_ino, &in);
 		if (err)
 			return fail_at(c, err, "reading target directory", c->o->target);
 		if (!c->o->root_attrs)
@@ -1105,8 +1123,6 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 				      e->name_len, &ino)) {
 		/* --merge: into the directory that is there, as cp -a does
 		 * after mkdir's EEXIST */
-		struct ext2_inode_large in;
-
 		err = image_read_inode(c->img, ino, &in);
 		if (!err && (!merges(c, e) || !S_ISDIR(in.i_mode)))
 			err = ORLOV_ERR_EXISTS;
@@ -1117,12 +1133,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 		n = top(c);
 		dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group,
 			    image_has_filetype(c->img));
-		err = image_load_dir(c->img, &c->fs, &in, &n->d);
+		err = load_dir(c, &in, &n->d);
 		if (!err)
-			err = load_existing(c, n, ino);
-		n->d.indexed = c->fs.dx.enabled &&
-			       (n->inode.i_flags & EXT2_INDEX_FL) &&
-			       n->d.nblocks > 1;
+			err = load_existing(c, n, ino, &in);
 		/* cp -a then gives it the source's mode, owners and times
 		 * (and so does mke2fs -d); its attributes stay */
 		take_attrs(c, e, &n->inode);
@@ -1353,7 +1366,7 @@ out:
 /* Refuse a name the image has where the entry goes; a directory it may
  * merge into is loaded, as the scan's next frame's. */
 static errcode_t check_name(struct ctx *c, const struct src_entry *e,
-			    struct dirbuf **merged)
+			    struct dirbuf **merged, uint32_t *links)
 {
 	struct dirbuf *parent = c->scan[c->depth - 1].existing;
 	struct walk_name *n;
@@ -1378,13 +1391,14 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 			return ENOMEM;
 		dirbuf_init(d, ino, c->fs.g.inodes_per_group,
 			    image_has_filetype(c->img));
-		err = image_load_dir(c->img, &c->fs, &in, d);
+		err = load_dir(c, &in, d);
 		if (err) {
 			dirbuf_release(&c->fs, d);
 			free(d);
 			return fail(c, err, "reading directory", e->path);
 		}
 		*merged = d;
+		*links = in.i_links_count;
 	}
 	if (c->depth != 1)
 		return 0;
@@ -1603,6 +1617,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	struct ctx *c = ctx;
 	struct dirbuf *merged = NULL;
 	struct scan_dir *d;
+	uint32_t links = 0;
 	errcode_t err;
 
 	if (grow_array(&c->scan, &c->scan_cap, c->depth + 1,
@@ -1616,20 +1631,15 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	d->defacl = c->depth && c->posix_acl &&
 		has_src_xattr(e, "system.posix_acl_default");
 	if (c->depth) {
-		err = check_name(c, e, &merged);
+		err = check_name(c, e, &merged, &links);
 		if (err)
 			return err;
 	}
 	if (merged) {
 		/* like the target: its links, new entries in new blocks */
-		struct ext2_inode_large in;
-
 		d->existing = merged;
 		d->owned = 1;
-		err = image_read_inode(c->img, merged->map.ino, &in);
-		if (err)
-			return fail(c, err, "checking", e->path);
-		d->links = in.i_links_count;
+		d->links = links;
 		d->blocks = d->had = merged->nblocks;
 		d->used = c->fs.g.block_size;
 		c->total_entries++;
@@ -1703,7 +1713,8 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	uint64_t max_blocks = EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
 			      (uint64_t)apb * apb * apb;
 	struct dirbuf *merged;
-	errcode_t err = check_name(c, e, &merged);
+	uint32_t links;
+	errcode_t err = check_name(c, e, &merged, &links);
 
 	c->total_entries++;
 	if (S_ISREG(e->st.st_mode))
@@ -1794,18 +1805,15 @@ static errcode_t open_target(struct ctx *c)
 	err = image_lookup_dir(c->img, c->o->target, &c->target_ino);
 	if (!err)
 		err = image_read_inode(c->img, c->target_ino, &in);
-	c->target_links = in.i_links_count;
-	if (err) {
+	if (err)
 		return fail_at(c, err, "looking up target directory", c->o->target);
-	}
+	c->target_links = in.i_links_count;
 	c->target = calloc(1, sizeof(*c->target));
 	if (!c->target)
 		return ENOMEM;
 	dirbuf_init(c->target, c->target_ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
-	err = image_load_dir(c->img, &c->fs, &in, c->target);
-	c->target->indexed = c->fs.dx.enabled && (in.i_flags & EXT2_INDEX_FL) &&
-			     c->target->nblocks > 1;
+	err = load_dir(c, &in, c->target);
 	return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 
