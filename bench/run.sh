@@ -1,11 +1,15 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Benchmarks of orlov-populate against mke2fs -d, genext2fs and a raw copy:
-# wall time, peak RSS and layout metrics (bench/layout.py) on four
-# workloads.  See bench/README.md.  Not a test: nothing here is in make check.
+# Benchmarks of orlov-populate against mke2fs -d, genext2fs, a debugfs
+# write script and a raw copy: wall time, peak RSS, scaling with the entry
+# count and layout metrics (bench/layout.py) on several workloads, then the
+# aging and in-guest traversal hooks (bench/aging.sh, bench/guest-traversal.sh)
+# when present.  See bench/README.md.  Not a test: nothing here is in
+# make check.
 #
-# usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR]
-#               [--runs N] [--workloads kernel,empty,small,large] [--keep]
+# usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR] [--runs N]
+#               [--workloads kernel,empty,million,huge,scaling,aging,guest]
+#               [--keep]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +19,7 @@ tool=
 layout=
 out=
 runs=
-workloads=kernel,empty,small,large
+workloads=
 keep=0
 
 usage() {
@@ -51,9 +55,22 @@ done
 if [ -z "$runs" ]; then
 	if [ $quick = 1 ]; then runs=1; else runs=3; fi
 fi
+# The default list; --quick leaves out the QEMU hooks unless asked for.
+if [ -z "$workloads" ]; then
+	if [ $quick = 1 ]; then workloads=kernel,empty,million,huge,scaling
+	else workloads=kernel,empty,million,huge,scaling,aging,guest; fi
+fi
+# Older names of the same workloads.
+workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,huge,/g' -e 's/^,//' -e 's/,$//')
+# Time limits, seconds: a tool runs again only while its runs so far plus
+# one more of the last one's length stay within BUDGET (so a slow tool runs
+# once); the debugfs script is stopped after DEBUGFS_MAX.
+if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-30}
+else budget=${BENCH_BUDGET:-240}; dfsmax=${BENCH_DEBUGFS_MAX:-120}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
-rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt
+rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
+rm -rf "$out/aging" "$out/guest"
 
 note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
 say() { echo "== $*" >&2; }
@@ -115,18 +132,22 @@ start_all=$(date +%s)
 	rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null) || rev=
 	echo "- orlov-populate: $tool${rev:+ (source $rev)}"
 	echo "- scratch: $work ($(df -PT "$work" | awk 'NR==2 {print $2}'))"
+	echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; 2 CPUs are shared with whatever else runs)"
 } >"$out/machine.txt"
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
+printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
-note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (a raw copy warms it first). Each run of orlov-populate starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
-note "Floor: raw copy = \`tar cf - -C SRC . | cat >/dev/null\` (reads every byte of the tree, writes nothing)."
+note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (the floor warms it first). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
+note "Floor: raw copy = the contents of every regular file, in sorted path order, concatenated into one file (\`find SRC -type f -print0 | sort -z | xargs -0 cat | cp --sparse=always /dev/stdin RAW\`, then \`sync RAW\`): the same bytes, no metadata; holes stay holes (cat reads them as zeros, which cp does not write)."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
+note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
+note "Repeats: each tool runs up to $runs times, but runs again only while its time so far plus one more run of the last one's length stays within $budget s, so a slow tool (e.g. mke2fs -d on one 100,000-entry directory) runs once and has no spread."
 note "The traversal model visits entries in sorted dump order on every image (a real readdir order differs on mke2fs -d and genext2fs images)."
 
 # ------------------------------------------------------------------ workloads
 # mkwl NAME: builds $work/src/NAME, sets size (bytes) and inodes.
 gen_py() {
-	python3 - "$@" <<'EOF'
+	python3 - "$@" <<'PYEOF'
 import os, sys, math, random
 kind, root, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
 os.makedirs(root, exist_ok=True)
@@ -135,9 +156,10 @@ if kind == 'empty':
     os.makedirs(d, exist_ok=True)
     for i in range(n):
         open(os.path.join(d, 'f%07d' % i), 'w').close()
-elif kind == 'small':
+elif kind == 'million':
     # n files in a balanced 3-level tree: b top dirs x b dirs x b files,
-    # sizes 0..3071 bytes from a fixed LCG, contents a fixed pattern.
+    # sizes 0..3071 bytes from a fixed LCG (the seed is the file number),
+    # contents a fixed pattern.
     b = max(2, math.ceil(n ** (1 / 3)))
     pat = b''.join(b'%08d\n' % k for k in range(400))
     for i in range(n):
@@ -148,17 +170,26 @@ elif kind == 'small':
         size = ((i * 1103515245 + 12345) >> 8) % 3072
         with open(os.path.join(d, 'f%03d' % k), 'wb') as f:
             f.write(pat[i % 7:i % 7 + size])
-elif kind == 'large':
-    # n MiB: one sparse file (no data) and one dense file (seeded bytes).
+elif kind == 'huge':
+    # n MiB per dense file: two dense files of seeded random data (each
+    # MiB stamped with its number), one sparse file of 4n MiB with 1 MiB
+    # of data every 256 MiB, and one hole of 4n MiB.
     rnd = random.Random(11)
     blk = bytearray(rnd.randbytes(1 << 20))
-    with open(os.path.join(root, 'dense'), 'wb') as f:
-        for i in range(n):
-            blk[0:8] = i.to_bytes(8, 'little')
-            f.write(blk)
+    for name, salt in (('dense-a', 0), ('dense-b', 1 << 40)):
+        with open(os.path.join(root, name), 'wb') as f:
+            for i in range(n):
+                blk[0:8] = (salt + i).to_bytes(8, 'little')
+                f.write(blk)
     with open(os.path.join(root, 'sparse'), 'wb') as f:
-        f.truncate(n << 20)
-EOF
+        for off in range(0, 4 * n, 256):
+            f.seek(off << 20)
+            blk[0:8] = (2 << 40 | off).to_bytes(8, 'little')
+            f.write(blk)
+        f.truncate(4 * n << 20)
+    with open(os.path.join(root, 'hole'), 'wb') as f:
+        f.truncate(4 * n << 20)
+PYEOF
 }
 
 mkwl() {
@@ -179,10 +210,12 @@ mkwl() {
 		;;
 	empty) if [ $quick = 1 ]; then n=10000; else n=100000; fi
 		gen_py empty "$s" $n || return 1 ;;
-	small) if [ $quick = 1 ]; then n=20000; else n=1000000; fi
-		gen_py small "$s" $n || return 1 ;;
-	large) if [ $quick = 1 ]; then n=64; else n=1024; fi
-		gen_py large "$s" $n || return 1 ;;
+	million) if [ $quick = 1 ]; then n=20000; else n=1000000; fi
+		gen_py million "$s" $n || return 1 ;;
+	scale-*) n=${w#scale-}; n=$(echo "$n" | sed -e 's/k$/000/' -e 's/M$/000000/')
+		gen_py million "$s" "$n" || return 1 ;;
+	huge) if [ $quick = 1 ]; then n=64; else n=2048; fi
+		gen_py huge "$s" $n || return 1 ;;
 	*) echo "unknown workload $w"; return 1 ;;
 	esac
 	entries=$(find "$s" | wc -l)
@@ -195,6 +228,7 @@ mkwl() {
 		size=$(( (size + (4 << 20) - 1) / (4 << 20) * (4 << 20) ))
 	fi
 	echo "$w: $entries entries, $(du -sh --apparent-size "$s" | cut -f1) apparent, $(du -sh "$s" | cut -f1) allocated; image $((size >> 20)) MiB, $inodes inodes" >>"$out/workloads.txt"
+	printf '%s\t%s\t%s\n' "$w" "$entries" $((size >> 20)) >>"$out/entries.tsv"
 	return 0
 }
 
@@ -202,7 +236,8 @@ mkfs_args() { # size inodes
 	echo "-F -q -t ext2 -b 4096 -N $2 -U $UUID -E hash_seed=$HASH_SEED"
 }
 
-# timeit W T RUN IMAGE-or-empty CMD...: one timed run into times.tsv
+# timeit W T RUN IMAGE-or-empty CMD...: one timed run into times.tsv;
+# sets sec.  Exit 124 (timeout) is recorded as a partial run.
 timeit() {
 	tw=$1 tt=$2 tr=$3 timg=$4; shift 4
 	sync
@@ -210,14 +245,25 @@ timeit() {
 	t0=$(date +%s.%N)
 	/usr/bin/time -f '%M' -o "$work/rss" "$@" >"$log" 2>&1
 	rc=$?
-	if [ $rc = 0 ] && [ -n "$timg" ]; then sync "$timg"; fi
+	if [ -n "$timg" ] && [ -f "$timg" ]; then sync "$timg"; fi
 	t1=$(date +%s.%N)
 	rss=$(tail -1 "$work/rss" 2>/dev/null | tr -cd 0-9)
 	sec=$(echo "$t0 $t1" | awk '{printf "%.4f", $2 - $1}')
-	if [ $rc = 0 ]; then st=ok; else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
+	if [ $rc = 0 ]; then st=ok
+	elif [ $rc = 124 ]; then
+		done_=$(grep -c '^debugfs: \(write\|mkdir\|symlink\) ' "$log")
+		st="partial: $done_ of $((entries - 1)) entries in ${sec%??} s (stopped at the ${dfsmax} s limit)"
+	else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${rss:-0}" "$st" >>"$out/times.tsv"
 	printf '   %-13s run %s: %8ss  %6s KiB  %s\n' "$tt" "$tr" "$sec" "${rss:-?}" "$st" >&2
 	return $rc
+}
+
+# again I: whether to do run I+1 (the run budget, above)
+spent=0
+again() {
+	spent=$(echo "$spent $sec" | awk '{printf "%.4f", $1 + $2}')
+	[ "$1" -lt "$runs" ] && awk -v a="$spent" -v b="$sec" -v c="$budget" 'BEGIN {exit !(a + b <= c)}'
 }
 
 skip() { # W T reason
@@ -228,6 +274,7 @@ skip() { # W T reason
 # analyse W T IMAGE: e2fsck, dump, dumpe2fs, metrics
 analyse() {
 	aw=$1 at=$2 aimg=$3
+	case $aw in scale-*) return 0 ;; esac	# timing only
 	if ! e2fsck -fn "$aimg" >"$out/logs/$aw.$at.fsck.log" 2>&1; then
 		note "$aw: e2fsck -fn reports problems in the $at image (logs/$aw.$at.fsck.log)"
 	fi
@@ -240,20 +287,71 @@ analyse() {
 		rm -f "$out/metrics/$aw.$at.json"
 		note "$aw: no layout metrics for the $at image (logs/$aw.$at.dump.log)"
 	fi
+	rm -f "$work/dump" "$work/dumpe2fs"
+}
+
+# hook NAME SCRIPT MD: the aging / in-guest contract (bench/README.md)
+hook() {
+	hn=$1 hs=$2 hmd=$3
+	say "$hn: $hs"
+	if [ ! -x "$here/$hs" ]; then
+		printf '\n## %s\n\nNot run: bench/%s is not there (or not executable) in this tree.\n' "$hn" "$hs" >>"$out/hooks.md"
+		note "$hn: not run, no bench/$hs"
+		return
+	fi
+	mkdir -p "$out/$hn"
+	th=$(date +%s)
+	if [ $quick = 1 ]; then
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" --quick >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+	else
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+	fi
+	rc=$?
+	th=$(( $(date +%s) - th ))
+	case $rc in
+	0)	if [ -f "$out/$hn/$hmd" ]; then
+			{ echo; cat "$out/$hn/$hmd"; } >>"$out/hooks.md"
+			for f in "$out/$hn"/*.svg; do [ -f "$f" ] && cp "$f" "$out/"; done
+			note "$hn: bench/$hs ran in $th s; its report is appended below"
+		else
+			printf '\n## %s\n\nbench/%s exited 0 in %s s but wrote no %s.\n' "$hn" "$hs" "$th" "$hmd" >>"$out/hooks.md"
+			note "$hn: bench/$hs wrote no $hmd"
+		fi ;;
+	77)	why=$(head -1 "$out/logs/$hn.stdout")
+		printf '\n## %s\n\nSkipped by bench/%s: %s\n' "$hn" "$hs" "${why:-(no reason given)}" >>"$out/hooks.md"
+		note "$hn: skipped: ${why:-(no reason given)}" ;;
+	*)	printf '\n## %s\n\nbench/%s failed (exit %s after %s s); see logs/%s.stderr.\n' "$hn" "$hs" "$rc" "$th" "$hn" >>"$out/hooks.md"
+		note "$hn: bench/$hs failed (exit $rc after $th s, logs/$hn.stderr)" ;;
+	esac
 }
 
 have_genext2fs=0
 command -v genext2fs >/dev/null && have_genext2fs=1
+have_debugfs=0
+command -v debugfs >/dev/null && command -v timeout >/dev/null && have_debugfs=1
 
+# Expand the list: scaling = the million generator at two smaller sizes
+# (the third point is the million workload itself); the hooks go last.
+wl=
+hooks=
 for w in $(echo "$workloads" | tr , ' '); do
+	case $w in
+	scaling) if [ $quick = 1 ]; then wl="$wl scale-2k scale-5k"; else wl="$wl scale-10k scale-100k"; fi ;;
+	aging|guest) hooks="$hooks $w" ;;
+	*) wl="$wl $w" ;;
+	esac
+done
+
+for w in $wl; do
 	say "workload $w: building"
 	tb=$(date +%s)
 	if ! mkwl "$w" >"$work/wlmsg" 2>&1; then
 		msg=$(tr '\n' ' ' <"$work/wlmsg")
-		for t in orlov oldalloc mke2fs-d genext2fs raw-copy; do skip "$w" "$t" "workload not built: $msg"; done
+		for t in orlov oldalloc mke2fs-d genext2fs debugfs raw-copy; do skip "$w" "$t" "workload not built: $msg"; done
 		continue
 	fi
 	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
+	tw0=$(date +%s)
 	src=$work/src/$w
 	empty=$work/empty.img
 	img=$work/img
@@ -263,60 +361,89 @@ for w in $(echo "$workloads" | tr , ' '); do
 		{ note "$w: mke2fs of the empty image failed"; continue; }
 
 	# The floor first: it also warms the page cache for the others.
-	sh -c 'tar cf - -C "$1" . | cat >/dev/null' sh "$src"
-	i=1; while [ $i -le "$runs" ]; do
-		timeit "$w" raw-copy $i "" sh -c 'tar cf - -C "$1" . | cat >/dev/null' sh "$src" || break
+	floor='find "$1" -type f -print0 | sort -z | xargs -0 -r cat | cp --sparse=always /dev/stdin "$2"'
+	sh -c "$floor" sh "$src" "$work/raw"
+	spent=0; i=1; while :; do
+		rm -f "$work/raw"
+		timeit "$w" raw-copy $i "$work/raw" sh -c "$floor" sh "$src" "$work/raw" || break
+		again $i || break
 		i=$((i + 1))
 	done
+	rm -f "$work/raw"
 
-	i=1; while [ $i -le "$runs" ]; do
+	spent=0; i=1; while :; do
 		rm -f "$img"
 		# shellcheck disable=SC2046
 		timeit "$w" mke2fs-empty $i "$img" mke2fs $(mkfs_args "$size" "$inodes") "$img" $((size / 4096)) || break
+		again $i || break
 		i=$((i + 1))
 	done
 
 	for t in orlov oldalloc; do
 		ok=1
-		i=1; while [ $i -le "$runs" ]; do
+		spent=0; i=1; while :; do
 			rm -f "$img"; cp --sparse=always "$empty" "$img"
 			if [ $t = orlov ]; then
 				timeit "$w" $t $i "$img" "$tool" "$img" "$src" || { ok=0; break; }
 			else
 				timeit "$w" $t $i "$img" "$tool" --policy oldalloc "$img" "$src" || { ok=0; break; }
 			fi
+			again $i || break
 			i=$((i + 1))
 		done
 		[ $ok = 1 ] && analyse "$w" $t "$img"
 	done
 
 	ok=1
-	i=1; while [ $i -le "$runs" ]; do
+	spent=0; i=1; while :; do
 		rm -f "$img"
 		# shellcheck disable=SC2046
 		timeit "$w" mke2fs-d $i "$img" mke2fs $(mkfs_args "$size" "$inodes") -d "$src" "$img" $((size / 4096)) || { ok=0; break; }
+		again $i || break
 		i=$((i + 1))
 	done
 	[ $ok = 1 ] && analyse "$w" mke2fs-d "$img"
 
 	if [ $have_genext2fs = 1 ]; then
 		ok=1
-		i=1; while [ $i -le "$runs" ]; do
+		spent=0; i=1; while :; do
 			rm -f "$img"
 			timeit "$w" genext2fs $i "$img" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" || { ok=0; break; }
+			again $i || break
 			i=$((i + 1))
 		done
 		[ $ok = 1 ] && analyse "$w" genext2fs "$img"
 	else
 		skip "$w" genext2fs "genext2fs not installed"
 	fi
+
+	if [ $have_debugfs = 1 ]; then
+		ok=1
+		spent=0; i=1; while :; do
+			rm -f "$img"; cp --sparse=always "$empty" "$img"
+			timeit "$w" debugfs $i "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" || { ok=0; break; }
+			again $i || break
+			i=$((i + 1))
+		done
+		[ $ok = 1 ] && analyse "$w" debugfs "$img"
+	else
+		skip "$w" debugfs "debugfs or timeout not installed"
+	fi
 	rm -f "$img" "$empty"
 	[ $keep = 1 ] || rm -rf "$src"
+	say "$w: done in $(( $(date +%s) - tw0 )) s after building"
 done
 
 if [ -f "$out/workloads.txt" ]; then
 	{ echo; echo "Workloads:"; echo; sed 's/^/- /' "$out/workloads.txt"; } >>"$out/notes.txt"
 fi
+for h in $hooks; do
+	case $h in
+	aging) hook aging aging.sh aging.md ;;
+	guest) hook guest guest-traversal.sh guest.md ;;
+	esac
+done
+echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 echo "- total benchmark time: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
 python3 "$here/layout.py" report "$out" || exit 1
 echo "run.sh: report in $out/report.md" >&2
