@@ -138,7 +138,7 @@ printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (the floor warms it first). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
-note "Floor: raw copy = the contents of every regular file, in sorted path order, concatenated into one file (\`find SRC -type f -print0 | sort -z | xargs -0 cat | cp --sparse=always /dev/stdin RAW\`, then \`sync RAW\`): the same bytes, no metadata; holes stay holes (cat reads them as zeros, which cp does not write)."
+note "Floor: raw copy = \`bench/floor.py SRC RAW\`: the contents of every regular file concatenated into one file RAW, then fsync: the same bytes, no metadata. Files without holes go through \`find | sort | xargs cat\`; sparse ones are appended by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
 note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
 note "Repeats: each tool runs up to $runs times, but runs again only while its time so far plus one more run of the last one's length stays within $budget s, so a slow tool (e.g. mke2fs -d on one 100,000-entry directory) runs once and has no spread."
@@ -361,11 +361,10 @@ for w in $wl; do
 		{ note "$w: mke2fs of the empty image failed"; continue; }
 
 	# The floor first: it also warms the page cache for the others.
-	floor='find "$1" -type f -print0 | sort -z | xargs -0 -r cat | cp --sparse=always /dev/stdin "$2"'
-	sh -c "$floor" sh "$src" "$work/raw"
+	python3 "$here/floor.py" "$src" "$work/raw"
 	spent=0; i=1; while :; do
 		rm -f "$work/raw"
-		timeit "$w" raw-copy $i "$work/raw" sh -c "$floor" sh "$src" "$work/raw" || break
+		timeit "$w" raw-copy $i "$work/raw" python3 "$here/floor.py" "$src" "$work/raw" || break
 		again $i || break
 		i=$((i + 1))
 	done
