@@ -66,7 +66,7 @@ workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,
 # one more of the last one's length stay within BUDGET (so a slow tool runs
 # once); the debugfs script is stopped after DEBUGFS_MAX.
 if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-30}
-else budget=${BENCH_BUDGET:-240}; dfsmax=${BENCH_DEBUGFS_MAX:-120}; fi
+else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-60}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
@@ -137,7 +137,7 @@ start_all=$(date +%s)
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
-note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (the floor warms it first). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
+note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
 note "Floor: raw copy = \`bench/floor.py SRC RAW\`: the contents of every regular file concatenated into one file RAW, then fsync: the same bytes, no metadata. Files without holes go through \`find | sort | xargs cat\`; sparse ones are appended by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
 note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
@@ -360,8 +360,8 @@ for w in $wl; do
 	mke2fs $(mkfs_args "$size" "$inodes") "$empty" $((size / 4096)) >"$out/logs/$w.mkfs.log" 2>&1 ||
 		{ note "$w: mke2fs of the empty image failed"; continue; }
 
-	# The floor first: it also warms the page cache for the others.
-	python3 "$here/floor.py" "$src" "$work/raw"
+	# The floor first.  The tree was just written (generated or
+	# extracted), so it is in the page cache already.
 	spent=0; i=1; while :; do
 		rm -f "$work/raw"
 		timeit "$w" raw-copy $i "$work/raw" python3 "$here/floor.py" "$src" "$work/raw" || break
