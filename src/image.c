@@ -40,8 +40,11 @@ struct image {
 	ext2_filsys fs;
 	int lock_fd;		/* holds the flock, -1 when none */
 	int dry;		/* --dry-run: every write dropped */
-	char *shadow;		/* --atomic: the copy being written */
+	char *shadow;		/* a copy being written (image_opts.commit) */
 	char *dest;		/* ... and the image it replaces at commit */
+	char *path;		/* the image as opened, for a copy at commit */
+	enum image_commit commit;
+	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	struct staged *inodes;
 	size_t n, cap;
 	uint32_t *slot;		/* open-addressing index into inodes, by ino */
@@ -120,27 +123,43 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
  */
 static errcode_t lock_image(const char *path, int dry, int *fd)
 {
-	/* a dry run shares the lock: no writer changes the image under it */
-	*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-	if (*fd < 0)
-		return (errcode_t)errno;
-	if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB) == 0)
-		return 0;
-	close(*fd);
+	struct stat a, b;
+	int tries, e;
+
+	for (tries = 0; tries < 8; tries++) {
+		/* a dry run shares the lock: no writer changes the image
+		 * under it */
+		*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		if (*fd < 0)
+			return (errcode_t)errno;
+		if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
+			e = errno;
+			close(*fd);
+			*fd = -1;
+			return e == EWOULDBLOCK ? ORLOV_ERR_BUSY : (errcode_t)e;
+		}
+		/* Locked the file a committed copy has just replaced (opened
+		 * before the rename): its writes would go nowhere.  Again,
+		 * on the file the name stands for now. */
+		if (fstat(*fd, &a) || stat(path, &b) ||
+		    (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+			return 0;
+		close(*fd);
+	}
 	*fd = -1;
-	return errno == EWOULDBLOCK ? ORLOV_ERR_BUSY : (errcode_t)errno;
+	return ORLOV_ERR_BUSY;
 }
+
+static void drop_shadow(struct image *img);
 
 static void unlock_image(struct image *img)
 {
 	if (img->lock_fd >= 0)
 		close(img->lock_fd);	/* drops the flock */
 	img->lock_fd = -1;
-	if (img->shadow)
-		unlink(img->shadow);	/* no-op after the rename */
-	free(img->shadow);
-	free(img->dest);
-	img->shadow = img->dest = NULL;
+	drop_shadow(img);	/* after the rename, only frees */
+	free(img->path);
+	img->path = NULL;
 }
 
 /* Bytes [off, end) of @from into @to at the same offsets. */
@@ -170,39 +189,110 @@ static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
 }
 
 /*
- * --atomic: the run writes a copy made next to the image, a reflink where
- * the filesystem shares blocks (FICLONE) and else a copy of its data
- * extents (holes stay holes), and the commit renames the copy over the
- * image.  Killed at any point, the image is the one that was opened.
+ * A new file next to @path, named .NAME.orlov-XXXXXX, with the mode and,
+ * where it can be given, the owner of @st (an existing image), else the
+ * mode a new file gets.  *why says which step failed.
  */
-static errcode_t make_shadow(struct image *img, const char *path)
+errcode_t image_temp_create(const char *path, const struct stat *st,
+			    int keep_owner, char **tmp, int *fd,
+			    const char **why)
 {
 	const char *base = strrchr(path, '/');
-	size_t dl = base ? (size_t)(base - path + 1) : 0, cap = 1 << 20;
+	size_t dl = base ? (size_t)(base - path + 1) : 0;
+	mode_t mask;
+	errcode_t err = 0;
+
+	base = base ? base + 1 : path;
+	*fd = -1;
+	*tmp = malloc(strlen(path) + 16);
+	if (!*tmp)
+		return ENOMEM;
+	sprintf(*tmp, "%.*s.%s.orlov-XXXXXX", (int)dl, path, base);
+	*why = "creating a file in its directory";
+	*fd = mkostemp(*tmp, O_CLOEXEC);
+	if (*fd < 0) {
+		err = (errcode_t)errno;
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	if (!st) {
+		mask = umask(0);
+		umask(mask);
+	}
+	*why = "giving the copy the image's mode";
+	if (fchmod(*fd, st ? st->st_mode & 07777 : 0666 & ~mask))
+		err = (errcode_t)errno;
+	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
+	    (errno != EPERM || keep_owner)) {
+		*why = "giving the copy the image's owner";
+		err = (errcode_t)errno;
+	}
+	if (err) {
+		close(*fd);
+		*fd = -1;
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return err;
+}
+
+/* @tmp, written, takes the name @path. */
+errcode_t image_temp_commit(const char *tmp, const char *path)
+{
+	char *dir = strdup(path), *slash;
+	int fd;
+
+	if (!dir)
+		return ENOMEM;
+	if (rename(tmp, path)) {
+		free(dir);
+		return (errcode_t)errno;
+	}
+	/* the rename itself on disk, as far as the directory can say */
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dir);
+	return 0;
+}
+
+/*
+ * A copy of the image, made next to it, which the run (or only the
+ * commit) writes and the commit renames over the image: a reflink where
+ * the filesystem shares blocks (FICLONE), else a copy of its data extents
+ * (holes stay holes).  Killed at any point before the rename, the image
+ * is the filesystem that was opened.  The copy's descriptor stays open in
+ * *fd for the caller.
+ */
+static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
+			     const char **why)
+{
+	size_t cap = 1 << 20;
 	struct stat st;
 	errcode_t err = 0;
 	char *buf = NULL;
 	off_t off = 0;
-	int fd;
 
 	if (fstat(img->lock_fd, &st))
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return ORLOV_ERR_ATOMIC_NOT_FILE;
-	base = base ? base + 1 : path;
-	img->shadow = malloc(strlen(path) + 16);
-	img->dest = strdup(path);
-	if (!img->shadow || !img->dest)
+	img->dest = strdup(img->path);
+	if (!img->dest)
 		return ENOMEM;
-	sprintf(img->shadow, "%.*s.%s.orlov-XXXXXX", (int)dl, path, base);
-	fd = mkostemp(img->shadow, O_CLOEXEC);
-	if (fd < 0) {
-		err = (errcode_t)errno;
-		free(img->shadow);
-		img->shadow = NULL;
+	err = image_temp_create(img->path, &st, keep_owner, &img->shadow, fd,
+				why);
+	if (err)
 		return err;
-	}
-	if (ioctl(fd, FICLONE, img->lock_fd) != 0) {
+	*why = "copying the image";
+	if (ioctl(*fd, FICLONE, img->lock_fd) != 0) {
 		buf = malloc(cap);
 		if (!buf)
 			err = ENOMEM;
@@ -216,47 +306,85 @@ static errcode_t make_shadow(struct image *img, const char *path)
 			hole = lseek(img->lock_fd, data, SEEK_HOLE);
 			if (hole < 0 || hole > st.st_size)
 				hole = st.st_size;
-			err = copy_range(img->lock_fd, fd, data, hole, buf, cap);
+			err = copy_range(img->lock_fd, *fd, data, hole, buf, cap);
 			off = hole;
 		}
 		free(buf);
-		if (!err && ftruncate(fd, st.st_size))
+		if (!err && ftruncate(*fd, st.st_size))
 			err = (errcode_t)errno;
 	}
-	/* the image's mode and, where we may, its owner */
-	if (!err && (fchmod(fd, st.st_mode & 07777) ||
-		     (fchown(fd, st.st_uid, st.st_gid) && errno != EPERM)))
+	if (!err && fsync(*fd))
 		err = (errcode_t)errno;
-	if (!err && fsync(fd))
-		err = (errcode_t)errno;
-	close(fd);
 	return err;
 }
 
-/* The shadow copy, committed, takes the image's name. */
-static errcode_t rename_shadow(struct image *img)
+/* The copy at open, for the run to write. */
+static errcode_t open_shadow(struct image *img, int keep_owner,
+			     const char **why)
 {
-	char *dir = strdup(img->dest), *slash;
 	int fd;
+	errcode_t err = make_shadow(img, keep_owner, &fd, why);
 
-	if (!dir)
-		return ENOMEM;
-	if (rename(img->shadow, img->dest)) {
-		free(dir);
-		return (errcode_t)errno;
-	}
-	free(img->shadow);
-	img->shadow = NULL;
-	/* the rename itself on disk, as far as the directory can say */
-	slash = strrchr(dir, '/');
-	if (slash)
-		slash[1] = '\0';
-	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd >= 0) {
-		(void)fsync(fd);
+	if (fd >= 0)
 		close(fd);
+	return err;
+}
+
+/* Forget a copy that failed: the run writes the image itself. */
+static void drop_shadow(struct image *img)
+{
+	if (img->shadow)
+		unlink(img->shadow);
+	free(img->shadow);
+	free(img->dest);
+	img->shadow = img->dest = NULL;
+}
+
+/*
+ * The default for an image file (IMAGE_COMMIT_AUTO): an ext3 journal
+ * makes the commit atomic in place; without one, the run writes a copy.
+ * Where a copy cannot be made or would change what the name stands for
+ * (another hard link), the image is written in place, and *why says so.
+ */
+static errcode_t choose_commit(struct image *img, const struct image_opts *o)
+{
+	unsigned char sb[EXT2_MIN_BLOCK_SIZE];
+	struct stat st;
+	const char *step;
+	errcode_t err;
+
+	if (fstat(img->lock_fd, &st))
+		return (errcode_t)errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;	/* a device: nothing to rename over it */
+	if (st.st_nlink != 1) {
+		if (o->in_place_why)
+			*o->in_place_why = "it has more than one hard link";
+		return 0;
 	}
-	free(dir);
+	if (pread(img->lock_fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb))
+		return ORLOV_ERR_SHORT_IMAGE;
+	if (((struct ext2_super_block *)sb)->s_feature_compat &
+	    ext2fs_cpu_to_le32(EXT3_FEATURE_COMPAT_HAS_JOURNAL)) {
+		/* through the journal; if it cannot take the commit, a copy
+		 * then, with the new blocks already in it */
+		img->copy_at_commit = 1;
+		return 0;
+	}
+	err = open_shadow(img, 1, &step);
+	if (err == ENOMEM)
+		return err;
+	if (err) {
+		drop_shadow(img);
+		if (o->in_place_why)
+			*o->in_place_why = err == ENOSPC || err == EDQUOT ?
+			"there is no room for a copy next to it" :
+			!strcmp(step, "creating a file in its directory") ?
+			"its directory takes no new file" :
+			!strcmp(step, "giving the copy the image's owner") ?
+			"a copy could not have its owner" :
+			"a copy of it could not be made";
+	}
 	return 0;
 }
 
@@ -302,11 +430,20 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		*what = "checking superblock of";
 		err = ir_check_super(path);
 	}
-	if (!err && opts->atomic) {
+	img->commit = img->dry ? IMAGE_COMMIT_IN_PLACE : opts->commit;
+	if (!err && !(img->path = strdup(path)))
+		err = ENOMEM;
+	if (!err && img->commit == IMAGE_COMMIT_COPY) {
+		const char *step;
+
 		*what = "copying for --atomic";
-		err = make_shadow(img, path);
-		fsname = img->shadow;
+		err = open_shadow(img, 0, &step);
+	} else if (!err && img->commit == IMAGE_COMMIT_AUTO && !undo) {
+		*what = "copying for the commit";
+		err = choose_commit(img, opts);
 	}
+	if (img->shadow)
+		fsname = img->shadow;
 	if (err) {
 		unlock_image(img);
 		free(img);
@@ -1230,19 +1367,13 @@ static errcode_t mark_recovery(struct image *img, int on)
  *   are written home (the primary superblock's still marked
  *   needs_recovery); s_start is cleared; needs_recovery is cleared.
  */
-static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
-				const struct journal *j, const char **what)
+/* Every block the commit changes in place, in memory, none written. */
+static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
+				struct io_captured **c, size_t *n)
 {
 	ext2_filsys e = img->fs;
-	struct io_captured *c = NULL;
-	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
-	uint32_t k = j->first, seq = j->seq;
-	blk64_t sb_blk = 1024 / bs;
-	unsigned char *d = NULL, *copy = NULL;
-	size_t n, i, t;
 	errcode_t err;
 
-	*what = "preparing the journal transaction of";
 	e->super->s_feature_incompat &= ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
 	io_guard_capture(e->io, 1);
 	err = set_bitmaps(img, fs);
@@ -1257,7 +1388,80 @@ static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 	if (!err)
 		err = ext2fs_flush2(e, 0);
 	io_guard_capture(e->io, 0);
-	io_guard_take_captured(e->io, &c, &n);
+	io_guard_take_captured(e->io, c, n);
+	return err;
+}
+
+/*
+ * No journal takes the commit of an image file (too short, or of a kind
+ * not written here): the commit's blocks go to a copy of the image as it
+ * is now, new data and all, which then takes its name.  Killed before
+ * the rename, the image is the old filesystem, its free blocks aside.
+ */
+static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
+			     const char **what)
+{
+	ext2_filsys e = img->fs;
+	struct io_captured *c = NULL;
+	const char *step;
+	size_t n = 0, i;
+	errcode_t err;
+	int fd = -1;
+
+	*what = "preparing the commit of";
+	err = capture_commit(img, fs, &c, &n);
+	if (!err) {
+		*what = "copying for the commit";
+		err = make_shadow(img, 1, &fd, &step);
+	}
+	*what = "writing the commit to a copy of";
+	for (i = 0; !err && i < n; i++) {
+		off_t off = (off_t)c[i].blk * e->blocksize;
+		size_t done = 0;
+
+		err = io_guard_tick(e->io);
+		while (!err && done < e->blocksize) {
+			ssize_t w = pwrite(fd, c[i].data + done,
+					   e->blocksize - done,
+					   off + (off_t)done);
+
+			if (w < 0 && errno != EINTR)
+				err = (errcode_t)errno;
+			else if (w > 0)
+				done += (size_t)w;
+		}
+	}
+	if (!err)
+		err = io_guard_tick(e->io);	/* written, not yet renamed */
+	if (!err && fsync(fd))
+		err = (errcode_t)errno;
+	if (fd >= 0 && close(fd) && !err)
+		err = (errcode_t)errno;
+	if (!err) {
+		/* all in the copy: nothing left for libext2fs to write */
+		e->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			      EXT2_FLAG_IB_DIRTY);
+		ext2fs_free(e);
+		img->fs = NULL;
+	}
+	io_guard_free_captured(c, n);
+	return err;
+}
+
+static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
+				const struct journal *j, const char **what)
+{
+	ext2_filsys e = img->fs;
+	struct io_captured *c = NULL;
+	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
+	uint32_t k = j->first, seq = j->seq;
+	blk64_t sb_blk = 1024 / bs;
+	unsigned char *d = NULL, *copy = NULL;
+	size_t n, i, t;
+	errcode_t err;
+
+	*what = "preparing the journal transaction of";
+	err = capture_commit(img, fs, &c, &n);
 	if (!err && n + (n + per - 1) / per + 1 > j->len - j->first)
 		err = ORLOV_ERR_CORRUPT;	/* commit_bound was wrong */
 	if (err)
@@ -1383,11 +1587,13 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	*what = "writing data blocks of";
 	err = io_channel_flush(img->fs->io);
 	memset(&j, 0, sizeof(j));
-	if (!err)
+	/* A copy, or a file nobody sees, needs no journal. */
+	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
 		err = journal_open(img, commit_bound(img, fs), &j);
 	if (!err) {
 		io_guard_begin(img->fs->io);
 		err = j.map ? commit_journal(img, fs, &j, what) :
+		      img->copy_at_commit ? commit_copy(img, fs, what) :
 			      commit_in_place(img, fs, what);
 		/* Put every block changed in place back as it was. */
 		if (err && io_guard_rollback(img->fs->io))
@@ -1399,8 +1605,12 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		return err;
 	}
 	if (img->shadow) {
-		*what = "renaming the --atomic copy over";
-		err = rename_shadow(img);
+		*what = "renaming the committed copy over";
+		err = image_temp_commit(img->shadow, img->dest);
+		if (!err) {
+			free(img->shadow);
+			img->shadow = NULL;
+		}
 	}
 	/* Nothing is left to write: image_abort only frees what remains
 	 * (and, if the rename failed, removes the copy). */

@@ -10,17 +10,28 @@
 #ifndef ORLOV_IMAGE_H
 #define ORLOV_IMAGE_H
 
+#include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 
 #include "dir.h"
 
 struct image;
 
+/* How the commit is made safe against a kill or a crash. */
+enum image_commit {
+	IMAGE_COMMIT_AUTO,	/* an image file: its journal, else a copy */
+	IMAGE_COMMIT_COPY,	/* --atomic: a copy from the start, always */
+	IMAGE_COMMIT_IN_PLACE,	/* --in-place: the journal, else ordered */
+	IMAGE_COMMIT_UNSEEN,	/* a file nobody sees yet: just write it */
+};
+
 struct image_opts {
 	const char *undo;	/* a new undo file (libext2fs's undo I/O
 				   manager; e2undo restores), or NULL */
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
-	int atomic;		/* write a copy, renamed over IMAGE at commit */
+	enum image_commit commit;
+	const char **in_place_why; /* set when AUTO writes an image file in
+				      place: why no copy (static text) */
 	int dry;		/* --dry-run: opened read-only, nothing written */
 	int *mount_unknown;	/* set when it cannot be told if it is mounted */
 	int has_now;		/* the superblock's write time is @now */
@@ -36,6 +47,15 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 /* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
 errcode_t image_fsck(const char *path);
+/* A new empty file next to @path (.NAME.orlov-XXXXXX) with @st's mode
+ * and, where it may be given (or must, @keep_owner), owner; else the mode
+ * of a new file.  *why names the step that failed. */
+errcode_t image_temp_create(const char *path, const struct stat *st,
+			    int keep_owner, char **tmp, int *fd,
+			    const char **why);
+/* Rename @tmp over @path and sync the directory. */
+errcode_t image_temp_commit(const char *tmp, const char *path);
+
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 

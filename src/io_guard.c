@@ -92,6 +92,11 @@ static errcode_t tick(struct guard *g)
 	}
 }
 
+errcode_t io_guard_tick(io_channel ch)
+{
+	return tick(guard_of(ch));
+}
+
 static size_t slot_of(const struct guard *g, unsigned long long off)
 {
 	return (size_t)((off / 512) * 2654435761U) & (g->nslots - 1);

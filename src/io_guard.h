@@ -38,6 +38,10 @@ void io_guard_begin(io_channel ch);
  * injected fault, being spent, does not fire again. */
 errcode_t io_guard_rollback(io_channel ch);
 
+/* One operation the channel does not see (a write to a copy of the
+ * image): numbered, and faulted, as the channel's own. */
+errcode_t io_guard_tick(io_channel ch);
+
 /* One block written while capturing. */
 struct io_captured {
 	unsigned long long blk;

@@ -46,6 +46,11 @@ int main(int argc, char **argv)
 	if (res.mount_unknown)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
 			"could not check whether %s is mounted\n", prog, o.image);
+	if (res.in_place_why)
+		fprintf(stderr, "%s: warning: %s written in place, as %s: "
+			"killed while it commits, it needs e2fsck -fy (--undo "
+			"FILE makes the run undoable)\n", prog, o.image,
+			res.in_place_why);
 	if (res.racy_at)
 		fprintf(stderr, "%s: warning: delayed data reached half the free "
 			"space at %s: ext4 would start writeback in the background "

@@ -25,6 +25,7 @@ enum {
 	OPT_NO_XATTRS,
 	OPT_NO_FSCK,
 	OPT_ATOMIC,
+	OPT_IN_PLACE,
 	OPT_CREATE,
 	OPT_FS_TYPE,
 	OPT_BLOCK_SIZE,
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
 	{ "no-fsck", no_argument, NULL, OPT_NO_FSCK },
 	{ "atomic", no_argument, NULL, OPT_ATOMIC },
+	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "create", required_argument, NULL, OPT_CREATE },
 	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
@@ -164,8 +166,12 @@ void options_usage(FILE *f, const char *prog)
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
-"      --atomic           write a copy of the image file next to it and rename\n"
-"                         it over IMAGE at the end: killed, IMAGE is untouched\n"
+"      --atomic           always write a copy of the image file next to it and\n"
+"                         rename it over IMAGE at the end (the default for an\n"
+"                         image file without a journal)\n"
+"      --in-place         never a copy: write IMAGE itself (through its journal\n"
+"                         if it has one; else, killed while it commits, it\n"
+"                         needs e2fsck -fy)\n"
 "      --no-fsck          do not run e2fsck -fn on IMAGE before writing (it\n"
 "                         refuses an image e2fsck finds errors in)\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
@@ -173,11 +179,13 @@ void options_usage(FILE *f, const char *prog)
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
-"A failed write puts the image back as it was.  Killed while it commits, the\n"
-"run leaves an ext2 filesystem marked not clean: e2fsck -fy repairs it\n"
-"without losing a file that was there before, or e2undo gives it back with\n"
-"--undo.  An ext3 image commits through its journal: mount or e2fsck -p\n"
-"replays it into the new filesystem, or it is the old one.\n"
+"A failed write puts the image back as it was.  Killed, the run leaves the old\n"
+"filesystem or the new one: an ext2 image file is written as a copy renamed\n"
+"over it at the end (so is --create's new image); an ext3 image commits\n"
+"through its journal (mount or e2fsck -p replays it).  A device, an image\n"
+"with several hard links, --undo or --in-place: written in place, and an\n"
+"ext2 filesystem killed while it commits needs e2fsck -fy (nothing that was\n"
+"there is lost), or e2undo with --undo.\n"
 "Environment: SOURCE_DATE_EPOCH (later times are clamped to it, and it is\n"
 "the superblock's write time; with --create also the creation times, UUID\n"
 "and hash seed: two runs give identical images); TMPDIR (--delalloc's\n"
@@ -336,6 +344,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		case OPT_ATOMIC:
 			o->atomic = 1;
 			break;
+		case OPT_IN_PLACE:
+			o->in_place = 1;
+			break;
 		case OPT_CREATE:
 			o->create = 1;
 			o->mkfs.size = optarg;
@@ -423,6 +434,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
 	if (o->atomic && o->undo)
 		return *msg = "--atomic never changes IMAGE in place: no --undo needed", ORLOV_ERR_USAGE;
+	if (o->atomic && o->in_place)
+		return *msg = "--atomic writes a copy, --in-place the image itself: give one", ORLOV_ERR_USAGE;
 	if (!o->create && (o->mkfs.fs_type || o->mkfs.block_size ||
 			   o->mkfs.inodes || o->mkfs.extra))
 		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
@@ -430,8 +443,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)
 		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
-	if (o->dry_run && (o->create || o->undo || o->atomic))
-		return *msg = "--dry-run writes nothing: not with --create, --undo or --atomic", ORLOV_ERR_USAGE;
+	if (o->dry_run && (o->create || o->undo || o->atomic || o->in_place))
+		return *msg = "--dry-run writes nothing: not with --create, --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
 	o->mkfs.has_epoch = o->meta.has_epoch;
 	o->mkfs.epoch = o->meta.epoch;
 	o->mkfs.seed = o->seed;

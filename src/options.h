@@ -31,6 +31,8 @@ struct options {
 	const char *trace;	/* --trace FILE */
 	const char *undo;	/* --undo FILE */
 	int atomic;		/* --atomic: write a copy, rename it over IMAGE */
+	int in_place;		/* --in-place: never a copy, even without a
+				   journal */
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */

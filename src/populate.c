@@ -77,6 +77,8 @@ struct inputs {
 	struct source src;	/* SOURCE: a directory or an archive */
 	struct devtable dt;	/* --devtable */
 	struct devtable *dtp;	/* &dt, or NULL without one */
+	const char *path;	/* the image opened: IMAGE, or ... */
+	char *tmp;		/* --create's new image until it is renamed */
 };
 
 struct ctx {
@@ -2056,11 +2058,15 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.dry = mode != RUN_WRITE;
 	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
-	io.atomic = io.dry ? 0 : o->atomic;
+	io.commit = io.dry ? IMAGE_COMMIT_IN_PLACE :
+		    in->tmp ? IMAGE_COMMIT_UNSEEN :
+		    o->atomic ? IMAGE_COMMIT_COPY :
+		    o->in_place ? IMAGE_COMMIT_IN_PLACE : IMAGE_COMMIT_AUTO;
+	io.in_place_why = &res->in_place_why;
 	io.mount_unknown = &res->mount_unknown;
 	io.has_now = o->meta.has_epoch;
 	io.now = o->meta.epoch;
-	err = image_open(o->image, &io, &c.img, &what, &feature);
+	err = image_open(in->path, &io, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
 		if (feature) {
@@ -2082,7 +2088,7 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		goto out;
 	}
 	if (o->fsck) {
-		err = image_fsck(o->image);
+		err = image_fsck(in->path);
 		if (err) {
 			res->what = "checking with e2fsck -fn";
 			res->where = strdup(o->image);
@@ -2183,6 +2189,38 @@ out:
 	return err;
 }
 
+/*
+ * --create builds the new image under a temporary name next to IMAGE and
+ * renames it over IMAGE once committed: until then IMAGE is what it was,
+ * whatever stops the run.  Not for a device, nor a file with other hard
+ * links or an owner its replacement could not have (--in-place neither):
+ * there mke2fs writes IMAGE itself, as it would.
+ */
+static errcode_t create_temp(const struct options *o,
+			     struct populate_result *res, struct inputs *in)
+{
+	struct stat st;
+	const char *why;
+	errcode_t err;
+	int fd, have = stat(o->image, &st) == 0;
+
+	if (o->in_place || (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
+	    (!have && errno != ENOENT))
+		return 0;
+	err = image_temp_create(o->image, have ? &st : NULL, 1, &in->tmp, &fd,
+				&why);
+	if (err == EPERM && have && !strcmp(why, "giving the copy the image's owner"))
+		return 0;
+	if (err) {
+		res->what = "creating the new image next to";
+		res->where = strdup(o->image);
+		return err;
+	}
+	close(fd);
+	in->path = in->tmp;
+	return 0;
+}
+
 /* mke2fs for --create: the size given, or for auto the smallest that
  * the first pass says the tree fits in, then the margin. */
 static errcode_t create_image(const struct options *o,
@@ -2195,7 +2233,7 @@ static errcode_t create_image(const struct options *o,
 	int tries;
 
 	if (!o->auto_size) {
-		err = mkfs_create(o->image, &m);
+		err = mkfs_create(in->path, &m);
 		goto out;
 	}
 	if (!m.block_size)
@@ -2210,7 +2248,7 @@ static errcode_t create_image(const struct options *o,
 
 		snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
 		m.size = size;
-		err = mkfs_create(o->image, &m);
+		err = mkfs_create(in->path, &m);
 		if (err)
 			goto out;
 		memset(&r, 0, sizeof(r));
@@ -2246,7 +2284,7 @@ static errcode_t create_image(const struct options *o,
 			      kib + o->margin_bytes / 1024;
 	snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
 	m.size = size;
-	err = mkfs_create(o->image, &m);
+	err = mkfs_create(in->path, &m);
 out:
 	if (err && !res->what) {
 		res->what = "making a filesystem with mke2fs in";
@@ -2297,11 +2335,24 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	errcode_t err;
 
 	memset(&in, 0, sizeof(in));
+	in.path = o->image;
 	err = before_open(o, res, &in);
+	if (!err && o->create)
+		err = create_temp(o, res, &in);
 	if (!err && o->create)
 		err = create_image(o, res, &in);
 	if (!err)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
+	if (in.tmp && !err) {
+		err = image_temp_commit(in.tmp, o->image);
+		if (err) {
+			res->what = "renaming the new image over";
+			res->where = strdup(o->image);
+		}
+	}
+	if (in.tmp && err)
+		unlink(in.tmp);
+	free(in.tmp);
 	if (!err)
 		print_summary(o, res);
 	inputs_free(&in);

@@ -25,6 +25,8 @@ struct populate_result {
 	char *racy_at;
 	/* No mount table to check IMAGE against (warned about, as mke2fs). */
 	int mount_unknown;
+	/* An image file written in place for want of a copy: why. */
+	const char *in_place_why;
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */

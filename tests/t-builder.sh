@@ -170,3 +170,53 @@ node / directory 0755 1234 5678
 grep -q "^mismatch: /etc/passwd: uid (expected $u, got 1000)$" "$T_TMP/v" ||
 	{ cat "$T_TMP/v" >&2; t_fail "verify without the maps"; }
 echo "owners: mapped, and verify agrees only with the same maps"
+
+# --create over an image that exists: the new one is built under another
+# name beside it and renamed over it at the end, so a run that stops
+# leaves the old image; the new one keeps the old one's mode.
+d=$T_TMP/swap
+mkdir "$d"
+"$ORLOV_POPULATE" -q --create 8M "$d/img" "$src" || t_fail "--create"
+chmod 0640 "$d/img"
+cp "$d/img" "$T_TMP/before.img"
+ORLOV_FAULT=kill:5 "$ORLOV_POPULATE" -q --create 16M --block-size 1024 \
+	"$d/img" "$src" 2>/dev/null
+[ $? = 137 ] || t_fail "--create: not killed"
+cmp -s "$d/img" "$T_TMP/before.img" || t_fail "--create, killed: the old image changed"
+ls -A "$d" | grep -q '^\.img\.orlov-' || t_fail "--create: no new image beside the old"
+rm -f "$d"/.img.orlov-*
+"$ORLOV_POPULATE" -q --create 16M --block-size 1024 "$d/img" "$src" ||
+	t_fail "--create over an image"
+t_fsck "$d/img"
+[ "$(ls -A "$d")" = img ] || t_fail "--create left $(ls -A "$d")"
+[ "$(stat -c %a "$d/img")" = 640 ] || t_fail "--create: mode $(stat -c %a "$d/img")"
+dumpe2fs -h "$d/img" 2>/dev/null | grep -q '^Block size: *1024$' ||
+	t_fail "--create: not the new filesystem"
+# --in-place: mke2fs writes the image itself, as before
+ino=$(stat -c %i "$d/img")
+"$ORLOV_POPULATE" -q --in-place --create 8M "$d/img" "$src" || t_fail "--in-place --create"
+[ "$(stat -c %i "$d/img")" = "$ino" ] || t_fail "--in-place --create: another file"
+echo "--create: built beside the image, renamed over it; killed, the old image is intact"
+
+# Populating an ext2 image file: a copy renamed over it (a new inode),
+# unless it has another hard link, which a rename would split: then in
+# place, with a warning.
+t_mkimage "$d/e2.img" 8M -t ext2
+ino=$(stat -c %i "$d/e2.img")
+"$ORLOV_POPULATE" -q "$d/e2.img" "$src" || t_fail "populating ext2"
+[ "$(stat -c %i "$d/e2.img")" != "$ino" ] || t_fail "ext2: written in place"
+[ "$(ls -A "$d" | grep -c orlov-)" = 0 ] || t_fail "ext2: a copy left"
+t_mkimage "$d/e2.img" 8M -t ext2
+ln "$d/e2.img" "$d/link.img"
+"$ORLOV_POPULATE" -q "$d/e2.img" "$src" 2>"$T_TMP/err" || t_fail "ext2, two links"
+grep -q "^orlov-populate: warning: $d/e2.img written in place, as it has more than one hard link: killed while it commits, it needs e2fsck -fy (--undo FILE makes the run undoable)$" "$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "ext2, two links: no warning"; }
+[ "$(stat -c %i "$d/e2.img")" = "$(stat -c %i "$d/link.img")" ] || t_fail "ext2: links split"
+t_fsck "$d/link.img"
+# ext3 with a journal that takes the commit: in place
+t_mkimage "$d/e3.img" 8M -t ext3
+ino=$(stat -c %i "$d/e3.img")
+"$ORLOV_POPULATE" -q "$d/e3.img" "$src" || t_fail "populating ext3"
+[ "$(stat -c %i "$d/e3.img")" = "$ino" ] || t_fail "ext3: not through its journal"
+t_fsck "$d/e3.img"
+echo "commit: ext2 by a copy, ext3 through its journal, a hard-linked image in place with a warning"

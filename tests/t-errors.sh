@@ -201,11 +201,16 @@ t_mkimage "$T_TMP/dirty.img" 8M -t ext2 -b 1024
 debugfs -w -R "ssv state 0" "$T_TMP/dirty.img" >/dev/null 2>&1
 expect not-clean 1 "Filesystem is not clean; run e2fsck first while checking filesystem $T_TMP/dirty.img" \
 	"$T_TMP/dirty.img" "$T_TMP/dirty.img" "$src"
+ls -A "$T_TMP" | grep -q '^\.dirty\.img\.orlov-' && t_fail "not-clean: the copy was left"
 expect atomic-not-clean 1 "Filesystem is not clean; run e2fsck first while checking filesystem $T_TMP/dirty.img" \
 	"$T_TMP/dirty.img" --atomic "$T_TMP/dirty.img" "$src"
 ls -A "$T_TMP" | grep -q '^\.dirty\.img\.orlov-' && t_fail "atomic-not-clean: the copy was left"
 expect atomic-undo 2 "Invalid usage \(--atomic never changes IMAGE in place: no --undo needed\)" \
 	"$T_TMP/dirty.img" --atomic --undo "$T_TMP/u" "$T_TMP/dirty.img" "$src"
+expect atomic-in-place 2 "Invalid usage \(--atomic writes a copy, --in-place the image itself: give one\)" \
+	"$T_TMP/dirty.img" --atomic --in-place "$T_TMP/dirty.img" "$src"
+expect dry-in-place 2 "Invalid usage \(--dry-run writes nothing: not with --create, --undo, --atomic or --in-place\)" \
+	"$T_TMP/dirty.img" --dry-run --in-place "$T_TMP/dirty.img" "$src"
 
 # Past the driver's s_maxbytes (16 GiB and a bit on 1 KiB blocks), holes
 # or not: refused; exactly at it: accepted and e2fsck-clean.

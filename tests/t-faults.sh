@@ -3,15 +3,22 @@
 # Faults at every I/O operation of a ~1,000-entry run into an image that
 # already holds files (ORLOV_FAULT, src/io_guard.h numbers the writes,
 # byte writes and flushes):
-#   kill:N     SIGKILL before operation N.  The image must pass e2fsck -fn
-#              as it is, or after e2fsck -fy, and every file that was there
+#   kill:N     SIGKILL before operation N, the commit as by default: an
+#              image file without a journal is written as a copy renamed
+#              over it at the end, so the image is byte for byte as it was;
+#              with a journal too short for the commit, the commit goes to
+#              a copy, and the image is exactly the old filesystem (only
+#              free blocks differ) or the new one, e2fsck -fn clean as it
+#              is.
+#   inplace:N  the same with --in-place: the image must pass e2fsck -fn as
+#              it is, or after e2fsck -fy, and every file that was there
 #              before must keep its inode, blocks and contents.  Killed
 #              before the commit starts, nothing may show at all.
 #   eio:N      operation N fails.  One error line, and the image exactly as
 #              it was (dumpe2fs, every path's inode and blocks).
+#   ipeio:N    the same with --in-place: the failed commit is rolled back.
 #   kill:N with --undo: e2undo puts the image back as it was.
-#   kill:N with --atomic: the image is byte for byte as it was (the run
-#              wrote a copy of it).
+#   kill:N with --atomic: the image is byte for byte as it was.
 #   eioread:N  block read N fails: as eio.
 #   kill:N on ext3, whose commit is one journal transaction: after
 #              recovery (e2fsck -fy replays the journal, as mount does,
@@ -33,8 +40,9 @@ if [ "${1:-}" = --one ]; then
 	set -- -t /data $(cat "$D/extra_args")
 	[ "$kind" = undo ] && set -- --undo "$T_TMP/u" "$@"
 	[ "$kind" = atomic ] && set -- --atomic "$@"
+	[ "$kind" = inplace ] || [ "$kind" = ipeio ] && set -- --in-place "$@"
 	f=$kind
-	[ "$kind" = undo ] || [ "$kind" = atomic ] || [ "$kind" = jkill ] && f=kill
+	case $kind in undo|atomic|jkill|inplace) f=kill ;; ipeio) f=eio ;; esac
 	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$D/new" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
@@ -66,6 +74,23 @@ if [ "${1:-}" = --one ]; then
 	case $kind in
 	kill)
 		[ $rc = 137 ] || bad "exit $rc, not killed"
+		rm -f "$T_TMP"/.w.img.orlov-*
+		if cmp -s "$w" "$D/base.img"; then
+			out=untouched
+		else
+			e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn"
+			"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+			if cmp -s "$T_TMP/dump" "$D/base.dump"; then
+				out=old
+			elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
+				out=new
+			else
+				bad "neither the filesystem before nor the one after"
+			fi
+		fi
+		;;
+	inplace)
+		[ $rc = 137 ] || bad "exit $rc, not killed"
 		if e2fsck -fn "$w" >/dev/null 2>&1; then
 			out=clean
 		else
@@ -76,7 +101,8 @@ if [ "${1:-}" = --one ]; then
 		[ "$n" -lt "$(cat "$D/commit")" ] && { [ $out = clean ] || bad "$out before the commit"; same_as_base; }
 		kept_old
 		;;
-	eio|eioread)
+	eio|ipeio|eioread)
+		rm -f "$T_TMP"/.w.img.orlov-*	# (ext3: the copy, unlinked)
 		[ $rc = 1 ] || bad "exit $rc"
 		[ "$(wc -l <"$T_TMP/err")" = 1 ] || bad "not one line: $(cat "$T_TMP/err")"
 		grep -q '^orlov-populate: .* while [a-z]' "$T_TMP/err" ||
@@ -169,6 +195,11 @@ scenario() {
 		head -c $((f * 900)) /dev/zero | tr '\0' 'z' >"$D/new/d1/e/g$f"
 	done
 	ln -s "/$(printf 'x%.0s' $(seq 1 80))" "$D/new/slow"
+	# T_MANY more empty files: an inode table too big for a journal
+	if [ "${T_MANY:-0}" -gt 0 ]; then
+		mkdir "$D/new/many"
+		(cd "$D/new/many" && seq -f m%g 1 "$T_MANY" | xargs touch)
+	fi
 	t_pin_times "$D/base"
 	t_pin_times "$D/new"
 	"$ORLOV_POPULATE" $(cat "$D/extra_args") "$D/base.img" "$D/base" >/dev/null ||
@@ -220,7 +251,8 @@ x=$(sed -n 's|^/data ino=.* \(xattr=[0-9]*\) .*|\1|p' "$D/count.dump")
 [ -n "$x" ] && grep -q "^/data/d1 .* $x " "$D/count.dump" ||
 	t_fail "/data/d1 does not share /data's attribute block"
 run ext2-kill kill "$stride"
-run ext2-eio eio "$stride"
+run ext2-inplace-kill inplace "$stride"
+run ext2-eio ipeio "$stride"
 run ext2-eioread eioread "$stride"
 run ext2-undo undo "$stride"
 run ext2-atomic atomic "$stride"
@@ -242,7 +274,8 @@ scenario
 debugfs -R "stat /data" "$D/count.img" 2>/dev/null | grep -q 'Flags: 0x1000$' ||
 	t_fail "/data did not become an htree"
 run ext4-htree-kill kill "$stride"
-run ext4-htree-eio eio "$stride"
+run ext4-htree-inplace-kill inplace "$stride"
+run ext4-htree-eio ipeio "$stride"
 run ext4-htree-eioread eioread "$stride"
 
 # ext3: the commit is one transaction of the image's journal.
@@ -257,3 +290,15 @@ jseq() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Journal sequence: *//p'; }
 run ext3-journal-kill jkill "$stride"
 run ext3-journal-eio eio "$stride"
 
+# ext3 whose journal (1,024 blocks, mke2fs's least) is too short for a
+# commit that touches 1,100 inode table blocks: the commit goes to a copy.
+t_mkimage "$D/base.img" 16M -t ext3 -b 1024 -I 128 -N 12000 -J size=1
+tune2fs -o acl "$D/base.img" >/dev/null
+: >"$D/extra_args"
+T_MANY=8400 scenario
+"$ORLOV_LAYOUT" dump "$D/count.img" >"$D/count.dump"
+[ $(($(jseq "$D/count.img"))) = $(($(jseq "$D/base.img"))) ] ||
+	t_fail "ext3, short journal: the commit went through the journal"
+big=$((stride * 20))
+run ext3-copy-kill kill "$big"
+run ext3-copy-eio eio "$big"
