@@ -430,7 +430,7 @@ def report_aging(rows_path, outdir, meta_path):
     o = ['## Aging in the QEMU guest', '']
     o += meta.get('method', [])
     o += ['', '| round | tree | image | model s | guest requests s | guest/model | '
-          'requests | seeks | MiB | model vs mke2fs -d | guest vs mke2fs -d | guest wall s (TCG) |',
+          'reads model/guest | seeks model/guest | MiB | model vs mke2fs -d | guest vs mke2fs -d | guest wall s (TCG) |',
           '|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|']
     for rd in rounds:
         base = get.get((rd, 'mke2fs-d'))
@@ -438,10 +438,11 @@ def report_aging(rows_path, outdir, meta_path):
             r = get.get((rd, t))
             if not r:
                 continue
-            o.append('| %d | %s | %s | %s | %s | %s | %d | %d | %.1f | %s | %s | %s |' % (
+            o.append('| %d | %s | %s | %s | %s | %s | %s/%d | %s/%d | %.1f | %s | %s | %s |' % (
                 rd, meta.get('versions', {}).get(str(rd), ''), LABEL[t], f3(r['model_s']),
                 f3(r['guest_s']), fr(r['guest_s'] / r['model_s'] if r['model_s'] else None),
-                r['requests'], r['seeks'], r['mib'],
+                r.get('model_reads') or '-', r['requests'], r.get('model_seeks') or '-',
+                r['seeks'], r['mib'],
                 fr(r['model_s'] / base['model_s']) if base else '-',
                 fr(r['guest_s'] / base['guest_s']) if base else '-', f3(r['wall_s'])))
     o += ['']

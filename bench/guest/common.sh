@@ -58,8 +58,8 @@ bg_args() {
 		subset=${AGING_SUBSET:-fs}
 		rounds=${AGING_ROUNDS:-2}
 	else
-		subset=${AGING_SUBSET:-fs,kernel,include,net}
-		rounds=${AGING_ROUNDS:-4}
+		subset=${AGING_SUBSET:-fs,kernel,include,net,sound,mm,lib,crypto,block,security}
+		rounds=${AGING_ROUNDS:-6}
 	fi
 }
 
