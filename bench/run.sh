@@ -66,7 +66,7 @@ workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,
 # one more of the last one's length stay within BUDGET (so a slow tool runs
 # once); the debugfs script is stopped after DEBUGFS_MAX.
 if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-30}
-else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-60}; fi
+else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
@@ -109,7 +109,20 @@ export LC_ALL=C
 UUID=0b0e1c4e-5eed-4b1e-9c0d-000000000011
 HASH_SEED=6e0b1a2c-0000-4d1e-8a5e-000000000011
 work=$(mktemp -d "${TMPDIR:-/tmp}/orlov-bench.XXXXXX") || exit 1
-cleanup() { [ $keep = 1 ] && echo "run.sh: kept $work" >&2 || rm -rf "$work"; }
+# Source trees other than huge's go to a tmpfs when one has room
+# (BENCH_SRCDIR, default /dev/shm with 8 GiB free): making and deleting a
+# million files there takes seconds, not minutes, and a tree in the page
+# cache of the scratch disk would be read from memory all the same.
+shm=
+sd=${BENCH_SRCDIR-/dev/shm}
+if [ -n "$sd" ] && [ -d "$sd" ] && [ -w "$sd" ] &&
+   [ "$(df -Pk "$sd" 2>/dev/null | awk 'NR==2 {print $4}')" -gt $((8 << 20)) ] 2>/dev/null; then
+	shm=$(mktemp -d "$sd/orlov-bench-src.XXXXXX") || shm=
+fi
+cleanup() {
+	if [ $keep = 1 ]; then echo "run.sh: kept $work${shm:+ and $shm}" >&2
+	else rm -rf "$work" ${shm:+"$shm"}; fi
+}
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 mode=full; [ $quick = 1 ] && mode=quick
@@ -131,7 +144,7 @@ start_all=$(date +%s)
 	fi
 	rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null) || rev=
 	echo "- orlov-populate: $tool${rev:+ (source $rev)}"
-	echo "- scratch: $work ($(df -PT "$work" | awk 'NR==2 {print $2}'))"
+	echo "- scratch: $work ($(df -PT "$work" | awk 'NR==2 {print $2}'))${shm:+; source trees other than huge's in $shm ($(df -PT "$shm" | awk 'NR==2 {print $2}'))}"
 	echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; 2 CPUs are shared with whatever else runs)"
 } >"$out/machine.txt"
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
@@ -145,7 +158,12 @@ note "Repeats: each tool runs up to $runs times, but runs again only while its t
 note "The traversal model visits entries in sorted dump order on every image (a real readdir order differs on mke2fs -d and genext2fs images)."
 
 # ------------------------------------------------------------------ workloads
-# mkwl NAME: builds $work/src/NAME, sets size (bytes) and inodes.
+# srcof NAME: where the tree of workload NAME goes
+srcof() {
+	if [ -n "$shm" ] && [ "$1" != huge ]; then echo "$shm/$1"; else echo "$work/src/$1"; fi
+}
+
+# mkwl NAME: builds $(srcof NAME), sets size (bytes) and inodes.
 gen_py() {
 	python3 - "$@" <<'PYEOF'
 import os, sys, math, random
@@ -194,7 +212,7 @@ PYEOF
 
 mkwl() {
 	w=$1
-	s=$work/src/$w
+	s=$(srcof "$w")
 	rm -rf "$s"
 	case $w in
 	kernel)
@@ -255,6 +273,10 @@ timeit() {
 		st="partial: $done_ of $((entries - 1)) entries in ${sec%??} s (stopped at the ${dfsmax} s limit)"
 	else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${rss:-0}" "$st" >>"$out/times.tsv"
+	# debugfs echoes every command: keep the end of it only
+	if [ "$tt" = debugfs ] && [ "$(wc -l <"$log")" -gt 200 ]; then
+		tail -n 100 "$log" >"$log.tail" && mv "$log.tail" "$log"
+	fi
 	printf '   %-13s run %s: %8ss  %6s KiB  %s\n' "$tt" "$tr" "$sec" "${rss:-?}" "$st" >&2
 	return $rc
 }
@@ -352,7 +374,7 @@ for w in $wl; do
 	fi
 	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
 	tw0=$(date +%s)
-	src=$work/src/$w
+	src=$(srcof "$w")
 	empty=$work/empty.img
 	img=$work/img
 	rm -f "$empty"
