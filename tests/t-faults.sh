@@ -51,6 +51,17 @@ if [ "${1:-}" = --one ]; then
 		"$ORLOV_LAYOUT" dump "$w" | cmp -s - "$D/base.dump" ||
 			bad "paths differ from the image before the run"
 	}
+	# every path exactly as before the run, or as after it
+	old_or_new() {
+		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+		if cmp -s "$T_TMP/dump" "$D/base.dump"; then
+			out=old
+		elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
+			out=new
+		else
+			bad "neither the filesystem before nor the one after"
+		fi
+	}
 	kept_old() {
 		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
 		# every old path: same inode; same blocks unless a directory
@@ -79,14 +90,7 @@ if [ "${1:-}" = --one ]; then
 			out=untouched
 		else
 			e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn"
-			"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
-			if cmp -s "$T_TMP/dump" "$D/base.dump"; then
-				out=old
-			elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
-				out=new
-			else
-				bad "neither the filesystem before nor the one after"
-			fi
+			old_or_new
 		fi
 		;;
 	inplace)
@@ -146,14 +150,7 @@ if [ "${1:-}" = --one ]; then
 		grep -Eq '^(Fix|Clear|Salvage|Connect|Relocate)' "$T_TMP/fy" &&
 			bad "e2fsck -fy repaired more than the journal: $(grep -E '^(Fix|Clear|Salvage|Connect|Relocate)' "$T_TMP/fy" | head -2)"
 		e2fsck -fn "$w" >/dev/null 2>&1 || bad "not clean after recovery"
-		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
-		if cmp -s "$T_TMP/dump" "$D/base.dump"; then
-			out=old
-		elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
-			out=new
-		else
-			bad "neither the filesystem before nor the one after"
-		fi
+		old_or_new
 		;;
 	atomic)
 		[ $rc = 137 ] || bad "exit $rc, not killed"
