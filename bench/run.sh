@@ -144,7 +144,12 @@ start_all=$(date +%s)
 	fi
 	rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null) || rev=
 	echo "- orlov-populate: $tool${rev:+ (source $rev)}"
-	echo "- scratch: $work ($(df -PT "$work" | awk 'NR==2 {print $2}'))${shm:+; source trees other than huge's in $shm ($(df -PT "$shm" | awk 'NR==2 {print $2}'))}"
+	fst=$(df -PT "$work" | awk 'NR==2 {print $2}')
+	if [ -n "$shm" ]; then
+		echo "- scratch: $work ($fst); source trees other than huge's in $shm ($(df -PT "$shm" | awk 'NR==2 {print $2}'))"
+	else
+		echo "- scratch: $work ($fst)"
+	fi
 	echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; 2 CPUs are shared with whatever else runs)"
 } >"$out/machine.txt"
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
