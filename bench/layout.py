@@ -385,6 +385,12 @@ def fmt_r(v):
     return '-' if v is None else f'{v:.2f}'
 
 
+def slopes(pts):
+    """The log-log slopes between consecutive points."""
+    pts = [(n, v) for n, v in pts if n > 0 and v and v > 0]
+    return [math.log(b[1] / a[1]) / math.log(b[0] / a[0]) for a, b in zip(pts, pts[1:])]
+
+
 def linearity(pts):
     """pts: [(entries, value)] sorted; the log-log slope between the two
     largest points and a word for it."""
@@ -547,11 +553,12 @@ def report(d):
         lines.append('## Scaling with the entry count\n')
         lines.append('The `million` generator (balanced 3-level tree, sizes 0-3071 bytes) at '
                      + ', '.join(f'{entries[w]:,} entries (`{w}`)' for w in sc)
-                     + '.  Median seconds, microseconds per entry, peak RSS; the exponent '
-                     'k is the log-log slope between the two largest sizes (time or RSS '
-                     'grows as entries^k): 0.85-1.15 is called linear.  The RSS is '
-                     'dominated by a fixed part at small sizes, so its k says how fast the '
-                     'part that grows does.\n')
+                     + '.  Median seconds (microseconds per entry), peak RSS; time k: '
+                     'the log-log slopes between consecutive sizes (time grows as '
+                     'entries^k), the verdict from the last one: 0.85-1.15 is called '
+                     'linear.  RSS k likewise between the two largest sizes; the RSS has a '
+                     'fixed part (the program, the libraries), so a k well below 1 can '
+                     'still hide a part that grows linearly.\n')
         hdr = ' | '.join(f'{entries[w]:,} s (us/entry)' for w in sc)
         hdr2 = ' | '.join(f'{entries[w]:,} RSS MiB' for w in sc)
         lines.append(f'| tool | {hdr} | time k | time | {hdr2} | RSS k |')
@@ -575,6 +582,7 @@ def report(d):
                                  + ' | '.join('-' for _ in sc) + ' | |')
                 continue
             kt, wt = linearity(pts_t)
+            ks = slopes(pts_t)
             km, _ = linearity([(n, v) for n, v in pts_m])
             cells = []
             for w, (n, v) in zip(sc, pts_t):
@@ -588,7 +596,7 @@ def report(d):
                     cells.append(f'{fmt_s(v)} ({v / n * 1e6:.1f})')
             mcells = ['-' if v is None else f'{v/1024:.1f}' for _, v in pts_m]
             lines.append(f'| {TOOL_LABEL[t]} | ' + ' | '.join(cells) +
-                         f' | {"-" if kt is None else f"{kt:.2f}"} | {wt} | ' + ' | '.join(mcells) +
+                         f' | {", ".join(f"{k:.2f}" for k in ks) or "-"} | {wt} | ' + ' | '.join(mcells) +
                          f' | {"-" if km is None else f"{km:.2f}"} |')
             series_t[t] = [(n, v) for n, v in pts_t if v]
             series_m[t] = [(n, v / 1024) for n, v in pts_m if v]
