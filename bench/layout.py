@@ -283,7 +283,7 @@ def svg_loglog(path, title, ylabel, series, yfmt='{:.3g}'):
     if not pts:
         return
     lx0 = math.floor(math.log10(min(x for x, _ in pts)))
-    lx1 = math.ceil(math.log10(max(x for x, _ in pts)))
+    lx1 = math.ceil(math.log10(max(x for x, _ in pts)) - 0.05)
     ly0 = math.floor(math.log10(min(y for _, y in pts)))
     ly1 = math.ceil(math.log10(max(y for _, y in pts)))
     lx1 = max(lx1, lx0 + 1)
@@ -305,11 +305,11 @@ def svg_loglog(path, title, ylabel, series, yfmt='{:.3g}'):
     for e in range(lx0, lx1 + 1):
         x = X(10 ** e)
         out.append(f'<line x1="{x:.1f}" x2="{x:.1f}" y1="{top}" y2="{top+ph}" stroke="#ddd"/>')
-        out.append(f'<text x="{x:.1f}" y="{top+ph+16}" text-anchor="middle">{10**e:g}</text>')
+        out.append(f'<text x="{x:.1f}" y="{top+ph+16}" text-anchor="middle">{10**e:,}</text>')
     for e in range(ly0, ly1 + 1):
         y = Y(10 ** e)
         out.append(f'<line x1="{left}" x2="{W-right}" y1="{y:.1f}" y2="{y:.1f}" stroke="#ddd"/>')
-        out.append(f'<text x="{left-5}" y="{y+4:.1f}" text-anchor="end">{10**e:g}</text>')
+        out.append(f'<text x="{left-5}" y="{y+4:.1f}" text-anchor="end">{10.0**e:g}</text>')
     # a slope-1 reference through the first point of the first series
     first = next((v for v in series.values() if v), None)
     if first:
