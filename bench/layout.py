@@ -278,7 +278,7 @@ def svg_bars(path, title, ylabel, workloads, tools, value, fmt='{:.2f}', refline
 def svg_loglog(path, title, ylabel, series, yfmt='{:.3g}'):
     """Log-log line plot: series = {tool: [(x, y), ...]}."""
     W, H = 900, 440
-    left, right, top, bottom = 80, 20, 50, 100
+    left, right, top, bottom = 80, 40, 50, 100
     pts = [(x, y) for v in series.values() for x, y in v if x > 0 and y > 0]
     if not pts:
         return
