@@ -420,6 +420,32 @@ def fr(v):
     return '-' if v is None or v != v else '%.2f' % v
 
 
+def losses(keys, get, tools, label_of):
+    """Plain statements: for every key (a round or a scope), every image
+    cheaper than orlov-populate by more than TIE, modelled or measured."""
+    st = []
+    for kk in keys:
+        o = get(kk, 'orlov')
+        if not o:
+            continue
+        for t in tools:
+            r = get(kk, t)
+            if t == 'orlov' or not r:
+                continue
+            lm = r['model_s'] < o['model_s'] * (1 - TIE) and kk != '/-r'
+            lg = r['guest_s'] < o['guest_s'] * (1 - TIE)
+            if not (lm or lg):
+                continue
+            how = ('modelled and guest-measured' if lm and lg else
+                   'modelled only' if lm else 'guest-measured only')
+            st.append('- %s: orlov-populate loses to %s (%s): %.3f vs %.3f s modelled '
+                      '(x%.2f), %.3f vs %.3f s from the guest\'s requests (x%.2f).' % (
+                          label_of(kk), SHORT[t], how, o['model_s'], r['model_s'],
+                          o['model_s'] / r['model_s'], o['guest_s'], r['guest_s'],
+                          o['guest_s'] / r['guest_s']))
+    return st
+
+
 def report_aging(rows_path, outdir, meta_path):
     rows = [r for r in read_rows(rows_path) if r['scope'] == '/']
     with open(meta_path) as f:
@@ -447,17 +473,8 @@ def report_aging(rows_path, outdir, meta_path):
                 fr(r['guest_s'] / base['guest_s']) if base else '-', f3(r['wall_s'])))
     o += ['']
     # plain statements
-    st = []
-    for kind, k in (('modelled', 'model_s'), ('guest-measured', 'guest_s')):
-        for rd in rounds:
-            vals = {t: get[(rd, t)][k] for t in tools if (rd, t) in get}
-            if 'orlov' not in vals:
-                continue
-            worse = [t for t in vals if t != 'orlov' and vals[t] < vals['orlov'] * (1 - TIE)]
-            if worse:
-                st.append('- round %d, %s: orlov-populate (%.3f s) loses to %s.' % (
-                    rd, kind, vals['orlov'], ', '.join('%s (%.3f s)' % (LABEL[t], vals[t])
-                                                        for t in sorted(worse, key=vals.get))))
+    st = losses(rounds, lambda rd, t: get.get((rd, t)), tools,
+                lambda rd: 'round %d (%s)' % (rd, meta.get('versions', {}).get(str(rd), '')))
     if st:
         o += ['Where orlov-populate loses (a lower traversal cost is better; within %d %% counts as a tie):' % round(TIE * 100), ''] + st
     else:
@@ -535,19 +552,8 @@ def report_guest(rows_path, outdir, meta_path):
                 fr(r['model_s'] / base['model_s']) if base else '-',
                 fr(r['guest_s'] / base['guest_s']) if base else '-', f3(r['wall_s'])))
     o += ['']
-    st = []
-    for sc in scopes:
-        for kind, k in (('modelled', 'model_s'), ('guest-measured', 'guest_s')):
-            if sc == '/-r' and k == 'model_s':
-                continue
-            vals = {t: get[(t, sc)][k] for t in tools if (t, sc) in get}
-            if 'orlov' not in vals:
-                continue
-            worse = [t for t in vals if t != 'orlov' and vals[t] < vals['orlov'] * (1 - TIE)]
-            if worse:
-                st.append('- %s, %s: orlov-populate (%.3f s) loses to %s.' % (
-                    sc, kind, vals['orlov'], ', '.join('%s (%.3f s)' % (LABEL[t], vals[t])
-                                                        for t in sorted(worse, key=vals.get))))
+    st = losses(scopes, lambda sc, t: get.get((t, sc)), tools,
+                lambda sc: {'/': 'whole tree', '/-r': 'whole tree in readdir order'}.get(sc, sc))
     if st:
         o += ['Where orlov-populate loses (lower is better; within %d %% counts as a tie; the readdir-order traversal is compared on the guest figure only):' % round(TIE * 100), ''] + st
     else:
