@@ -12,7 +12,7 @@
 # mke2fs -d, genext2fs, kernel-made, all of Linux 6.1's fs/ (--quick) or
 # fs/ kernel/ include/ net/ sound/ mm/ lib/ crypto/ block/ security/
 # (AGING_SUBSET), 2 GiB ext2, 4 KiB blocks.
-# Rounds (AGING_ROUNDS; --quick 2, full 6): the whole difference between
+# Rounds (AGING_ROUNDS; --quick 2, full 4): the whole difference between
 # linux-source-6.1 and linux-source-6.12 of the subset, forward in odd
 # rounds (the tree becomes 6.12), backward in even rounds (back to 6.1),
 # like switching a checkout between two releases: files removed, created,

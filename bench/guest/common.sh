@@ -59,7 +59,7 @@ bg_args() {
 		rounds=${AGING_ROUNDS:-2}
 	else
 		subset=${AGING_SUBSET:-fs,kernel,include,net,sound,mm,lib,crypto,block,security}
-		rounds=${AGING_ROUNDS:-6}
+		rounds=${AGING_ROUNDS:-4}
 	fi
 }
 
@@ -132,9 +132,14 @@ EOF
 
 # bg_tree VER: the subset of linux-source-VER, cached in ORLOV_CACHE
 bg_tree() {
-	local v=$1 key d dirs=() x
-	key=$(echo "$subset" | tr , _)
+	local v=$1 key d dirs=() x tb=/usr/src/linux-source-$1.tar.xz
+	# the tarball's size and mtime too: a new package version is a new tree
+	key=$(echo "$subset" | tr , _)-$(stat -c %s-%Y "$tb")
 	d=$ORLOV_CACHE/bench-trees/linux-$v-$key
+	mkdir -p "$ORLOV_CACHE/bench-trees"
+	# concurrent runs wait for one extraction
+	exec 8>"$d.lock"
+	flock 8
 	if [ ! -f "$d.done" ]; then
 		rm -rf "$d"
 		mkdir -p "$d"
