@@ -19,6 +19,7 @@
 #include "image.h"
 #include "image_read.h"
 #include "io_guard.h"
+#include "keymap.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -47,8 +48,7 @@ struct image {
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	struct staged *inodes;
 	size_t n, cap;
-	uint32_t *slot;		/* open-addressing index into inodes, by ino */
-	size_t nslots;
+	struct keymap idx;	/* inodes, by number */
 	char *buf;		/* one block, for reads */
 	unsigned char *ibuf;	/* one whole inode, for writes */
 	struct late *late;
@@ -551,7 +551,7 @@ void image_abort(struct image *img)
 		ext2fs_free(img->fs);
 	}
 	free_held(img);
-	free(img->slot);
+	keymap_free(&img->idx);
 	free(img->buf);
 	free(img->ibuf);
 	unlock_image(img);
@@ -819,76 +819,32 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 	return image_write_indirect(img, fs, &d->map);
 }
 
-static size_t slot_of(const struct image *img, uint32_t ino)
-{
-	size_t h = (size_t)ino * 2654435761U;
-
-	return h & (img->nslots - 1);
-}
-
-static errcode_t rehash(struct image *img, size_t nslots)
-{
-	uint32_t *slot = malloc(nslots * sizeof(*slot));
-	size_t i;
-
-	if (!slot)
-		return ENOMEM;
-	memset(slot, 0xff, nslots * sizeof(*slot));
-	free(img->slot);
-	img->slot = slot;
-	img->nslots = nslots;
-	for (i = 0; i < img->n; i++) {
-		size_t s = slot_of(img, img->inodes[i].ino);
-
-		while (img->slot[s] != UINT32_MAX)
-			s = (s + 1) & (nslots - 1);
-		img->slot[s] = (uint32_t)i;
-	}
-	return 0;
-}
-
 struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
 {
-	size_t s;
+	size_t i;
 
-	if (!img->nslots)
-		return NULL;
-	for (s = slot_of(img, ino); img->slot[s] != UINT32_MAX;
-	     s = (s + 1) & (img->nslots - 1))
-		if (img->inodes[img->slot[s]].ino == ino)
-			return &img->inodes[img->slot[s]].inode;
-	return NULL;
+	return keymap_get(&img->idx, ino, &i) ? &img->inodes[i].inode : NULL;
 }
 
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
 			    const struct ext2_inode_large *inode)
 {
 	struct ext2_inode_large *old = image_staged_inode(img, ino);
-	errcode_t err;
-	size_t s;
 
 	if (old) {
 		*old = *inode;
 		return 0;
 	}
 	if (grow_array(&img->inodes, &img->cap, img->n + 1,
-		       sizeof(*img->inodes), 1024))
+		       sizeof(*img->inodes), 1024) ||
+	    keymap_add(&img->idx, ino, img->n))
 		return ENOMEM;
-	if (2 * (img->n + 1) > img->nslots) {
-		err = rehash(img, img->nslots ? img->nslots * 2 : 2048);
-		if (err)
-			return err;
-	}
 	img->inodes[img->n].ino = ino;
 	img->inodes[img->n].inode = *inode;
 	img->inodes[img->n].tail = NULL;
 	/* the on-disk map: image_commit has not touched it yet */
 	img->inodes[img->n].existed =
 		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
-	s = slot_of(img, ino);
-	while (img->slot[s] != UINT32_MAX)
-		s = (s + 1) & (img->nslots - 1);
-	img->slot[s] = (uint32_t)img->n;
 	img->n++;
 	return 0;
 }
@@ -1578,9 +1534,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	/* In inode order, so inode table blocks are written sequentially. */
 	if (img->n > 1)
 		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
-	free(img->slot);
-	img->slot = NULL;
-	img->nslots = 0;
+	keymap_free(&img->idx);	/* positions the sort has changed */
 
 	/* Data and new blocks on disk before anything points at them.  A
 	 * failure here has changed no block in use. */

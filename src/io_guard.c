@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "io_guard.h"
+#include "keymap.h"
 #include "util.h"
 #include "orlov_err.h"
 
@@ -26,14 +27,12 @@ struct guard {
 	int saving;
 	struct saved *saved;
 	size_t n, cap;
-	unsigned long long *slot;	/* open addressing: off + 1, 0 is empty */
-	size_t nslots;
+	struct keymap saved_at;	/* offsets in saved */
 	/* capture: writes held in memory, block by block, for a journal */
 	int capturing;
 	struct io_captured *cb;
 	size_t ncb, cbcap;
-	size_t *cbslot;		/* open addressing: index + 1, 0 is empty */
-	size_t ncbslots;
+	struct keymap cb_at;	/* blocks in cb */
 };
 
 errcode_t io_guard_parse(const char *spec, struct io_fault *f)
@@ -97,52 +96,14 @@ errcode_t io_guard_tick(io_channel ch)
 	return tick(guard_of(ch));
 }
 
-static size_t slot_of(const struct guard *g, unsigned long long off)
-{
-	return (size_t)((off / 512) * 2654435761U) & (g->nslots - 1);
-}
-
 static int is_saved(const struct guard *g, unsigned long long off)
 {
-	size_t s;
-
-	if (!g->nslots)
-		return 0;
-	for (s = slot_of(g, off); g->slot[s]; s = (s + 1) & (g->nslots - 1))
-		if (g->slot[s] == off + 1)
-			return 1;
-	return 0;
+	return keymap_get(&g->saved_at, off, NULL);
 }
 
 static errcode_t mark_saved(struct guard *g, unsigned long long off)
 {
-	size_t s;
-
-	if ((g->n + 1) * 2 > g->nslots) {
-		size_t n = g->nslots ? g->nslots * 2 : 1024, i;
-		unsigned long long *old = g->slot;
-		size_t oldn = g->nslots;
-
-		g->slot = calloc(n, sizeof(*g->slot));
-		if (!g->slot) {
-			g->slot = old;
-			return ENOMEM;
-		}
-		g->nslots = n;
-		for (i = 0; i < oldn; i++) {
-			if (!old[i])
-				continue;
-			for (s = slot_of(g, old[i] - 1); g->slot[s];
-			     s = (s + 1) & (n - 1))
-				;
-			g->slot[s] = old[i];
-		}
-		free(old);
-	}
-	for (s = slot_of(g, off); g->slot[s]; s = (s + 1) & (g->nslots - 1))
-		;
-	g->slot[s] = off + 1;
-	return 0;
+	return keymap_add(&g->saved_at, off, 0);
 }
 
 static int all_zero(const unsigned char *p, size_t n)
@@ -215,7 +176,7 @@ static errcode_t guard_close(io_channel ch)
 	for (i = 0; i < g->n; i++)
 		free(g->saved[i].data);
 	free(g->saved);
-	free(g->slot);
+	keymap_free(&g->saved_at);
 	capture_free(g);
 	free(g);
 	free(ch->name);
@@ -238,41 +199,12 @@ static unsigned long long span(io_channel ch, int count)
 			   (unsigned long long)count * (unsigned)ch->block_size;
 }
 
-static size_t cslot_of(const struct guard *g, unsigned long long blk)
-{
-	return (size_t)(blk * 2654435761U) & (g->ncbslots - 1);
-}
-
 static struct io_captured *captured(const struct guard *g,
 				    unsigned long long blk)
 {
-	size_t s;
+	size_t i;
 
-	if (!g->ncbslots)
-		return NULL;
-	for (s = cslot_of(g, blk); g->cbslot[s]; s = (s + 1) & (g->ncbslots - 1))
-		if (g->cb[g->cbslot[s] - 1].blk == blk)
-			return &g->cb[g->cbslot[s] - 1];
-	return NULL;
-}
-
-static errcode_t capture_grow(struct guard *g)
-{
-	size_t n = g->ncbslots ? g->ncbslots * 2 : 1024, i, s;
-	size_t *slot = calloc(n, sizeof(*slot));
-
-	if (!slot)
-		return ENOMEM;
-	for (i = 0; i < g->ncb; i++) {
-		for (s = (size_t)(g->cb[i].blk * 2654435761U) & (n - 1); slot[s];
-		     s = (s + 1) & (n - 1))
-			;
-		slot[s] = i + 1;
-	}
-	free(g->cbslot);
-	g->cbslot = slot;
-	g->ncbslots = n;
-	return 0;
+	return keymap_get(&g->cb_at, blk, &i) ? &g->cb[i] : NULL;
 }
 
 /* The captured copy of block @blk, made from the disk's on first use. */
@@ -281,15 +213,12 @@ static errcode_t capture_block(io_channel ch, unsigned long long blk,
 {
 	struct guard *g = guard_of(ch);
 	struct io_captured *c = captured(g, blk);
-	size_t s;
 	errcode_t err;
 
 	if (c) {
 		*out = c;
 		return 0;
 	}
-	if ((g->ncb + 1) * 2 > g->ncbslots && capture_grow(g))
-		return ENOMEM;
 	if (grow_array(&g->cb, &g->cbcap, g->ncb + 1, sizeof(*g->cb), 256))
 		return ENOMEM;
 	c = &g->cb[g->ncb];
@@ -302,9 +231,12 @@ static errcode_t capture_block(io_channel ch, unsigned long long blk,
 		free(c->data);
 		return err;
 	}
-	for (s = cslot_of(g, blk); g->cbslot[s]; s = (s + 1) & (g->ncbslots - 1))
-		;
-	g->cbslot[s] = ++g->ncb;
+	err = keymap_add(&g->cb_at, blk, g->ncb);
+	if (err) {
+		free(c->data);
+		return err;
+	}
+	g->ncb++;
 	*out = c;
 	return 0;
 }
@@ -343,10 +275,9 @@ void io_guard_take_captured(io_channel ch, struct io_captured **list,
 	*list = g->cb;
 	*n = g->ncb;
 	/* reads see the disk again */
-	free(g->cbslot);
+	keymap_free(&g->cb_at);
 	g->cb = NULL;
-	g->cbslot = NULL;
-	g->ncb = g->cbcap = g->ncbslots = 0;
+	g->ncb = g->cbcap = 0;
 }
 
 void io_guard_free_captured(struct io_captured *list, size_t n)
@@ -365,10 +296,9 @@ static void capture_free(struct guard *g)
 	for (i = 0; i < g->ncb; i++)
 		free(g->cb[i].data);
 	free(g->cb);
-	free(g->cbslot);
+	keymap_free(&g->cb_at);
 	g->cb = NULL;
-	g->cbslot = NULL;
-	g->ncb = g->cbcap = g->ncbslots = 0;
+	g->ncb = g->cbcap = 0;
 }
 
 static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
