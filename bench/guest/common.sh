@@ -39,7 +39,7 @@ bg_args() {
 		--out) out=$2; shift ;;
 		--quick) quick=1 ;;
 		--keep) keep=1 ;;
-		-h|--help) sed -n '3,/^set /p' "$0" | sed -e '/^set /d' -e 's/^# \{0,1\}//'; exit 0 ;;
+		-h|--help) awk 'NR > 2 && /^#/ { sub(/^# ?/, ""); print; next } NR > 2 { exit }' "$0"; exit 0 ;;
 		*) echo "$bg_prog: unknown argument $1" >&2; exit 2 ;;
 		esac
 		shift
