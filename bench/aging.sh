@@ -23,8 +23,7 @@
 # Writes DIR/aging.md, DIR/aging.svg, DIR/aging-ratio.svg, DIR/aging.tsv.
 # Exit 0; 77 with a one-line reason on stdout when it cannot run; else
 # failure.
-# run as `sh SCRIPT` too: the rest is bash
-if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi	# `sh SCRIPT` too
 set -u
 . "$(dirname "$0")/guest/common.sh"
 bg_args "$@"

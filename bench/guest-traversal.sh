@@ -19,8 +19,7 @@
 # (full mode) every top-level directory alone.
 # Writes DIR/guest.md, DIR/guest-traversal.svg, DIR/guest.tsv.  Exit 0,
 # 77 with a one-line reason on stdout when it cannot run, else failure.
-# run as `sh SCRIPT` too: the rest is bash
-if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi
+if [ -z "${BASH_VERSION:-}" ]; then exec bash "$0" "$@"; fi	# `sh SCRIPT` too
 set -u
 . "$(dirname "$0")/guest/common.sh"
 bg_args "$@"
