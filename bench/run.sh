@@ -65,8 +65,13 @@ workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,
 # Time limits, seconds: a tool runs again only while its runs so far plus
 # one more of the last one's length stay within BUDGET (so a slow tool runs
 # once); the debugfs script is stopped after DEBUGFS_MAX.
+# genext2fs is stopped after GXMAX, on the one-directory empty workload
+# after GXMAX_EMPTY (it is quadratic or worse in the directory size: 100,000
+# entries take more than 7 minutes).
 if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-30}
-else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}; fi
+	gxmax=${BENCH_GENEXT2FS_MAX:-60}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-30}
+else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
+	gxmax=${BENCH_GENEXT2FS_MAX:-600}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-120}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
@@ -158,6 +163,7 @@ printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
 note "Floor: raw copy = \`bench/floor.py SRC RAW\`: the contents of every regular file concatenated into one file RAW, then fsync: the same bytes, no metadata. Files without holes go through \`find | sort | xargs cat\`; sparse ones are appended by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
+note "genext2fs is stopped after $gxmax s, on the empty workload (one directory) after $gxmax_empty s: its time grows much faster than the directory (more than 7 minutes for 100,000 entries); a stopped run is reported as such, with no image."
 note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
 note "Repeats: each tool runs up to $runs times, but runs again only while its time so far plus one more run of the last one's length stays within $budget s, so a slow tool (e.g. mke2fs -d on one 100,000-entry directory) runs once and has no spread."
 note "The traversal model visits entries in sorted dump order on every image (a real readdir order differs on mke2fs -d and genext2fs images)."
@@ -273,9 +279,11 @@ timeit() {
 	rss=$(tail -1 "$work/rss" 2>/dev/null | tr -cd 0-9)
 	sec=$(echo "$t0 $t1" | awk '{printf "%.4f", $2 - $1}')
 	if [ $rc = 0 ]; then st=ok
-	elif [ $rc = 124 ]; then
+	elif [ $rc = 124 ] && [ "$tt" = debugfs ]; then
 		done_=$(grep -c '^debugfs: \(write\|mkdir\|symlink\) ' "$log")
 		st="partial: $done_ of $((entries - 1)) entries in ${sec%??} s (stopped at the ${dfsmax} s limit)"
+	elif [ $rc = 124 ]; then
+		st="stopped: still running after ${sec%??} s (the limit), no image"
 	else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${rss:-0}" "$st" >>"$out/times.tsv"
 	# debugfs echoes every command: keep the end of it only
@@ -434,7 +442,8 @@ for w in $wl; do
 		ok=1
 		spent=0; i=1; while :; do
 			rm -f "$img"
-			timeit "$w" genext2fs $i "$img" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" || { ok=0; break; }
+			lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
+			timeit "$w" genext2fs $i "$img" timeout "$lim" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" || { ok=0; break; }
 			again $i || break
 			i=$((i + 1))
 		done
@@ -463,6 +472,7 @@ done
 if [ -f "$out/workloads.txt" ]; then
 	{ echo; echo "Workloads:"; echo; sed 's/^/- /' "$out/workloads.txt"; } >>"$out/notes.txt"
 fi
+echo "- time of the workloads before the hooks: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
 for h in $hooks; do
 	case $h in
 	aging) hook aging aging.sh aging.md ;;
