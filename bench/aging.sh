@@ -111,7 +111,7 @@ summ() { # SUMMARY-FILE: one line of the change counts
 	cat "$work/notes" 2>/dev/null
 	echo "- guest boots: $guest_times; whole script: $(( $(date +%s) - t_all )) s"
 	echo "- the guest's requests include the kernel's readahead, which splits a file's run into a synchronous read and asynchronous readahead: more requests than the model's reads, but the extra ones are sequential, so the seeks agree; the guest has one seek less everywhere: the root inode, which the mount keeps in memory"
-	echo "- orlov-populate and the kernel-made image differ only where the stock kernel placed a top-level directory (at random) elsewhere than the tool's default (--topdir hash); a figure where orlov-populate 'loses' to the kernel-made image is that placement, not the allocator below the top level"
+	echo "- orlov-populate and the kernel-made image differ only where the stock kernel placed a top-level directory (at random) elsewhere than the tool's default (--topdir hash): the two start from the same allocator below the top level, and every round applies the same operations with the same kernel, so a gap between them (orlov-populate 'losing' to the kernel-made image) comes from that top-level placement and what later rounds build on it"
 	echo "- no throttled device: under TCG a guest wall time is CPU time (the image is in the host page cache), and an IOPS or bandwidth limit would charge every request the same whatever the seek distance; the guest's request sequence costed with the disk model is the check of the model"
 } >"$work/notes.md"
 python3 - "$work/method.md" "$work/notes.md" "$subset" "$rounds" >"$work/meta.json" <<'EOF'
