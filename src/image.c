@@ -46,6 +46,7 @@ struct image {
 	char *path;		/* the image as opened, for a copy at commit */
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
+	const char **links_why;	/* ... or in place, hard links: say so */
 	struct staged *inodes;
 	size_t n, cap;
 	struct keymap idx;	/* inodes, by number */
@@ -340,6 +341,8 @@ static void drop_shadow(struct image *img)
 	img->shadow = img->dest = NULL;
 }
 
+#define LINKS_WHY "it has more than one hard link"
+
 /*
  * The default for an image file (IMAGE_COMMIT_AUTO): an ext3 journal
  * makes the commit atomic in place; without one, the run writes a copy.
@@ -357,18 +360,20 @@ static errcode_t choose_commit(struct image *img, const struct image_opts *o)
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return 0;	/* a device: nothing to rename over it */
-	if (st.st_nlink != 1) {
-		if (o->in_place_why)
-			*o->in_place_why = "it has more than one hard link";
-		return 0;
-	}
 	if (pread(img->lock_fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb))
 		return ORLOV_ERR_SHORT_IMAGE;
 	if (((struct ext2_super_block *)sb)->s_feature_compat &
 	    ext2fs_cpu_to_le32(EXT3_FEATURE_COMPAT_HAS_JOURNAL)) {
 		/* through the journal; if it cannot take the commit, a copy
-		 * then, with the new blocks already in it */
-		img->copy_at_commit = 1;
+		 * then, with the new blocks already in it, or in place */
+		img->copy_at_commit = st.st_nlink == 1;
+		if (!img->copy_at_commit)
+			img->links_why = o->in_place_why;
+		return 0;
+	}
+	if (st.st_nlink != 1) {
+		if (o->in_place_why)
+			*o->in_place_why = LINKS_WHY;
 		return 0;
 	}
 	err = open_shadow(img, 1, &step);
@@ -1546,6 +1551,8 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		err = journal_open(img, commit_bound(img, fs), &j);
 	if (!err) {
 		io_guard_begin(img->fs->io);
+		if (!j.map && img->links_why)
+			*img->links_why = LINKS_WHY;
 		err = j.map ? commit_journal(img, fs, &j, what) :
 		      img->copy_at_commit ? commit_copy(img, fs, what) :
 			      commit_in_place(img, fs, what);

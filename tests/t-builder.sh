@@ -219,4 +219,9 @@ ino=$(stat -c %i "$d/e3.img")
 "$ORLOV_POPULATE" -q "$d/e3.img" "$src" || t_fail "populating ext3"
 [ "$(stat -c %i "$d/e3.img")" = "$ino" ] || t_fail "ext3: not through its journal"
 t_fsck "$d/e3.img"
+t_mkimage "$d/e3.img" 8M -t ext3
+ln "$d/e3.img" "$d/e3link.img"
+"$ORLOV_POPULATE" -q "$d/e3.img" "$src" 2>"$T_TMP/err" || t_fail "ext3, two links"
+[ -s "$T_TMP/err" ] && t_fail "ext3, two links, through the journal: $(cat "$T_TMP/err")"
+t_fsck "$d/e3link.img"
 echo "commit: ext2 by a copy, ext3 through its journal, a hard-linked image in place with a warning"
