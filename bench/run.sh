@@ -71,7 +71,7 @@ workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,
 if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-30}
 	gxmax=${BENCH_GENEXT2FS_MAX:-60}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-30}
 else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
-	gxmax=${BENCH_GENEXT2FS_MAX:-600}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-120}; fi
+	gxmax=${BENCH_GENEXT2FS_MAX:-300}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-120}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
