@@ -372,7 +372,7 @@ def read_times(path):
                 runs.setdefault((w, t), []).append((float(sec), int(rss or 0)))
             else:
                 status[(w, t)] = st
-                if st.startswith('partial'):
+                if st.startswith('partial') or st.startswith('stopped'):
                     status[(w, t, 'rss')] = int(rss or 0)
     return order, runs, status
 
@@ -493,7 +493,7 @@ def report(d):
         if rs_o and rs_m and rs_o > 1.5 * rs_m:
             lose.append(f'- **{w}, memory**: peak RSS {rs_o/1024:.1f} MiB against '
                         f'{rs_m/1024:.1f} MiB for `mke2fs -d`.')
-    lines.append('## Where our layout loses\n')
+    lines.append('## Where we lose (layout, time, memory)\n')
     if lose:
         lines.append('Plainly, against `mke2fs -d` on a freshly filled image.  Most of it '
                      'is the kernel allocator\'s policy, which orlov-populate reproduces on '
