@@ -39,12 +39,7 @@ import stat
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-try:
-    from layout import SEEK_A, SEEK_B, SEEK_C, ROTATION_MS, TRANSFER_BPS
-except Exception:                       # pragma: no cover - same constants
-    SEEK_A, SEEK_B, SEEK_C = 1.0, 5.17, 10.83
-    ROTATION_MS = 4.17
-    TRANSFER_BPS = 150e6
+from layout import Disk                  # the one disk model
 
 TOOLS = ['orlov', 'mke2fs-d', 'genext2fs', 'kernel']
 LABEL = {'orlov': 'orlov-populate', 'mke2fs-d': 'mke2fs -d',
@@ -163,25 +158,17 @@ TRACE = re.compile(r'virtio_blk_handle_read vdev (0x[0-9a-f]+|\(nil\)) req \S+ '
                    r'sector (\d+) nsectors (\d+)')
 
 
-class Head:
+class Head(Disk):
+    """layout.py's disk, fed the guest's own requests in their order."""
+
     def __init__(self, nblocks, bs):
-        self.n, self.bs = nblocks, bs
-        self.head = None
+        super().__init__(nblocks, bs)
         self.seconds = 0.0
-        self.reqs = self.seeks = 0
         self.bytes = 0
 
-    def read(self, start, length):
-        cost = 0.0
-        if self.head is None or start != self.head + 1:
-            x = abs(start - (self.head if self.head is not None else 0)) / self.n
-            cost += SEEK_A + SEEK_B * x + SEEK_C * math.sqrt(x) + ROTATION_MS
-            self.seeks += 1
-        cost += length * self.bs / TRANSFER_BPS * 1000.0
-        self.reqs += 1
+    def request(self, start, length):
+        self.seconds += self.read_run(start, length)
         self.bytes += length * self.bs
-        self.head = start + length - 1
-        self.seconds += cost / 1000.0
 
 
 def cost(trace, segments, nblocks, bs):
@@ -231,7 +218,7 @@ def cost(trace, segments, nblocks, bs):
             continue
         first = s // spb
         last = (s + ns - 1) // spb
-        heads[cur].read(first, last - first + 1)
+        heads[cur].request(first, last - first + 1)
         devs[cur].add(v)
     out = []
     for k in sorted(segs):
@@ -241,7 +228,7 @@ def cost(trace, segments, nblocks, bs):
         if len(devs[k]) > 1:
             sys.exit('aging.py cost: segment %d read from %d disks' % (k, len(devs[k])))
         d = dict(segs[k])
-        d.update({'guest_model_s': h.seconds, 'requests': h.reqs, 'seeks': h.seeks,
+        d.update({'guest_model_s': h.seconds, 'requests': h.reads, 'seeks': h.seeks,
                   'request_bytes': h.bytes})
         out.append(d)
     json.dump(out, sys.stdout, indent=1)
