@@ -301,6 +301,22 @@ again() {
 	[ "$1" -lt "$runs" ] && awk -v a="$spent" -v b="$sec" -v c="$budget" 'BEGIN {exit !(a + b <= c)}'
 }
 
+# measure W T new|copy IMAGE CMD...: run CMD as tool T of workload W (run
+# 1, 2, ... while again says so) on IMAGE removed first ("new": CMD makes
+# it), or a fresh copy of the empty image ("copy").  Status 0 when every
+# run succeeded: the last run's IMAGE can then be analysed.
+measure() {
+	mw=$1 mt=$2 mprep=$3 mimg=$4; shift 4
+	spent=0; i=1
+	while :; do
+		rm -f "$mimg"
+		[ "$mprep" = copy ] && cp --sparse=always "$empty" "$mimg"
+		timeit "$mw" "$mt" $i "$mimg" "$@" || return 1
+		again $i || return 0
+		i=$((i + 1))
+	done
+}
+
 skip() { # W T reason
 	printf '%s\t%s\t0\t0\t0\t%s\n' "$1" "$2" "$3" >>"$out/times.tsv"
 	note "$1: $2 skipped: $3"
@@ -397,70 +413,30 @@ for w in $wl; do
 
 	# The floor first.  The tree was just written (generated or
 	# extracted), so it is in the page cache already.
-	spent=0; i=1; while :; do
-		rm -f "$work/raw"
-		timeit "$w" raw-copy $i "$work/raw" python3 "$here/floor.py" "$src" "$work/raw" || break
-		again $i || break
-		i=$((i + 1))
-	done
+	measure "$w" raw-copy new "$work/raw" python3 "$here/floor.py" "$src" "$work/raw"
 	rm -f "$work/raw"
+	# shellcheck disable=SC2046
+	measure "$w" mke2fs-empty new "$img" mke2fs $(mkfs_args "$size" "$inodes") "$img" $((size / 4096))
 
-	spent=0; i=1; while :; do
-		rm -f "$img"
-		# shellcheck disable=SC2046
-		timeit "$w" mke2fs-empty $i "$img" mke2fs $(mkfs_args "$size" "$inodes") "$img" $((size / 4096)) || break
-		again $i || break
-		i=$((i + 1))
-	done
-
-	for t in orlov oldalloc; do
-		ok=1
-		spent=0; i=1; while :; do
-			rm -f "$img"; cp --sparse=always "$empty" "$img"
-			if [ $t = orlov ]; then
-				timeit "$w" $t $i "$img" "$tool" "$img" "$src" || { ok=0; break; }
-			else
-				timeit "$w" $t $i "$img" "$tool" --policy oldalloc "$img" "$src" || { ok=0; break; }
-			fi
-			again $i || break
-			i=$((i + 1))
-		done
-		[ $ok = 1 ] && analyse "$w" $t "$img"
-	done
-
-	ok=1
-	spent=0; i=1; while :; do
-		rm -f "$img"
-		# shellcheck disable=SC2046
-		timeit "$w" mke2fs-d $i "$img" mke2fs $(mkfs_args "$size" "$inodes") -d "$src" "$img" $((size / 4096)) || { ok=0; break; }
-		again $i || break
-		i=$((i + 1))
-	done
-	[ $ok = 1 ] && analyse "$w" mke2fs-d "$img"
+	measure "$w" orlov copy "$img" "$tool" "$img" "$src" &&
+		analyse "$w" orlov "$img"
+	measure "$w" oldalloc copy "$img" "$tool" --policy oldalloc "$img" "$src" &&
+		analyse "$w" oldalloc "$img"
+	# shellcheck disable=SC2046
+	measure "$w" mke2fs-d new "$img" mke2fs $(mkfs_args "$size" "$inodes") -d "$src" "$img" $((size / 4096)) &&
+		analyse "$w" mke2fs-d "$img"
 
 	if [ $have_genext2fs = 1 ]; then
-		ok=1
-		spent=0; i=1; while :; do
-			rm -f "$img"
-			lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
-			timeit "$w" genext2fs $i "$img" timeout "$lim" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" || { ok=0; break; }
-			again $i || break
-			i=$((i + 1))
-		done
-		[ $ok = 1 ] && analyse "$w" genext2fs "$img"
+		lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
+		measure "$w" genext2fs new "$img" timeout "$lim" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" &&
+			analyse "$w" genext2fs "$img"
 	else
 		skip "$w" genext2fs "genext2fs not installed"
 	fi
 
 	if [ $have_debugfs = 1 ]; then
-		ok=1
-		spent=0; i=1; while :; do
-			rm -f "$img"; cp --sparse=always "$empty" "$img"
-			timeit "$w" debugfs $i "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" || { ok=0; break; }
-			again $i || break
-			i=$((i + 1))
-		done
-		[ $ok = 1 ] && analyse "$w" debugfs "$img"
+		measure "$w" debugfs copy "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" &&
+			analyse "$w" debugfs "$img"
 	else
 		skip "$w" debugfs "debugfs or timeout not installed"
 	fi
