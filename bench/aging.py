@@ -308,13 +308,8 @@ def svg_lines(path, title, ylabel, xs, series, xlabel='round'):
             return T + (1 - math.log(y / lo) / math.log(hi / lo)) * (H - T - B)
         return T + (1 - y / ymax) * (H - T - B)
 
-    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-         'font-family="sans-serif" font-size="12">' % (W, H),
-         '<rect width="100%" height="100%" fill="white"/>',
-         '<text x="%d" y="22" font-size="14">%s</text>' % (L, xesc(title)),
-         '<text x="16" y="%d" transform="rotate(-90 16 %d)">%s</text>' % (
-             (T + H - B) // 2, (T + H - B) // 2, xesc(ylabel)),
-         '<text x="%d" y="%d">%s</text>' % ((L + W - R) // 2, H - 12, xesc(xlabel))]
+    o = svg_head(W, H, L, T, B, title, ylabel)
+    o.append('<text x="%d" y="%d">%s</text>' % ((L + W - R) // 2, H - 12, xesc(xlabel)))
     if log:
         ticks = []
         d = lo
@@ -364,12 +359,7 @@ def svg_bars(path, title, ylabel, groups, series):
     def Y(y):
         return T + (1 - y / ymax) * (H - T - B)
 
-    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-         'font-family="sans-serif" font-size="12">' % (W, H),
-         '<rect width="100%" height="100%" fill="white"/>',
-         '<text x="%d" y="22" font-size="14">%s</text>' % (L, xesc(title)),
-         '<text x="16" y="%d" transform="rotate(-90 16 %d)">%s</text>' % (
-             (T + H - B) // 2, (T + H - B) // 2, xesc(ylabel))]
+    o = svg_head(W, H, L, T, B, title, ylabel)
     for i in range(6):
         y = ymax * i / 5
         o.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#ddd"/>' % (L, W - R, Y(y), Y(y)))
@@ -395,6 +385,16 @@ def svg_bars(path, title, ylabel, groups, series):
 
 def xesc(s):
     return str(s).replace('&', '&amp;').replace('<', '&lt;').replace('>', '&gt;')
+
+
+def svg_head(W, H, L, T, B, title, ylabel):
+    """An SVG's opening, white background, title and rotated y label."""
+    return ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+            'font-family="sans-serif" font-size="12">' % (W, H),
+            '<rect width="100%" height="100%" fill="white"/>',
+            '<text x="%d" y="22" font-size="14">%s</text>' % (L, xesc(title)),
+            '<text x="16" y="%d" transform="rotate(-90 16 %d)">%s</text>' % (
+                (T + H - B) // 2, (T + H - B) // 2, xesc(ylabel))]
 
 
 # ------------------------------------------------------------ reports
