@@ -42,8 +42,7 @@ struct image {
 	int lock_fd;		/* holds the flock, -1 when none */
 	int dry;		/* --dry-run: every write dropped */
 	char *shadow;		/* a copy being written (image_opts.commit) */
-	char *dest;		/* ... and the image it replaces at commit */
-	char *path;		/* the image as opened, for a copy at commit */
+	char *path;		/* the image as opened: what the copy replaces */
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	const char **links_why;	/* ... or in place, hard links: say so */
@@ -169,21 +168,16 @@ static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
 {
 	while (off < end) {
 		size_t want = (size_t)(end - off) < cap ? (size_t)(end - off) : cap;
-		ssize_t n = pread(from, buf, want, off), m;
+		ssize_t n = pread(from, buf, want, off);
+		errcode_t err;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? (errcode_t)errno : ORLOV_ERR_SHORT_IMAGE;
-		for (m = 0; m < n;) {
-			ssize_t w = pwrite(to, buf + m, (size_t)(n - m), off + m);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w < 0)
-				return (errcode_t)errno;
-			m += w;
-		}
+		err = pwrite_all(to, buf, (size_t)n, off);
+		if (err)
+			return err;
 		off += n;
 	}
 	return 0;
@@ -192,11 +186,11 @@ static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
 /*
  * A new file next to @path, named .NAME.orlov-XXXXXX, with the mode and,
  * where it can be given, the owner of @st (an existing image), else the
- * mode a new file gets.  *why says which step failed.
+ * mode a new file gets.  *step says which step failed.
  */
 errcode_t image_temp_create(const char *path, const struct stat *st,
 			    int keep_owner, char **tmp, int *fd,
-			    const char **why)
+			    enum temp_step *step)
 {
 	const char *base = strrchr(path, '/');
 	size_t dl = base ? (size_t)(base - path + 1) : 0;
@@ -209,7 +203,7 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 	if (!*tmp)
 		return ENOMEM;
 	sprintf(*tmp, "%.*s.%s.orlov-XXXXXX", (int)dl, path, base);
-	*why = "creating a file in its directory";
+	*step = TEMP_CREATE;
 	*fd = mkostemp(*tmp, O_CLOEXEC);
 	if (*fd < 0) {
 		err = (errcode_t)errno;
@@ -221,12 +215,12 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 		mask = umask(0);
 		umask(mask);
 	}
-	*why = "giving the copy the image's mode";
+	*step = TEMP_MODE;
 	if (fchmod(*fd, st ? st->st_mode & 07777 : 0666 & ~mask))
 		err = (errcode_t)errno;
 	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
 	    (errno != EPERM || keep_owner)) {
-		*why = "giving the copy the image's owner";
+		*step = TEMP_OWNER;
 		err = (errcode_t)errno;
 	}
 	if (err) {
@@ -273,7 +267,7 @@ errcode_t image_temp_commit(const char *tmp, const char *path)
  * *fd for the caller.
  */
 static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
-			     const char **why)
+			     enum temp_step *step)
 {
 	size_t cap = 1 << 20;
 	struct stat st;
@@ -285,14 +279,11 @@ static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return ORLOV_ERR_ATOMIC_NOT_FILE;
-	img->dest = strdup(img->path);
-	if (!img->dest)
-		return ENOMEM;
 	err = image_temp_create(img->path, &st, keep_owner, &img->shadow, fd,
-				why);
+				step);
 	if (err)
 		return err;
-	*why = "copying the image";
+	*step = TEMP_COPY;
 	if (ioctl(*fd, FICLONE, img->lock_fd) != 0) {
 		buf = malloc(cap);
 		if (!buf)
@@ -321,10 +312,10 @@ static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
 
 /* The copy at open, for the run to write. */
 static errcode_t open_shadow(struct image *img, int keep_owner,
-			     const char **why)
+			     enum temp_step *step)
 {
-	int fd;
-	errcode_t err = make_shadow(img, keep_owner, &fd, why);
+	int fd = -1;
+	errcode_t err = make_shadow(img, keep_owner, &fd, step);
 
 	if (fd >= 0)
 		close(fd);
@@ -337,8 +328,7 @@ static void drop_shadow(struct image *img)
 	if (img->shadow)
 		unlink(img->shadow);
 	free(img->shadow);
-	free(img->dest);
-	img->shadow = img->dest = NULL;
+	img->shadow = NULL;
 }
 
 #define LINKS_WHY "it has more than one hard link"
@@ -349,21 +339,19 @@ static void drop_shadow(struct image *img)
  * Where a copy cannot be made or would change what the name stands for
  * (another hard link), the image is written in place, and *why says so.
  */
-static errcode_t choose_commit(struct image *img, const struct image_opts *o)
+static errcode_t choose_commit(struct image *img, const struct image_opts *o,
+				const struct ext2_super_block *sb)
 {
-	unsigned char sb[EXT2_MIN_BLOCK_SIZE];
 	struct stat st;
-	const char *step;
+	enum temp_step step;
 	errcode_t err;
 
 	if (fstat(img->lock_fd, &st))
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return 0;	/* a device: nothing to rename over it */
-	if (pread(img->lock_fd, sb, sizeof(sb), 1024) != (ssize_t)sizeof(sb))
-		return ORLOV_ERR_SHORT_IMAGE;
-	if (((struct ext2_super_block *)sb)->s_feature_compat &
-	    ext2fs_cpu_to_le32(EXT3_FEATURE_COMPAT_HAS_JOURNAL)) {
+	if (ext2fs_le32_to_cpu(sb->s_feature_compat) &
+	    EXT3_FEATURE_COMPAT_HAS_JOURNAL) {
 		/* through the journal; if it cannot take the commit, a copy
 		 * then, with the new blocks already in it, or in place */
 		img->copy_at_commit = st.st_nlink == 1;
@@ -384,10 +372,8 @@ static errcode_t choose_commit(struct image *img, const struct image_opts *o)
 		if (o->in_place_why)
 			*o->in_place_why = err == ENOSPC || err == EDQUOT ?
 			"there is no room for a copy next to it" :
-			!strcmp(step, "creating a file in its directory") ?
-			"its directory takes no new file" :
-			!strcmp(step, "giving the copy the image's owner") ?
-			"a copy could not have its owner" :
+			step == TEMP_CREATE ? "its directory takes no new file" :
+			step == TEMP_OWNER ? "a copy could not have its owner" :
 			"a copy of it could not be made";
 	}
 	return 0;
@@ -398,6 +384,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 {
 	static const struct image_opts none;
 	const char *undo, *fsname = path;
+	struct ext2_super_block sb;
 	struct image *img;
 	io_manager io = unix_io_manager;
 	struct io_fault f;
@@ -433,19 +420,19 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	err = lock_image(path, img->dry, &img->lock_fd);
 	if (!err) {
 		*what = "checking superblock of";
-		err = ir_check_super(path);
+		err = ir_check_super(path, &sb);
 	}
 	img->commit = img->dry ? IMAGE_COMMIT_IN_PLACE : opts->commit;
 	if (!err && !(img->path = strdup(path)))
 		err = ENOMEM;
 	if (!err && img->commit == IMAGE_COMMIT_COPY) {
-		const char *step;
+		enum temp_step step;
 
 		*what = "copying for --atomic";
 		err = open_shadow(img, 0, &step);
 	} else if (!err && img->commit == IMAGE_COMMIT_AUTO && !undo) {
 		*what = "copying for the commit";
-		err = choose_commit(img, opts);
+		err = choose_commit(img, opts, &sb);
 	}
 	if (img->shadow)
 		fsname = img->shadow;
@@ -1364,7 +1351,7 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 {
 	ext2_filsys e = img->fs;
 	struct io_captured *c = NULL;
-	const char *step;
+	enum temp_step step;
 	size_t n = 0, i;
 	errcode_t err;
 	int fd = -1;
@@ -1375,22 +1362,13 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 		*what = "copying for the commit";
 		err = make_shadow(img, 1, &fd, &step);
 	}
-	*what = "writing the commit to a copy of";
+	if (!err)
+		*what = "writing the commit to a copy of";
 	for (i = 0; !err && i < n; i++) {
-		off_t off = (off_t)c[i].blk * e->blocksize;
-		size_t done = 0;
-
 		err = io_guard_tick(e->io);
-		while (!err && done < e->blocksize) {
-			ssize_t w = pwrite(fd, c[i].data + done,
-					   e->blocksize - done,
-					   off + (off_t)done);
-
-			if (w < 0 && errno != EINTR)
-				err = (errcode_t)errno;
-			else if (w > 0)
-				done += (size_t)w;
-		}
+		if (!err)
+			err = pwrite_all(fd, c[i].data, e->blocksize,
+					 (off_t)c[i].blk * e->blocksize);
 	}
 	if (!err)
 		err = io_guard_tick(e->io);	/* written, not yet renamed */
@@ -1567,7 +1545,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	}
 	if (img->shadow) {
 		*what = "renaming the committed copy over";
-		err = image_temp_commit(img->shadow, img->dest);
+		err = image_temp_commit(img->shadow, img->path);
 		if (!err) {
 			free(img->shadow);
 			img->shadow = NULL;

@@ -47,12 +47,15 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 /* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
 errcode_t image_fsck(const char *path);
+/* The step of making a copy of the image that failed. */
+enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_COPY };
+
 /* A new empty file next to @path (.NAME.orlov-XXXXXX) with @st's mode
  * and, where it may be given (or must, @keep_owner), owner; else the mode
- * of a new file.  *why names the step that failed. */
+ * of a new file.  *step says which step failed. */
 errcode_t image_temp_create(const char *path, const struct stat *st,
 			    int keep_owner, char **tmp, int *fd,
-			    const char **why);
+			    enum temp_step *step);
 /* Rename @tmp over @path and sync the directory. */
 errcode_t image_temp_commit(const char *tmp, const char *path);
 

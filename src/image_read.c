@@ -23,7 +23,7 @@
  * s_first_data_block sends ext2fs_read_bitmaps past its buffers), and
  * every field of an image is input.
  */
-errcode_t ir_check_super(const char *path)
+errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 {
 	struct ext2_super_block sb;
 	uint64_t blocks, groups, bs;
@@ -65,12 +65,14 @@ errcode_t ir_check_super(const char *path)
 	    (ext2fs_le32_to_cpu(sb.s_first_ino) < EXT2_GOOD_OLD_FIRST_INO ||
 	     ext2fs_le32_to_cpu(sb.s_first_ino) >= ext2fs_le32_to_cpu(sb.s_inodes_count)))
 		return EXT2_ET_CORRUPT_SUPERBLOCK;
+	if (out)
+		*out = sb;
 	return 0;
 }
 
 errcode_t ir_open(const char *path, ext2_filsys *ret)
 {
-	errcode_t err = ir_check_super(path);
+	errcode_t err = ir_check_super(path, NULL);
 
 	if (err)
 		return err;

@@ -17,8 +17,9 @@
 
 /* Open @path read-only (never for writing, never mounted). */
 /* The superblock's geometry is sane (EXT2_ET_CORRUPT_SUPERBLOCK if not):
- * checked raw, before libext2fs is given the image. */
-errcode_t ir_check_super(const char *path);
+ * checked raw, before libext2fs is given the image; @out, if not NULL,
+ * gets the superblock as read. */
+errcode_t ir_check_super(const char *path, struct ext2_super_block *out);
 errcode_t ir_open(const char *path, ext2_filsys *ret);
 
 /*

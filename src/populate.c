@@ -2058,8 +2058,8 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.dry = mode != RUN_WRITE;
 	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
-	io.commit = io.dry ? IMAGE_COMMIT_IN_PLACE :
-		    in->tmp ? IMAGE_COMMIT_UNSEEN :
+	/* (a dry run: image_open writes no copy) */
+	io.commit = in->tmp ? IMAGE_COMMIT_UNSEEN :
 		    o->atomic ? IMAGE_COMMIT_COPY :
 		    o->in_place ? IMAGE_COMMIT_IN_PLACE : IMAGE_COMMIT_AUTO;
 	io.in_place_why = &res->in_place_why;
@@ -2200,7 +2200,7 @@ static errcode_t create_temp(const struct options *o,
 			     struct populate_result *res, struct inputs *in)
 {
 	struct stat st;
-	const char *why;
+	enum temp_step step;
 	errcode_t err;
 	int fd, have = stat(o->image, &st) == 0;
 
@@ -2208,8 +2208,8 @@ static errcode_t create_temp(const struct options *o,
 	    (!have && errno != ENOENT))
 		return 0;
 	err = image_temp_create(o->image, have ? &st : NULL, 1, &in->tmp, &fd,
-				&why);
-	if (err == EPERM && have && !strcmp(why, "giving the copy the image's owner"))
+				&step);
+	if (err == EPERM && have && step == TEMP_OWNER)
 		return 0;
 	if (err) {
 		res->what = "creating the new image next to";

@@ -351,24 +351,18 @@ static errcode_t read_data(struct archive *a, struct tar_tree *t,
 	const void *buf;
 	size_t size;
 	la_int64_t off;
+	errcode_t err;
 	int r;
 
 	while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
 	       ARCHIVE_OK) {
 		struct text *last = in->next ? &in->ext[in->next - 1] : NULL;
-		const char *p = buf;
-		size_t done = 0;
 
 		if (!size)
 			continue;
-		while (done < size) {
-			ssize_t w = pwrite(t->spool, p + done, size - done,
-					   (off_t)(t->spool_len + done));
-
-			if (w < 0)
-				return (errcode_t)errno;
-			done += (size_t)w;
-		}
+		err = pwrite_all(t->spool, buf, size, (off_t)t->spool_len);
+		if (err)
+			return err;
 		if (last && last->loff + last->len == (uint64_t)off &&
 		    last->soff + last->len == t->spool_len) {
 			last->len += size;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "util.h"
 #include "orlov_err.h"
@@ -257,4 +258,22 @@ void fput_json(FILE *f, const char *s)
 			fputc(*p, f);
 	}
 	fputc('"', f);
+}
+
+errcode_t pwrite_all(int fd, const void *buf, size_t len, off_t off)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t w = pwrite(fd, p, len, off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? (errcode_t)errno : EIO;
+		p += w;
+		off += w;
+		len -= (size_t)w;
+	}
+	return 0;
 }

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
+#include <sys/types.h>
 #include <et/com_err.h>
 
 /* A growable string. */
@@ -64,6 +65,9 @@ errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
 		     size_t first);
 
 /* Parse an unsigned decimal number; ORLOV_ERR_USAGE when malformed. */
+/* All @len bytes of @buf to @fd at @off. */
+errcode_t pwrite_all(int fd, const void *buf, size_t len, off_t off);
+
 errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* ORLOV_ERR_OUTPUT_IS_INPUT when writing @out would overwrite @image
