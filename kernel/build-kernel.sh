@@ -24,6 +24,11 @@
 # Stdout: exactly one line, the absolute path of the built bzImage.
 # Stderr: progress; the full build log is CACHEDIR/build.log.
 #
+# Source: a copy of the pristine tree that kernel/source-tree.sh unpacked
+# once into the cache.  A --patched build copies the finished --stock build
+# of the same source and config instead (objects included) and applies the
+# series to it, so that make recompiles only what the patches touch.
+#
 # Config: `make tinyconfig`, then kernel/config.fragment appended, then
 # `make olddefconfig`; every line of the fragment is checked against the final
 # .config and the build fails if any did not take effect.
@@ -54,7 +59,7 @@ while [ $# -gt 0 ]; do
 	--source=*) srcver=${1#--source=} ;;
 	--smp) smp=true ;;
 	--jobs) jobs=$2; shift ;;
-	-h|--help) sed -n '3,36p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,43p' "$0"; exit 0 ;;
 	*) echo "build-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -88,14 +93,18 @@ if [ "$mode" = patched ] && [ -f "$series" ]; then
 fi
 
 # --- cache key ---------------------------------------------------------------
-hash=$( {
-	echo "source=$srcver"
-	echo "--- fragment"; echo "$fragtext"
-	echo "--- script"; cat "$0"
-	for p in "${patches[@]}"; do
-		echo "--- patch $(basename "$p")"; cat "$p"
-	done
-} | sha256sum | cut -c1-16)
+key() { # key PATCH...: the cache key of a build of this source and config with PATCHes
+	{
+		echo "source=$srcver"
+		echo "--- fragment"; echo "$fragtext"
+		echo "--- script"; cat "$0"
+		local p
+		for p in "$@"; do
+			echo "--- patch $(basename "$p")"; cat "$p"
+		done
+	} | sha256sum | cut -c1-16
+}
+hash=$(key "${patches[@]}")
 
 cache=${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}
 dir=$cache/kernel-$hash
@@ -108,8 +117,6 @@ fi
 
 # --- dependencies ------------------------------------------------------------
 need_pkgs=()
-tarball=/usr/src/linux-source-$srcver.tar.xz
-[ -f "$tarball" ] || need_pkgs+=("linux-source-$srcver")
 for t in make:make gcc:gcc flex:flex bison:bison bc:bc xz:xz-utils \
 	cpio:cpio perl:perl; do
 	command -v "${t%%:*}" >/dev/null 2>&1 || need_pkgs+=("${t#*:}")
@@ -124,7 +131,7 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q \
 		"${need_pkgs[@]}" >&2 || die "apt-get install ${need_pkgs[*]} failed"
 fi
-[ -f "$tarball" ] || die "$tarball not found after installing linux-source-$srcver"
+pristine=$("$here/source-tree.sh" "$srcver") || die "no source tree of linux-source-$srcver"
 
 # --- build under lock --------------------------------------------------------
 exec 9>"$dir.lock"
@@ -148,10 +155,28 @@ fail() {
 }
 
 t0=$(date +%s)
-log "extracting $tarball into $dir (mode=$mode, smp=$smp, ${#patches[@]} patches)"
-tar -xJf "$tarball" -C "$dir" >>"$buildlog" 2>&1 || fail "extract failed"
-src=$dir/linux-source-$srcver
-[ -d "$src" ] || src=$(find "$dir" -mindepth 1 -maxdepth 1 -type d | head -n1)
+# A patched build starts from the finished stock build of the same source
+# and config, objects included: the series touches a few files of fs/ext2,
+# fs/ext4 and one trace header, so make rebuilds those and links, instead of
+# compiling the whole kernel again.  A stock build under way in another
+# process is waited for.
+base=
+if [ ${#patches[@]} -gt 0 ]; then
+	bdir=$cache/kernel-$(key)
+	exec 8>"$bdir.lock"
+	flock -n 8 || { log "waiting for the stock build $bdir to start from it"; flock 8; }
+	exec 8>&-
+	[ -f "$bdir/.done" ] && [ -d "$bdir/linux" ] && base=$bdir/linux
+fi
+src=$dir/linux
+if [ -n "$base" ]; then
+	log "copying the stock build $base into $dir (smp=$smp, ${#patches[@]} patches)"
+	cp -a "$base" "$src" >>"$buildlog" 2>&1 || fail "copying $base failed"
+else
+	log "copying $pristine into $dir (mode=$mode, smp=$smp, ${#patches[@]} patches)"
+	cp -a "$pristine" "$src" >>"$buildlog" 2>&1 || fail "copying $pristine failed"
+	rm -f "$src/.orlov-pristine"
+fi
 [ -f "$src/Makefile" ] || fail "no kernel tree in $dir"
 
 for p in "${patches[@]}"; do
@@ -162,8 +187,10 @@ done
 
 kmake() { make -C "$src" ARCH=x86_64 "$@" >>"$buildlog" 2>&1; }
 
-kmake tinyconfig || fail "make tinyconfig failed"
-{ echo; echo "$fragtext"; } >>"$src/.config"
+if [ -z "$base" ]; then
+	kmake tinyconfig || fail "make tinyconfig failed"
+	{ echo; echo "$fragtext"; } >>"$src/.config"
+fi
 kmake olddefconfig || fail "make olddefconfig failed"
 
 # every fragment line must be in the final .config

@@ -15,7 +15,8 @@
 # W=1, tinyconfig + ext2/ext4/tracing) and any warning in a file the series
 # touches, other than kernel-doc warnings already present upstream, fails.
 #
-# The pristine extraction is cached in $ORLOV_CACHE/patches-src/VER.
+# The pristine tree is kernel/source-tree.sh's (unpacked once into the cache,
+# shared with kernel/build-kernel.sh).
 # Exit: 0 all passed, 1 a check failed, 77 nothing could be checked.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -32,24 +33,10 @@ ok() { n=$((n + 1)); passed=$((passed + 1)); echo "ok $n - $*"; }
 notok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
 skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 
-# pristine source tree of VER (cached); prints its path
+# pristine source tree of VER (kernel/source-tree.sh: unpacked once into the
+# cache, shared with the kernel builds); prints its path
 pristine() {
-	local ver=$1 tarball=/usr/src/linux-source-$1.tar.xz dir stamp
-	dir=$srcroot/$ver
-	if [ ! -f "$tarball" ]; then
-		kt_install "linux-source-$ver" >/dev/null 2>&1 || true
-		[ -f "$tarball" ] || return 1
-	fi
-	stamp=$(stat -c '%s %Y' "$tarball")
-	if [ ! -f "$dir/.orlov-pristine" ] ||
-	   [ "$(cat "$dir/.orlov-pristine")" != "$stamp" ]; then
-		kt_log "extracting $tarball into $dir"
-		rm -rf "$dir" "$dir.new" && mkdir -p "$dir.new" &&
-			tar -xJf "$tarball" -C "$dir.new" --strip-components=1 &&
-			echo "$stamp" >"$dir.new/.orlov-pristine" &&
-			mv "$dir.new" "$dir" || return 1
-	fi
-	echo "$dir"
+	"$top_srcdir/kernel/source-tree.sh" "$1"
 }
 
 # patch files of a series file, in order
