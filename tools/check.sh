@@ -5,13 +5,27 @@
 # tests), make fuzz, the same tests once more built with AddressSanitizer
 # and UBSan (without QEMU), make distcheck, and the Debian package built,
 # installed, tried and removed (tools/deb.sh).
+#
+# Tests run two at a time (make -jN, N = CPUs), the QEMU tests first: they
+# are the longest.  Every test's wall time goes to BUILD/test-times, every
+# phase's to _build/check-times; the slowest tests are listed at the end.
+# Budget: past CHECK_WARN_MIN minutes (default 40) a warning, past
+# CHECK_FAIL_MIN (default 75; CI stops at 90) the suite fails, so that it
+# cannot drift toward CI's limit unnoticed.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+warn_min=${CHECK_WARN_MIN:-40}
+fail_min=${CHECK_FAIL_MIN:-75}
+jobs=$(nproc 2>/dev/null || echo 2)
+[ "$jobs" -ge 2 ] || jobs=2
 t_start=$(date +%s)
 t_last=$t_start
-phase() { # phase NAME: the time since the last phase, into the log
+phases=
+phase() { # phase NAME: the time since the last phase
 	now=$(date +%s)
 	echo "check.sh: $1: $((now - t_last)) s (total $((now - t_start)) s)" >&2
+	phases="$phases$1 $((now - t_last))
+"
 	t_last=$now
 }
 "$top/tools/deps.sh"
@@ -20,23 +34,47 @@ cd "$top"
 b=$("$top/tools/build.sh" _build)
 status=0
 phase build
-make -C "$b" -s check VERBOSE=1 || status=1
+: >"$b/test-times"
+make -C "$b" -s -j"$jobs" check VERBOSE=1 || status=1
 phase check
 # libFuzzer on images (tests/fuzz), a fixed number of inputs.
 make -C "$b" -s fuzz || status=1
 phase fuzz
 san="-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined -g -O1"
 a=$("$top/tools/build.sh" _build-asan CFLAGS="$san" LDFLAGS="$san")
-# t-faults.sh tries every fifth fault point in these two passes, not all.
+# t-faults.sh tries every fifth fault point in this pass, not all.
+: >"$a/test-times"
 ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 ASAN_OPTIONS=detect_leaks=1 \
-	make -C "$a" -s check VERBOSE=1 || status=1
+	make -C "$a" -s -j"$jobs" check VERBOSE=1 || status=1
 phase asan-check
-ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 make -C "$b" -s distcheck >/dev/null ||
+# make distcheck builds the tarball out of tree, installs, uninstalls and
+# runs DIST_TESTS (tests/Makefile.inc: those that read the shipped data) from
+# it; the whole suite already ran twice above.  tools/dist-files.sh then
+# proves the tarball holds every file the tree tracks, so that no test left
+# out here could find a file missing.
+ORLOV_SKIP_KERNEL_TESTS=1 make -C "$b" -s -j"$jobs" distcheck \
+	TESTS='$(DIST_TESTS)' >/dev/null ||
 	{ echo "make distcheck failed" >&2; status=1; }
+"$top/tools/dist-files.sh" "$b" || status=1
 phase distcheck
 # dpkg-buildpackage on the committed tree, dpkg -i, a smoke run, dpkg -r.
 "$top/tools/deb.sh" || { echo "Debian package build or install failed" >&2; status=1; }
 phase deb
+
+total=$(( $(date +%s) - t_start ))
+printf '%s' "$phases" >"$b/check-times"
+echo "total $total" >>"$b/check-times"
+echo "check.sh: the slowest tests (seconds; asan: the sanitizer pass):"
+{ sed 's|^\([0-9.]*\) .*/\([^/]*/[^/]*\)$|\1 \2|' "$b/test-times"
+  sed 's|^\([0-9.]*\) .*/\([^/]*/[^/]*\)$|\1 asan:\2|' "$a/test-times"; } 2>/dev/null |
+	sort -rn | head -n 20 | sed 's/^/  /'
+if [ "$total" -gt $((fail_min * 60)) ]; then
+	echo "check.sh: FAIL: the suite took $((total / 60)) min, over its budget of $fail_min (CI stops at 90); the slowest tests are above" >&2
+	status=1
+elif [ "$total" -gt $((warn_min * 60)) ]; then
+	echo "check.sh: warning: the suite took $((total / 60)) min, over $warn_min; the slowest tests are above" >&2
+fi
+echo "check.sh: $((total / 60)) min $((total % 60)) s in all (phases in $b/check-times)"
 # One plain closing line over both runs, from automake's summaries.
 cat "$b/test-suite.log" "$a/test-suite.log" 2>/dev/null | awk '
 	/^# PASS:/ { p += $3 } /^# SKIP:/ { s += $3 }
