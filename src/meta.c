@@ -119,6 +119,30 @@ void meta_apply(const struct meta_rules *r, struct stat *st)
 	meta_clamp_time(r, &st->st_ctim);
 }
 
+void meta_time_range(int extra, int64_t *min, int64_t *max)
+{
+	*min = INT32_MIN;
+	*max = extra ? INT32_MIN + ((int64_t)1 << 34) - 1 : INT32_MAX;
+}
+
+void meta_fit_time(struct timespec *ts, int64_t min, int64_t max)
+{
+	/* a time beyond the fields would wrap: 2100 would read as 1963 */
+	if ((int64_t)ts->tv_sec <= min || (int64_t)ts->tv_sec >= max) {
+		ts->tv_sec = (time_t)((int64_t)ts->tv_sec <= min ? min : max);
+		ts->tv_nsec = 0;
+	}
+}
+
+errcode_t meta_epoch_fits(const struct meta_rules *r, int extra)
+{
+	int64_t min, max;
+
+	meta_time_range(extra, &min, &max);
+	return r->has_epoch && (int64_t)r->epoch > max ?
+	       ORLOV_ERR_EPOCH_RANGE : 0;
+}
+
 void meta_rules_free(struct meta_rules *r)
 {
 	id_map_free(&r->uid);

@@ -43,6 +43,20 @@ errcode_t meta_epoch_from_env(struct meta_rules *r);
 void meta_apply(const struct meta_rules *r, struct stat *st);
 void meta_clamp_time(const struct meta_rules *r, struct timespec *ts);
 
+/*
+ * The seconds an inode holds, as the kernel sets s_time_min and
+ * s_time_max: 32-bit signed seconds (1901 to 2038) without the extra time
+ * fields (@extra 0: 128-byte inodes), 34 bits from 1901 (to 2446) with
+ * them.
+ */
+void meta_time_range(int extra, int64_t *min, int64_t *max);
+/* @ts brought into [@min, @max] as the kernel's timestamp_truncate does:
+ * clamped, its nanoseconds 0 at either end. */
+void meta_fit_time(struct timespec *ts, int64_t min, int64_t max);
+/* 0 when the epoch (if any) is a time inodes with(out) @extra fields
+ * hold, else ORLOV_ERR_EPOCH_RANGE. */
+errcode_t meta_epoch_fits(const struct meta_rules *r, int extra);
+
 void meta_rules_free(struct meta_rules *r);
 
 #endif

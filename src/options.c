@@ -128,9 +128,10 @@ void options_usage(FILE *f, const char *prog)
 "                         filled, not refused (as cp -a does); names that\n"
 "                         are not both directories are still refused.\n"
 "                         lost+found at the image's root is always reused\n"
-"      --devtable FILE    device table (makedevs/genext2fs format): creates\n"
-"                         the directories, devices and FIFOs it lists, sets\n"
-"                         mode and owner of those already in SOURCE\n"
+"      --devtable FILE    device table (makedevs/genext2fs format; a line may\n"
+"                         stop after MODE): creates the directories, devices\n"
+"                         and FIFOs it lists, sets mode and owner of those\n"
+"                         already in SOURCE\n"
 "      --no-xattrs        do not copy extended attributes and ACLs\n"
 "\n"
 "Where it goes (the kernel being modelled):\n"
@@ -186,10 +187,14 @@ void options_usage(FILE *f, const char *prog)
 "with several hard links, --undo or --in-place: written in place, and an\n"
 "ext2 filesystem killed while it commits needs e2fsck -fy (nothing that was\n"
 "there is lost), or e2undo with --undo.\n"
+"Numbers are decimal (a leading 0 is no octal).  Times an inode cannot hold\n"
+"are clamped to its range as the kernel clamps them (128-byte inodes: 1901\n"
+"to 2038).\n"
 "Environment: SOURCE_DATE_EPOCH (later times are clamped to it, and it is\n"
 "the superblock's write time; with --create also the creation times, UUID\n"
-"and hash seed: two runs give identical images); TMPDIR (--delalloc's\n"
-"delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
+"and hash seed: two runs give identical images; refused beyond what the\n"
+"image's inodes hold); TMPDIR (--delalloc's delayed data); ORLOV_FAULT and\n"
+"ORLOV_RACE (tests only).\n",
 		prog, tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
 "- reads standard input): read once into TMPDIR, the same image results.\n" :

@@ -303,24 +303,31 @@ static void fill_inode(const struct ctx *c, const struct src_entry *e,
 		       uint32_t flags, struct ext2_inode_large *in)
 {
 	const struct stat *st = &e->st;
+	int extra = c->fs.g.inode_size >= EXT2_GOOD_OLD_INODE_SIZE + 32;
+	struct timespec at = st->st_atim, mt = st->st_mtim, ct = st->st_ctim;
+	int64_t tmin, tmax;
 
+	meta_time_range(extra, &tmin, &tmax);
+	meta_fit_time(&at, tmin, tmax);
+	meta_fit_time(&mt, tmin, tmax);
+	meta_fit_time(&ct, tmin, tmax);
 	memset(in, 0, sizeof(*in));
 	in->i_mode = (uint16_t)st->st_mode;
 	in->i_uid = (uint16_t)st->st_uid;
 	in->osd2.linux2.l_i_uid_high = (uint16_t)(st->st_uid >> 16);
 	in->i_gid = (uint16_t)st->st_gid;
 	in->osd2.linux2.l_i_gid_high = (uint16_t)(st->st_gid >> 16);
-	in->i_atime = (uint32_t)st->st_atim.tv_sec;
-	in->i_mtime = (uint32_t)st->st_mtim.tv_sec;
-	in->i_ctime = (uint32_t)st->st_ctim.tv_sec;
+	in->i_atime = (uint32_t)at.tv_sec;
+	in->i_mtime = (uint32_t)mt.tv_sec;
+	in->i_ctime = (uint32_t)ct.tv_sec;
 	in->i_links_count = 1;
 	in->i_flags = flags;
-	if (c->fs.g.inode_size >= EXT2_GOOD_OLD_INODE_SIZE + 32) {
+	if (extra) {
 		/* Room for the nanosecond fields, as mke2fs sizes them. */
 		in->i_extra_isize = 32;
-		in->i_atime_extra = extra_time(&st->st_atim);
-		in->i_mtime_extra = extra_time(&st->st_mtim);
-		in->i_ctime_extra = extra_time(&st->st_ctim);
+		in->i_atime_extra = extra_time(&at);
+		in->i_mtime_extra = extra_time(&mt);
+		in->i_ctime_extra = extra_time(&ct);
 	}
 }
 
@@ -2084,6 +2091,13 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	err = image_load_state(c.img, &c.fs);
 	if (err) {
 		res->what = "loading allocator state from";
+		res->where = strdup(o->image);
+		goto out;
+	}
+	err = meta_epoch_fits(&o->meta, c.fs.g.inode_size >=
+					EXT2_GOOD_OLD_INODE_SIZE + 32);
+	if (err) {
+		res->what = "checking SOURCE_DATE_EPOCH against";
 		res->where = strdup(o->image);
 		goto out;
 	}

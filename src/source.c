@@ -13,30 +13,13 @@
 
 /* ---- the table ---------------------------------------------------------- */
 
-static struct dt_node *dt_child(struct dt_node *p, const char *name,
-				size_t len)
-{
-	size_t i;
-
-	/* Tables are short (tens to a few thousand lines): a scan will do
-	 * while reading; the walk uses the sorted order. */
-	for (i = 0; i < p->nkids; i++)
-		if (p->kids[i].len == len && !memcmp(p->kids[i].name, name, len))
-			return &p->kids[i];
-	if (grow_array(&p->kids, &p->cap, p->nkids + 1, sizeof(*p->kids), 4))
-		return NULL;
-	p = memset(&p->kids[p->nkids++], 0, sizeof(*p->kids));
-	p->name = strndup(name, len);
-	p->len = len;
-	return p->name ? p : NULL;
-}
-
 /* The node for absolute @path, made with its parents as needed. */
 static errcode_t dt_path(struct devtable *dt, const char *path,
-			 unsigned int line, struct dt_node **out)
+			 unsigned int line, uint32_t *out)
 {
-	struct dt_node *n = &dt->root;
+	uint32_t n = 0, kid;
 	const char *p = path;
+	errcode_t err;
 
 	if (*p != '/')
 		return ORLOV_ERR_DEVTABLE_SYNTAX;
@@ -53,14 +36,24 @@ static errcode_t dt_path(struct devtable *dt, const char *path,
 			return ORLOV_ERR_DEVTABLE_SYNTAX;
 		if (len > 255)
 			return ORLOV_ERR_NAME_TOO_LONG;
-		n = dt_child(n, p, len);
-		if (!n)
-			return ENOMEM;
-		if (!n->line)
-			n->line = line;	/* a parent's errors name its first line */
+		/* hashed on (parent, name): a series of 100,000 devices in
+		 * one directory is read in linear time */
+		kid = name_find(&dt->names, n, p, len);
+		if (kid == NAME_NONE) {
+			err = name_add(&dt->names, n, p, len, &kid);
+			if (!err && grow_array(&dt->e, &dt->ecap, dt->names.nn,
+					       sizeof(*dt->e), 64))
+				err = ENOMEM;
+			if (err)
+				return err;
+			memset(&dt->e[kid], 0, sizeof(*dt->e));
+			/* a parent's errors name its first line */
+			dt->e[kid].line = line;
+		}
+		n = kid;
 		p += len;
 	}
-	if (n == &dt->root)
+	if (!n)
 		return ORLOV_ERR_DEVTABLE_SYNTAX;	/* "/": --root-owner */
 	*out = n;
 	return 0;
@@ -83,7 +76,7 @@ static int field_num(const char *s, int base, unsigned long max,
 	return errno || *end || *v > max ? -1 : 0;
 }
 
-static errcode_t dt_set(struct dt_node *n, char type, unsigned long mode,
+static errcode_t dt_set(struct dt_entry *n, char type, unsigned long mode,
 			unsigned long uid, unsigned long gid,
 			unsigned long major, unsigned long minor,
 			unsigned int line)
@@ -101,18 +94,21 @@ static errcode_t dt_set(struct dt_node *n, char type, unsigned long mode,
 
 static errcode_t dt_line(struct devtable *dt, char *s, unsigned int line)
 {
-	char *f[11], *save = NULL, *t;
+	/* genext2fs and makedevs take a line cut short after the mode:
+	 * the fields left out are "-" (0; no series) */
+	char *f[11] = { NULL, NULL, NULL, "-", "-", "-", "-", "-", "-", "-" },
+	     *save = NULL, *t;
 	unsigned long mode, uid, gid, major, minor, start, inc, count, i;
-	struct dt_node *n;
+	uint32_t n;
 	errcode_t err;
 	int k = 0;
 
-	for (t = strtok_r(s, " \t\r\n", &save); t && k < 11;
+	for (t = strtok_r(s, " \t\r\n", &save); t && *t != '#' && k < 11;
 	     t = strtok_r(NULL, " \t\r\n", &save))
 		f[k++] = t;
-	if (k == 0 || f[0][0] == '#')
-		return 0;
-	if (k != 10 || f[1][1] || !strchr("dfcbp", f[1][0]) ||
+	if (k == 0)
+		return 0;	/* blank, or a comment */
+	if (k < 3 || k > 10 || f[1][1] || !strchr("dfcbp", f[1][0]) ||
 	    field_num(f[2], 8, 07777, &mode) ||
 	    field_num(f[3], 10, UINT32_MAX, &uid) ||
 	    field_num(f[4], 10, UINT32_MAX, &gid) ||
@@ -125,8 +121,8 @@ static errcode_t dt_line(struct devtable *dt, char *s, unsigned int line)
 	if (!count || (f[1][0] != 'c' && f[1][0] != 'b')) {
 		err = dt_path(dt, f[0], line, &n);
 		if (!err)
-			err = dt_set(n, f[1][0], mode, uid, gid, major, minor,
-				     line);
+			err = dt_set(&dt->e[n], f[1][0], mode, uid, gid, major,
+				     minor, line);
 		dt->entries += !err;
 		return err;
 	}
@@ -142,30 +138,13 @@ static errcode_t dt_line(struct devtable *dt, char *s, unsigned int line)
 		if (!err && minor + i * inc > 1048575)
 			err = ORLOV_ERR_DEVTABLE_SYNTAX;
 		if (!err)
-			err = dt_set(n, f[1][0], mode, uid, gid, major,
+			err = dt_set(&dt->e[n], f[1][0], mode, uid, gid, major,
 				     minor + i * inc, line);
 		if (err)
 			return err;
 		dt->entries++;
 	}
 	return 0;
-}
-
-static int dt_cmp(const void *a, const void *b)
-{
-	const struct dt_node *x = a, *y = b;
-
-	return walk_name_cmp(x->name, x->len, y->name, y->len);
-}
-
-static void dt_sort(struct dt_node *n)
-{
-	size_t i;
-
-	if (n->nkids > 1)
-		qsort(n->kids, n->nkids, sizeof(*n->kids), dt_cmp);
-	for (i = 0; i < n->nkids; i++)
-		dt_sort(&n->kids[i]);
 }
 
 errcode_t devtable_read(const char *path, struct devtable *dt,
@@ -175,14 +154,25 @@ errcode_t devtable_read(const char *path, struct devtable *dt,
 	char *buf = NULL;
 	size_t cap = 0;
 	struct stat st;
-	errcode_t err = 0;
+	errcode_t err;
 
 	memset(dt, 0, sizeof(*dt));
-	dt->root.type = 'd';
 	*line = 0;
+	err = name_tree_init(&dt->names);
+	if (!err && grow_array(&dt->e, &dt->ecap, 1, sizeof(*dt->e), 64))
+		err = ENOMEM;
+	if (err) {
+		devtable_free(dt);
+		return err;
+	}
+	memset(&dt->e[0], 0, sizeof(*dt->e));
+	dt->e[0].type = 'd';
 	f = fopen(path, "r");
-	if (!f)
-		return (errcode_t)errno;
+	if (!f) {
+		err = (errcode_t)errno;
+		devtable_free(dt);
+		return err;
+	}
 	if (fstat(fileno(f), &st)) {
 		err = (errcode_t)errno;
 		goto out;
@@ -196,7 +186,7 @@ errcode_t devtable_read(const char *path, struct devtable *dt,
 		err = EIO;
 	if (!err) {
 		*line = 0;
-		dt_sort(&dt->root);
+		name_tree_sort(&dt->names);
 	}
 out:
 	free(buf);
@@ -206,29 +196,25 @@ out:
 	return err;
 }
 
-static void dt_free(struct dt_node *n)
-{
-	size_t i;
-
-	for (i = 0; i < n->nkids; i++) {
-		dt_free(&n->kids[i]);
-		free(n->kids[i].name);
-	}
-	free(n->kids);
-}
-
 void devtable_free(struct devtable *dt)
 {
-	dt_free(&dt->root);
+	name_tree_free(&dt->names);
+	free(dt->e);
 	memset(dt, 0, sizeof(*dt));
 }
 
 /* ---- the merged walk ----------------------------------------------------- */
 
 struct sframe {
-	const struct dt_node *n;	/* this directory's table node, or NULL */
-	size_t next;			/* its first kid not yet created */
-	size_t path_len;		/* its path in sw.path */
+	uint32_t n;		/* this directory's table node, or NAME_NONE */
+	uint32_t next;		/* its first kid not yet created */
+	size_t path_len;	/* its path in sw.path */
+};
+
+/* A directory of the table being created, not in the source. */
+struct synframe {
+	uint32_t n, next;
+	size_t parent_len;	/* sw.path before its name */
 };
 
 struct sw {
@@ -237,6 +223,8 @@ struct sw {
 	struct devtable *dt;
 	struct sframe *st;
 	size_t depth, cap;
+	struct synframe *syn;
+	size_t syn_cap;
 	struct strbuf path;
 };
 
@@ -248,19 +236,23 @@ static errcode_t sw_fail(struct sw *w, errcode_t err, const char *what,
 	return err;
 }
 
-static errcode_t sw_push(struct sw *w, const struct dt_node *n,
-			 const char *path, size_t len)
+/* Enter the source directory @e (table node @n): sw.path becomes its
+ * path, copying only its name onto its parent's, so that a deep tree
+ * costs time linear in its names. */
+static errcode_t sw_push(struct sw *w, uint32_t n, const struct src_entry *e)
 {
+	size_t parent = w->depth ? w->st[w->depth - 1].path_len : 0, len;
 	struct sframe *f;
 
 	if (grow_array(&w->st, &w->cap, w->depth + 1, sizeof(*w->st), 16))
 		return ENOMEM;
+	len = !w->depth ? 0 : parent ? parent + 1 + e->name_len : e->name_len;
 	f = &w->st[w->depth++];
 	f->n = n;
 	f->next = 0;
-	sb_truncate(&w->path, 0);
 	f->path_len = len;
-	return sb_append(&w->path, path, len);
+	sb_truncate(&w->path, parent);
+	return sb_append(&w->path, e->path + parent, len - parent);
 }
 
 static mode_t dt_mode(char type)
@@ -275,81 +267,130 @@ static mode_t dt_mode(char type)
 }
 
 /* What failed, for the visitor's error report: the table line. */
-static const char *dt_what(struct sw *w, const struct dt_node *n)
+static const char *dt_what(struct sw *w, uint32_t n)
 {
 	snprintf(w->dt->what, sizeof(w->dt->what),
-		 "applying device table line %u to", n->line);
+		 "applying device table line %u to", w->dt->e[n].line);
 	return w->dt->what;
 }
 
-/* Create @n, absent from the source, and (a directory) all below it. */
-static errcode_t sw_synth(struct sw *w, const struct dt_node *n)
+/* The entry of table node @n, absent from the source, at sw.path. */
+static void synth_entry(struct sw *w, uint32_t n, struct src_entry *e)
 {
-	struct src_entry e;
-	size_t parent_len = w->path.len, i;
-	errcode_t err;
+	const struct dt_entry *d = &w->dt->e[n];
 
-	if (parent_len)
+	memset(e, 0, sizeof(*e));
+	e->path = w->path.s;
+	e->name = name_of(&w->dt->names, n);
+	e->name_len = w->dt->names.n[n].len;
+	e->st.st_mode = dt_mode(d->type) | d->mode;
+	e->st.st_nlink = d->type == 'd' ? 2 : 1;
+	e->st.st_uid = d->uid;
+	e->st.st_gid = d->gid;
+	e->st.st_rdev = d->rdev;
+	e->st.st_atim = e->st.st_mtim = e->st.st_ctim = w->dt->time;
+	meta_clamp_time(w->r, &e->st.st_atim);
+	meta_clamp_time(w->r, &e->st.st_mtim);
+	meta_clamp_time(w->r, &e->st.st_ctim);
+}
+
+/* Create @n below sw.path: a leaf, or a directory entered (*entered;
+ * sw.path is then its path, *parent_len its parent's). */
+static errcode_t synth_start(struct sw *w, uint32_t n, size_t *parent_len,
+			     int *entered)
+{
+	const struct dt_entry *d = &w->dt->e[n];
+	struct src_entry e;
+	errcode_t err = 0;
+
+	*parent_len = w->path.len;
+	*entered = 0;
+	if (*parent_len)
 		err = sb_append(&w->path, "/", 1);
-	else
-		err = 0;
 	if (!err)
-		err = sb_append(&w->path, n->name, n->len);
+		err = sb_append(&w->path, name_of(&w->dt->names, n),
+				w->dt->names.n[n].len);
 	if (err)
 		return err;
-	if (!n->type || n->type == 'f') {
+	if (!d->type || d->type == 'f') {
 		/* a parent with no 'd' line, or a file to change: the
 		 * source must have them */
-		err = sw_fail(w, ORLOV_ERR_DEVTABLE_MISSING, dt_what(w, n),
-			      w->path.s);
-		sb_truncate(&w->path, parent_len);
+		return sw_fail(w, ORLOV_ERR_DEVTABLE_MISSING, dt_what(w, n),
+			       w->path.s);
+	}
+	synth_entry(w, n, &e);
+	if (d->type != 'd') {
+		err = w->in->leaf(w->in->ctx, &e);
+		sb_truncate(&w->path, *parent_len);
 		return err;
 	}
-	memset(&e, 0, sizeof(e));
-	e.path = w->path.s;
-	e.name = n->name;
-	e.name_len = n->len;
-	e.st.st_mode = dt_mode(n->type) | n->mode;
-	e.st.st_nlink = n->type == 'd' ? 2 : 1;
-	e.st.st_uid = n->uid;
-	e.st.st_gid = n->gid;
-	e.st.st_rdev = n->rdev;
-	e.st.st_atim = e.st.st_mtim = e.st.st_ctim = w->dt->time;
-	meta_clamp_time(w->r, &e.st.st_atim);
-	meta_clamp_time(w->r, &e.st.st_mtim);
-	meta_clamp_time(w->r, &e.st.st_ctim);
-	if (n->type != 'd') {
-		err = w->in->leaf(w->in->ctx, &e);
-	} else {
-		err = w->in->enter_dir(w->in->ctx, &e);
-		for (i = 0; !err && i < n->nkids; i++)
-			err = sw_synth(w, &n->kids[i]);
-		if (!err) {
-			e.path = w->path.s;	/* the buffer may have moved */
-			err = w->in->leave_dir(w->in->ctx, &e);
-		}
+	err = w->in->enter_dir(w->in->ctx, &e);
+	*entered = !err;
+	return err;
+}
+
+/* Create @top, absent from the source, and (a directory) all below it;
+ * the directories open are on the heap, however deep the table goes. */
+static errcode_t sw_synth(struct sw *w, uint32_t top)
+{
+	size_t base = w->path.len, depth = 0, parent_len;
+	struct src_entry e;
+	int entered;
+	errcode_t err = synth_start(w, top, &parent_len, &entered);
+
+	if (!err && entered) {
+		if (grow_array(&w->syn, &w->syn_cap, 1, sizeof(*w->syn), 16))
+			err = ENOMEM;
+		else
+			w->syn[depth++] = (struct synframe){ top, 0, parent_len };
 	}
-	sb_truncate(&w->path, parent_len);
+	while (!err && depth) {
+		struct synframe *f = &w->syn[depth - 1];
+		const struct name_node *d = &w->dt->names.n[f->n];
+
+		if (f->next < d->nkids) {
+			uint32_t k = d->kids[f->next++];
+
+			err = synth_start(w, k, &parent_len, &entered);
+			if (err || !entered)
+				continue;
+			if (grow_array(&w->syn, &w->syn_cap, depth + 1,
+				       sizeof(*w->syn), 16))
+				err = ENOMEM;
+			else
+				w->syn[depth++] =
+					(struct synframe){ k, 0, parent_len };
+			continue;
+		}
+		synth_entry(w, f->n, &e);
+		err = w->in->leave_dir(w->in->ctx, &e);
+		sb_truncate(&w->path, f->parent_len);
+		depth--;
+	}
+	sb_truncate(&w->path, base);
 	return err;
 }
 
 /* Create the current directory's table entries that sort before @name
  * (all of them if @name is NULL); return the one named @name, if any. */
 static errcode_t sw_before(struct sw *w, const char *name, size_t len,
-			   const struct dt_node **match)
+			   uint32_t *match)
 {
 	struct sframe *f = &w->st[w->depth - 1];
+	const struct name_tree *t;
 	errcode_t err;
 	int cmp;
 
-	*match = NULL;
-	if (!f->n)
+	*match = NAME_NONE;
+	if (f->n == NAME_NONE)
 		return 0;
+	t = &w->dt->names;
 	sb_truncate(&w->path, f->path_len);
-	while (f->next < f->n->nkids) {
-		const struct dt_node *k = &f->n->kids[f->next];
+	while (f->next < t->n[f->n].nkids) {
+		uint32_t k = t->n[f->n].kids[f->next];
 
-		cmp = name ? walk_name_cmp(k->name, k->len, name, len) : -1;
+		cmp = name ? walk_name_cmp(name_of(t, k), t->n[k].len, name,
+					   len) : -1;
 		if (cmp > 0)
 			break;
 		f->next++;
@@ -367,15 +408,19 @@ static errcode_t sw_before(struct sw *w, const char *name, size_t len,
 
 /* The source entry @e with the rules and its table line @n applied. */
 static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
-			  const struct dt_node *n, struct src_entry *x)
+			  uint32_t node, struct src_entry *x)
 {
+	const struct dt_entry *n;
+
 	*x = *e;
 	meta_apply(w->r, &x->st);
-	if (!n)
+	if (node == NAME_NONE)
 		return 0;
+	n = &w->dt->e[node];
 	if (n->type ? dt_mode(n->type) != (e->st.st_mode & S_IFMT) :
 		      !S_ISDIR(e->st.st_mode))
-		return sw_fail(w, ORLOV_ERR_DEVTABLE_TYPE, dt_what(w, n), e->path);
+		return sw_fail(w, ORLOV_ERR_DEVTABLE_TYPE, dt_what(w, node),
+			       e->path);
 	if (!n->type)
 		return 0;
 	x->st.st_mode = (e->st.st_mode & S_IFMT) | n->mode;
@@ -389,14 +434,14 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 static errcode_t sw_enter(void *ctx, const struct src_entry *e)
 {
 	struct sw *w = ctx;
-	const struct dt_node *n = NULL;
+	uint32_t n = NAME_NONE;
 	struct src_entry x;
 	errcode_t err;
 
 	if (!w->depth) {
-		err = sw_entry(w, e, NULL, &x);
+		err = sw_entry(w, e, NAME_NONE, &x);
 		if (!err)
-			err = sw_push(w, w->dt ? &w->dt->root : NULL, "", 0);
+			err = sw_push(w, w->dt ? 0 : NAME_NONE, e);
 		return err ? err : w->in->enter_dir(w->in->ctx, &x);
 	}
 	err = sw_before(w, e->name, e->name_len, &n);
@@ -404,13 +449,13 @@ static errcode_t sw_enter(void *ctx, const struct src_entry *e)
 		err = sw_entry(w, e, n, &x);
 	if (!err)
 		err = w->in->enter_dir(w->in->ctx, &x);
-	return err ? err : sw_push(w, n, e->path, strlen(e->path));
+	return err ? err : sw_push(w, n, e);
 }
 
 static errcode_t sw_leave(void *ctx, const struct src_entry *e)
 {
 	struct sw *w = ctx;
-	const struct dt_node *n;
+	uint32_t n;
 	struct src_entry x;
 	errcode_t err = sw_before(w, NULL, 0, &n);
 
@@ -425,7 +470,7 @@ static errcode_t sw_leave(void *ctx, const struct src_entry *e)
 static errcode_t sw_leaf(void *ctx, const struct src_entry *e)
 {
 	struct sw *w = ctx;
-	const struct dt_node *n;
+	uint32_t n;
 	struct src_entry x;
 	errcode_t err = sw_before(w, e->name, e->name_len, &n);
 
@@ -456,6 +501,7 @@ errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 				   walk_tree(src->dir, wo, &wv);
 
 	free(w.st);
+	free(w.syn);
 	sb_free(&w.path);
 	return err;
 }

@@ -13,23 +13,24 @@
 #include <stdio.h>
 #include <sys/types.h>
 #include "meta.h"
+#include "nametree.h"
 #include "walk.h"
 
-struct dt_node {
-	char *name;
-	size_t len;
+/* A table line's entry; the tree's node of the same number names it. */
+struct dt_entry {
 	char type;		/* 'd', 'f', 'c', 'b', 'p'; 0: only a parent */
 	mode_t mode;		/* permission bits */
 	uid_t uid;
 	gid_t gid;
 	dev_t rdev;
 	unsigned int line;
-	struct dt_node *kids;	/* sorted bytewise once the table is read */
-	size_t nkids, cap;
 };
 
 struct devtable {
-	struct dt_node root;	/* the target directory */
+	struct name_tree names;	/* node 0: the target directory; children
+				   sorted bytewise once the table is read */
+	struct dt_entry *e;	/* by node */
+	size_t ecap;
 	struct timespec time;	/* the table file's mtime: the new entries' */
 	size_t entries;
 	char what[64];		/* an error's "while ...", till the next one */

@@ -2,6 +2,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,14 +12,13 @@
 #include <sys/sysmacros.h>
 
 #include "tar.h"
+#include "nametree.h"
 #include "util.h"
 #include "orlov_err.h"
 
 #ifdef HAVE_LIBARCHIVE
 #include <archive.h>
 #include <archive_entry.h>
-
-#define NONE UINT32_MAX
 
 /* One stretch of a file's data, and where the spool holds it. */
 struct text {
@@ -34,22 +35,12 @@ struct tinode {
 	size_t next, ecap;
 };
 
-struct tnode {
-	char *path;		/* normalized, "" for the root */
-	size_t plen;
-	uint32_t name_off;	/* the last component starts here */
-	uint32_t ino;
-	uint32_t *kids;
-	size_t nkids, kcap;
-};
-
 struct tar_tree {
-	struct tnode *n;
-	size_t nn, ncap;
+	struct name_tree names;	/* every member's name, and their parents */
+	uint32_t *ino;		/* by node: its inode in @in */
+	size_t ino_cap;
 	struct tinode *in;
 	size_t ni, icap;
-	uint32_t *hash;		/* open addressing on the path: node index */
-	size_t hcap;
 	int spool;		/* unlinked file with every file's data */
 	uint64_t spool_len;
 };
@@ -57,53 +48,6 @@ struct tar_tree {
 int tar_supported(void)
 {
 	return 1;
-}
-
-static uint64_t path_hash(const char *s, size_t n)
-{
-	uint64_t h = 0xcbf29ce484222325ULL;
-
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
-}
-
-static uint32_t lookup(const struct tar_tree *t, const char *p, size_t n)
-{
-	size_t i = (size_t)path_hash(p, n) & (t->hcap - 1);
-
-	for (; t->hash[i] != NONE; i = (i + 1) & (t->hcap - 1)) {
-		const struct tnode *x = &t->n[t->hash[i]];
-
-		if (x->plen == n && !memcmp(x->path, p, n))
-			return t->hash[i];
-	}
-	return NONE;
-}
-
-static errcode_t hash_insert(struct tar_tree *t, uint32_t idx)
-{
-	size_t i;
-
-	if ((t->nn + 1) * 2 > t->hcap) {
-		size_t cap = t->hcap ? t->hcap * 2 : 1024, k;
-		uint32_t *h = malloc(cap * sizeof(*h));
-
-		if (!h)
-			return ENOMEM;
-		memset(h, 0xff, cap * sizeof(*h));
-		free(t->hash);
-		t->hash = h;
-		t->hcap = cap;
-		for (k = 0; k < t->nn; k++)
-			if (k != idx)
-				hash_insert(t, (uint32_t)k);
-	}
-	i = (size_t)path_hash(t->n[idx].path, t->n[idx].plen) & (t->hcap - 1);
-	while (t->hash[i] != NONE)
-		i = (i + 1) & (t->hcap - 1);
-	t->hash[i] = idx;
-	return 0;
 }
 
 static errcode_t new_inode(struct tar_tree *t, uint32_t *out)
@@ -116,6 +60,11 @@ static errcode_t new_inode(struct tar_tree *t, uint32_t *out)
 	return 0;
 }
 
+static const struct stat *node_st(const struct tar_tree *t, uint32_t node)
+{
+	return &t->in[t->ino[node]].st;
+}
+
 /* A directory no member names but one below it: as tar would make it. */
 static void implicit_dir(struct stat *st, const struct stat *child)
 {
@@ -124,46 +73,55 @@ static void implicit_dir(struct stat *st, const struct stat *child)
 	st->st_mtim = st->st_atim = st->st_ctim = child->st_mtim;
 }
 
-/* The node for @p (n bytes), made with its parents as needed. */
+/* The node of normalized @p (n bytes), or NAME_NONE; a component at a
+ * time from the root, so that no path is ever stored or hashed whole. */
+static uint32_t find_path(const struct tar_tree *t, const char *p, size_t n)
+{
+	uint32_t node = 0;
+	size_t i = 0;
+
+	while (i < n && node != NAME_NONE) {
+		const char *slash = memchr(p + i, '/', n - i);
+		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
+
+		node = name_find(&t->names, node, p + i, c);
+		i += c + 1;
+	}
+	return node;
+}
+
+/* The node for normalized @p (n bytes), made with its parents as needed. */
 static errcode_t node_at(struct tar_tree *t, const char *p, size_t n,
 			 const struct stat *st, uint32_t *out)
 {
-	uint32_t idx = lookup(t, p, n), parent;
-	const char *slash;
-	struct tnode *x;
+	uint32_t node = 0, kid;
+	size_t i = 0;
 	errcode_t err;
-	size_t pl;
 
-	if (idx != NONE) {
-		*out = idx;
-		return 0;
+	while (i < n) {
+		const char *slash = memchr(p + i, '/', n - i);
+		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
+
+		kid = name_find(&t->names, node, p + i, c);
+		if (kid == NAME_NONE) {
+			if (!S_ISDIR(node_st(t, node)->st_mode))
+				return ORLOV_ERR_NOT_DIR;
+			err = name_add(&t->names, node, p + i, c, &kid);
+			if (!err && grow_array(&t->ino, &t->ino_cap, t->names.nn,
+					       sizeof(*t->ino), 256))
+				err = ENOMEM;
+			if (!err)
+				err = new_inode(t, &t->ino[kid]);
+			if (err)
+				return err;
+			/* until its member comes */
+			implicit_dir(&t->in[t->ino[kid]].st, st);
+		}
+		node = kid;
+		i += c + 1;
 	}
-	slash = memrchr(p, '/', n);
-	pl = slash ? (size_t)(slash - p) : 0;
-	err = node_at(t, p, pl, st, &parent);
-	if (err)
-		return err;
-	if (!S_ISDIR(t->in[t->n[parent].ino].st.st_mode))
-		return ORLOV_ERR_NOT_DIR;
-	if (grow_array(&t->n, &t->ncap, t->nn + 1, sizeof(*t->n), 256))
-		return ENOMEM;
-	x = memset(&t->n[t->nn], 0, sizeof(*x));
-	x->path = strndup(p, n);
-	if (!x->path)
-		return ENOMEM;
-	x->plen = n;
-	x->name_off = (uint32_t)(slash ? pl + 1 : 0);
-	err = new_inode(t, &x->ino);
-	if (err)
-		return err;
-	implicit_dir(&t->in[x->ino].st, st);	/* until its member comes */
-	idx = (uint32_t)t->nn++;
-	x = &t->n[parent];
-	if (grow_array(&x->kids, &x->kcap, x->nkids + 1, sizeof(*x->kids), 4))
-		return ENOMEM;
-	x->kids[x->nkids++] = idx;
-	*out = idx;
-	return hash_insert(t, idx);
+	*out = node;
+	return 0;
 }
 
 /* "./a//b/" -> "a/b"; ".." refused (the archive would leave the tree). */
@@ -198,12 +156,18 @@ static errcode_t normalize(const char *in, char **out, size_t *len)
 	return 0;
 }
 
-static void entry_stat(struct archive_entry *ae, struct stat *st)
+static errcode_t entry_stat(struct archive_entry *ae, struct stat *st)
 {
+	la_int64_t uid = archive_entry_uid(ae), gid = archive_entry_gid(ae);
+
+	/* pax and base-256 headers hold more than ext2's 32 bits: refused
+	 * as GNU tar refuses them, not cut to another owner (2^32: root) */
+	if (uid < 0 || uid > UINT32_MAX || gid < 0 || gid > UINT32_MAX)
+		return ORLOV_ERR_ARCHIVE_ID;
 	memset(st, 0, sizeof(*st));
 	st->st_mode = (mode_t)archive_entry_mode(ae);
-	st->st_uid = (uid_t)archive_entry_uid(ae);
-	st->st_gid = (gid_t)archive_entry_gid(ae);
+	st->st_uid = (uid_t)uid;
+	st->st_gid = (gid_t)gid;
 	st->st_rdev = makedev((unsigned int)archive_entry_rdevmajor(ae),
 			      (unsigned int)archive_entry_rdevminor(ae));
 	st->st_size = S_ISREG(st->st_mode) ? archive_entry_size(ae) : 0;
@@ -218,6 +182,7 @@ static void entry_stat(struct archive_entry *ae, struct stat *st)
 		st->st_ctim.tv_sec = archive_entry_ctime(ae);
 		st->st_ctim.tv_nsec = archive_entry_ctime_nsec(ae);
 	}
+	return 0;
 }
 
 static errcode_t add_xattr(struct tinode *in, const char *name,
@@ -266,17 +231,66 @@ static int acl_cmp(const void *a, const void *b)
 	       get_le32(x + 4) > get_le32(y + 4);
 }
 
+/* The uid or gid a named entry stands for.  GNU tar writes names only
+ * (libarchive's id is then -1): tar resolves them on the host it
+ * extracts on, and so does this. */
+static errcode_t acl_qualifier(int lt, int id, const char *who, uint32_t *out)
+{
+	char small[1024], *buf = small;
+	size_t size = sizeof(small);
+	errcode_t err;
+	int r;
+
+	if (id >= 0) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	if (!who || !*who)
+		return ORLOV_ERR_ARCHIVE_ACL_NAME;
+	for (;;) {
+		struct passwd pw, *pwp = NULL;
+		struct group gr, *grp = NULL;
+
+		if (lt == 0x02) {
+			r = getpwnam_r(who, &pw, buf, size, &pwp);
+			if (!r && pwp)
+				*out = (uint32_t)pwp->pw_uid;
+		} else {
+			r = getgrnam_r(who, &gr, buf, size, &grp);
+			if (!r && grp)
+				*out = (uint32_t)grp->gr_gid;
+		}
+		if (r != ERANGE || size >= (1 << 20)) {
+			err = r ? (errcode_t)r :
+			      !pwp && !grp ? ORLOV_ERR_ARCHIVE_ACL_NAME : 0;
+			break;
+		}
+		if (buf != small)
+			free(buf);
+		size *= 2;
+		buf = malloc(size);
+		if (!buf)
+			return ENOMEM;
+	}
+	if (buf != small)
+		free(buf);
+	return err;
+}
+
 /* libarchive's POSIX.1e ACL of one kind, as Linux's system.posix_acl_*
- * value (version 2, entries sorted by tag and id). */
+ * value (version 2, entries sorted by tag and id); *mask: its mask
+ * entry's permissions, -1 without one. */
 static errcode_t add_acl(struct archive_entry *ae, struct tinode *in,
-			 int type, const char *name)
+			 int type, const char *name, int *mask)
 {
 	int n = archive_entry_acl_reset(ae, type), t, perm, tag, id, k = 0;
 	const char *who;
 	unsigned char *v;
+	uint32_t q;
 	size_t size;
 	errcode_t err;
 
+	*mask = -1;
 	if (n <= 0)
 		return 0;
 	/* the access kind comes with the three entries of the mode */
@@ -294,10 +308,19 @@ static errcode_t add_acl(struct archive_entry *ae, struct tinode *in,
 			free(v);
 			return ORLOV_ERR_BAD_XATTR;
 		}
+		q = UINT32_MAX;
+		if (lt == 0x02 || lt == 0x08) {
+			err = acl_qualifier(lt, id, who, &q);
+			if (err) {
+				free(v);
+				return err;
+			}
+		}
+		if (lt == 0x10)
+			*mask = perm & 7;
 		put_le16(e, (uint32_t)lt);
 		put_le16(e + 2, (uint32_t)perm & 7);
-		put_le32(e + 4, lt == 0x02 || lt == 0x08 ? (uint32_t)id :
-			 UINT32_MAX);
+		put_le32(e + 4, q);
 		k++;
 	}
 	qsort(v + 4, (size_t)k, 8, acl_cmp);
@@ -312,6 +335,7 @@ static errcode_t read_meta(struct archive_entry *ae, struct tinode *in)
 	const void *value;
 	size_t size;
 	errcode_t err = 0;
+	int mask, unused;
 
 	archive_entry_xattr_reset(ae);
 	while (!err && archive_entry_xattr_next(ae, &name, &value, &size) ==
@@ -319,10 +343,15 @@ static errcode_t read_meta(struct archive_entry *ae, struct tinode *in)
 		err = add_xattr(in, name, value, size);
 	if (!err)
 		err = add_acl(ae, in, ARCHIVE_ENTRY_ACL_TYPE_ACCESS,
-			      "system.posix_acl_access");
+			      "system.posix_acl_access", &mask);
+	/* libarchive gives the group entry's bits as the mode's; with a
+	 * mask the kernel shows (and chmod sets) the mask there */
+	if (!err && mask >= 0)
+		in->st.st_mode = (in->st.st_mode & ~(mode_t)070) |
+				 (mode_t)mask << 3;
 	if (!err && S_ISDIR(in->st.st_mode))
 		err = add_acl(ae, in, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT,
-			      "system.posix_acl_default");
+			      "system.posix_acl_default", &unused);
 	return err;
 }
 
@@ -392,21 +421,22 @@ static errcode_t add_member(struct archive *a, struct tar_tree *t,
 	struct tinode *in;
 	errcode_t err;
 
-	entry_stat(ae, &st);
-	err = normalize(archive_entry_pathname(ae) ? archive_entry_pathname(ae) : "",
-			&path, &len);
+	err = entry_stat(ae, &st);
+	if (!err)
+		err = normalize(archive_entry_pathname(ae) ?
+				archive_entry_pathname(ae) : "", &path, &len);
 	if (err)
 		goto out;
 	if (hl) {
 		err = normalize(hl, &lpath, &llen);
 		if (err)
 			goto out;
-		idx = lookup(t, lpath, llen);
-		if (idx == NONE || S_ISDIR(t->in[t->n[idx].ino].st.st_mode)) {
+		idx = find_path(t, lpath, llen);
+		if (idx == NAME_NONE || S_ISDIR(node_st(t, idx)->st_mode)) {
 			err = ORLOV_ERR_ARCHIVE_LINK;
 			goto out;
 		}
-		ino = t->n[idx].ino;
+		ino = t->ino[idx];
 	}
 	if (!len && (hl || !S_ISDIR(st.st_mode))) {
 		err = ORLOV_ERR_ARCHIVE_PATH;	/* the root, not a directory */
@@ -415,18 +445,18 @@ static errcode_t add_member(struct archive *a, struct tar_tree *t,
 	err = node_at(t, path, len, &st, &idx);
 	if (err)
 		goto out;
-	in = &t->in[t->n[idx].ino];
-	if (S_ISDIR(in->st.st_mode) && t->n[idx].nkids &&
+	in = &t->in[t->ino[idx]];
+	if (S_ISDIR(in->st.st_mode) && t->names.n[idx].nkids &&
 	    (hl || !S_ISDIR(st.st_mode))) {
 		err = ORLOV_ERR_ARCHIVE_DUP;	/* a file over a full directory */
 		goto out;
 	}
 	if (hl) {
 		/* a second name; with cpio's newc the data comes with the last */
-		if (t->n[idx].ino != ino) {
+		if (t->ino[idx] != ino) {
 			if (in->st.st_nlink)
 				in->st.st_nlink--;
-			t->n[idx].ino = ino;
+			t->ino[idx] = ino;
 			t->in[ino].st.st_nlink++;
 		}
 		if (archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0) {
@@ -443,11 +473,11 @@ static errcode_t add_member(struct archive *a, struct tar_tree *t,
 	 * keeps its entries); an inode other names share is left to them. */
 	if (in->st.st_nlink > 1 && !S_ISDIR(in->st.st_mode)) {
 		in->st.st_nlink--;
-		err = new_inode(t, &t->n[idx].ino);
+		err = new_inode(t, &t->ino[idx]);
 		if (err)
 			goto out;
 	}
-	in = &t->in[t->n[idx].ino];
+	in = &t->in[t->ino[idx]];
 	inode_release(in);
 	in->st = st;
 	in->st.st_nlink = 1;
@@ -472,16 +502,6 @@ out:
 	return err;
 }
 
-static int kid_cmp(const void *a, const void *b, void *arg)
-{
-	const struct tar_tree *t = arg;
-	const struct tnode *x = &t->n[*(const uint32_t *)a];
-	const struct tnode *y = &t->n[*(const uint32_t *)b];
-
-	return walk_name_cmp(x->path + x->name_off, x->plen - x->name_off,
-			     y->path + y->name_off, y->plen - y->name_off);
-}
-
 errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 		   char **where)
 {
@@ -503,17 +523,17 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 	/* the root: the target directory, whatever the archive says */
 	memset(&root, 0, sizeof(root));
 	root.st_mode = S_IFDIR | 0755;
-	t->n = calloc(1, sizeof(*t->n));
-	t->ncap = 1;
-	t->n[0].path = strdup("");
-	if (!t->n[0].path || new_inode(t, &t->n[0].ino)) {
+	err = name_tree_init(&t->names);
+	if (!err && grow_array(&t->ino, &t->ino_cap, 1, sizeof(*t->ino), 256))
+		err = ENOMEM;
+	if (!err)
+		err = new_inode(t, &t->ino[0]);
+	if (err) {
 		tar_free(t);
-		return ENOMEM;
+		return err;
 	}
 	t->in[0].st = root;
-	t->nn = 1;
-	err = hash_insert(t, 0);
-	if (!err && asprintf(&tpl, "%s/orlov-spool.XXXXXX",
+	if (asprintf(&tpl, "%s/orlov-spool.XXXXXX",
 			     tmp && *tmp ? tmp : "/tmp") < 0)
 		err = ENOMEM;
 	if (!err) {
@@ -560,17 +580,16 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 		return err;
 	}
 	/* names in creation order; link counts of directories as ext2's */
-	for (i = 0; i < t->nn; i++) {
-		struct tnode *x = &t->n[i];
+	name_tree_sort(&t->names);
+	for (i = 0; i < t->names.nn; i++) {
+		const struct name_node *x = &t->names.n[i];
 
-		if (x->nkids > 1)
-			qsort_r(x->kids, x->nkids, sizeof(*x->kids), kid_cmp, t);
-		if (S_ISDIR(t->in[x->ino].st.st_mode)) {
+		if (S_ISDIR(node_st(t, (uint32_t)i)->st_mode)) {
 			size_t k, sub = 0;
 
 			for (k = 0; k < x->nkids; k++)
-				sub += S_ISDIR(t->in[t->n[x->kids[k]].ino].st.st_mode);
-			t->in[x->ino].st.st_nlink = (nlink_t)(2 + sub);
+				sub += S_ISDIR(node_st(t, x->kids[k])->st_mode);
+			t->in[t->ino[i]].st.st_nlink = (nlink_t)(2 + sub);
 		}
 	}
 	for (i = 0; i < t->ni; i++)
@@ -585,15 +604,11 @@ void tar_free(struct tar_tree *t)
 
 	if (!t)
 		return;
-	for (i = 0; i < t->nn; i++) {
-		free(t->n[i].path);
-		free(t->n[i].kids);
-	}
+	name_tree_free(&t->names);
 	for (i = 0; i < t->ni; i++)
 		inode_release(&t->in[i]);
-	free(t->n);
+	free(t->ino);
 	free(t->in);
-	free(t->hash);
 	if (t->spool >= 0)
 		close(t->spool);
 	free(t);
@@ -671,15 +686,17 @@ static const struct src_data_ops tar_data_ops = {
 	.read = tar_read,
 };
 
-static void fill_entry(const struct tar_tree *t, const struct tnode *x,
+/* @path: the node's, built by the walk (the tree keeps no paths). */
+static void fill_entry(const struct tar_tree *t, uint32_t node,
+		       const struct strbuf *path, size_t name_at,
 		       const struct walk_opts *wo, struct src_entry *e)
 {
-	const struct tinode *in = &t->in[x->ino];
+	const struct tinode *in = &t->in[t->ino[node]];
 
 	memset(e, 0, sizeof(*e));
-	e->path = x->path;
-	e->name = x->path + x->name_off;
-	e->name_len = x->plen - x->name_off;
+	e->path = path->s;
+	e->name = path->s + name_at;
+	e->name_len = path->len - name_at;
 	e->st = in->st;
 	e->link_target = in->link;
 	e->link_len = in->link ? strlen(in->link) : 0;
@@ -695,31 +712,54 @@ static void fill_entry(const struct tar_tree *t, const struct tnode *x,
 errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 		   const struct walk_visitor *v)
 {
-	struct { uint32_t node; size_t next; } *st = NULL;
+	/* the directories entered: as deep as the archive, on the heap */
+	struct {
+		uint32_t node, next;
+		size_t name_at;	/* where its name starts in @path */
+	} *st = NULL;
+	const struct name_tree *nt = &t->names;
+	struct strbuf path = { 0 };
 	size_t depth = 0, cap = 0;
 	struct src_entry e;
 	errcode_t err;
 
-	fill_entry(t, &t->n[0], wo, &e);
-	err = v->enter_dir(v->ctx, &e);
+	err = sb_append(&path, "", 0);
+	if (!err) {
+		fill_entry(t, 0, &path, 0, wo, &e);
+		err = v->enter_dir(v->ctx, &e);
+	}
 	if (!err && grow_array(&st, &cap, 1, sizeof(*st), 16))
 		err = ENOMEM;
 	if (!err) {
 		st[0].node = 0;
 		st[0].next = 0;
+		st[0].name_at = 0;
 		depth = 1;
 	}
 	while (!err && depth) {
-		const struct tnode *d = &t->n[st[depth - 1].node], *x;
+		const struct name_node *d = &nt->n[st[depth - 1].node];
+		/* this directory's own path: the root's is "" */
+		size_t own = depth > 1 ? st[depth - 1].name_at + d->len : 0;
+		size_t name_at;
+		uint32_t x;
 
+		sb_truncate(&path, own);
 		if (st[depth - 1].next == d->nkids) {
-			fill_entry(t, d, wo, &e);
+			fill_entry(t, st[depth - 1].node, &path,
+				   st[depth - 1].name_at, wo, &e);
 			err = v->leave_dir(v->ctx, &e);
 			depth--;
 			continue;
 		}
-		x = &t->n[d->kids[st[depth - 1].next++]];
-		fill_entry(t, x, wo, &e);
+		x = d->kids[st[depth - 1].next++];
+		if (own)
+			err = sb_append(&path, "/", 1);
+		name_at = path.len;
+		if (!err)
+			err = sb_append(&path, name_of(nt, x), nt->n[x].len);
+		if (err)
+			break;
+		fill_entry(t, x, &path, name_at, wo, &e);
 		if (!S_ISDIR(e.st.st_mode)) {
 			err = v->leaf(v->ctx, &e);
 			continue;
@@ -728,12 +768,14 @@ errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 		if (!err && grow_array(&st, &cap, depth + 1, sizeof(*st), 16))
 			err = ENOMEM;
 		if (!err) {
-			st[depth].node = (uint32_t)(x - t->n);
+			st[depth].node = x;
 			st[depth].next = 0;
+			st[depth].name_at = name_at;
 			depth++;
 		}
 	}
 	free(st);
+	sb_free(&path);
 	return err;
 }
 

@@ -155,10 +155,12 @@ errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out)
 	char *end;
 	unsigned long long v;
 
-	if (!s || !*s || *s == '-')
+	/* decimal only: strtoull's base 0 would take 0100 for 64, and its
+	 * leading blanks and sign are no number a user means */
+	if (!s || *s < '0' || *s > '9')
 		return ORLOV_ERR_USAGE;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, 10);
 	if (errno || *end || v > max)
 		return ORLOV_ERR_USAGE;
 	*out = v;

@@ -64,10 +64,11 @@ static inline void put_le32(unsigned char *p, uint32_t v)
 errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
 		     size_t first);
 
-/* Parse an unsigned decimal number; ORLOV_ERR_USAGE when malformed. */
 /* All @len bytes of @buf to @fd at @off. */
 errcode_t pwrite_all(int fd, const void *buf, size_t len, off_t off);
 
+/* Parse an unsigned decimal number (digits only: a leading 0 is no
+ * octal, 0x no hex) of at most @max; ORLOV_ERR_USAGE when malformed. */
 errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
 
 /* ORLOV_ERR_OUTPUT_IS_INPUT when writing @out would overwrite @image

@@ -101,8 +101,8 @@ expect bad-owner 2 "Invalid usage \(--root-owner takes UID:GID \(numbers\)\)" \
 
 # Device tables: the line at fault, checked before anything is written.
 dt=$T_TMP/table
-printf '/dev d 755 0 0 - - - - -\n/dev/null c 666 0 0 1\n' >"$dt"
-expect devtable-syntax 1 "Malformed device table line \(NAME TYPE MODE UID GID MAJOR MINOR START INC COUNT, TYPE one of d f c b p\) while reading device table $dt line 2" \
+printf '/dev d 755 0 0 - - - - -\n/dev/null c\n' >"$dt"
+expect devtable-syntax 1 "Malformed device table line \(NAME TYPE MODE UID GID MAJOR MINOR START INC COUNT, those after MODE optional, TYPE one of d f c b p\) while reading device table $dt line 2" \
 	"$img" --devtable "$dt" "$img" "$src"
 printf '/a/f c 600 0 0 1 3 - - -\n' >"$dt"
 expect devtable-type 1 "Device table entry has another type than the source's while applying device table line 1 to $src/a/f" \
