@@ -46,6 +46,10 @@ int main(int argc, char **argv)
 	if (res.mount_unknown)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
 			"could not check whether %s is mounted\n", prog, o.image);
+	if (res.stale_removed && o.verbosity >= 0)
+		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-XXXXXX) "
+			"that killed runs had left\n", prog, res.stale_removed,
+			res.stale_removed == 1 ? "y" : "ies", o.image);
 	if (res.in_place_why)
 		fprintf(stderr, "%s: warning: %s written in place, as %s: "
 			"killed while it commits, it needs e2fsck -fy (--undo "
