@@ -1834,6 +1834,133 @@ out:
 	return err;
 }
 
+/* ---- room on the host for an in-place commit --------------------------- */
+
+struct blist {
+	blk64_t *b;
+	size_t n, cap;
+};
+
+static errcode_t bl_add(struct blist *l, blk64_t first, blk64_t count)
+{
+	for (; count; count--, first++) {
+		if (grow_array(&l->b, &l->cap, l->n + 1, sizeof(*l->b), 256))
+			return ENOMEM;
+		l->b[l->n++] = first;
+	}
+	return 0;
+}
+
+static int blk_cmp(const void *a, const void *b)
+{
+	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bytes [off, off + len) of @fd allocated, its holes filled with zeros
+ * where fallocate(2) is not supported: the contents stay the same. */
+static errcode_t fill_holes(int fd, off_t off, off_t len)
+{
+	static const char zero[4096];
+	off_t end = off + len, d, h;
+
+	if (!fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len))
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return (errcode_t)errno;
+	while (off < end) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return 0;	/* no SEEK_DATA: nothing known of holes */
+		h = d < 0 ? end : d;
+		for (; off < h && off < end; off += (off_t)sizeof(zero)) {
+			size_t n = end - off < (off_t)sizeof(zero) ?
+				   (size_t)(end - off) : sizeof(zero);
+			errcode_t err = pwrite_all(fd, zero, n, off);
+
+			if (err)
+				return err;
+		}
+		if (d < 0 || d >= end)
+			break;
+		off = lseek(fd, d, SEEK_HOLE);
+		if (off < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * An image file on a host filesystem that runs out of room: a write of
+ * the commit into one of its holes fails half way, and writing the old
+ * contents back (zeros, into holes) fails the same way.  So every block
+ * the in-place commit writes (superblocks and descriptors, bitmaps, the
+ * staged inodes' table blocks, the held writes and @extra, the journal's)
+ * is allocated first; when it cannot be, nothing has been written.
+ */
+static errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
+				const blk64_t *extra, size_t nextra)
+{
+	ext2_filsys e = img->fs;
+	uint32_t ipg = fs->g.inodes_per_group, isz = fs->g.inode_size;
+	uint32_t bs = fs->g.block_size;
+	struct blist l = { 0 };
+	struct stat st;
+	errcode_t err = 0;
+	size_t i, k;
+	dgrp_t g;
+
+	if (img->lock_fd < 0 || fstat(img->lock_fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	for (g = 0; !err && g < fs->g.ngroups; g++) {
+		blk64_t super = 0, old_desc = 0, new_desc = 0;
+		blk_t used = 0;
+
+		if (ext2fs_bg_has_super(e, g)) {
+			err = ext2fs_super_and_bgd_loc2(e, g, &super, &old_desc,
+							&new_desc, &used);
+			if (!err)
+				err = bl_add(&l, super, 1);
+			if (!err && old_desc)
+				err = bl_add(&l, old_desc, e->desc_blocks);
+			if (!err && new_desc)
+				err = bl_add(&l, new_desc, 1);
+		}
+		if (!err)
+			err = bl_add(&l, ext2fs_block_bitmap_loc(e, g), 1);
+		if (!err)
+			err = bl_add(&l, ext2fs_inode_bitmap_loc(e, g), 1);
+	}
+	/* write_inodes rewrites whole runs of table blocks: from the first
+	 * staged inode's block of a group to the last one's */
+	for (i = 0; !err && i < img->n; i = k) {
+		uint32_t group = (img->inodes[i].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->inodes[i].ino - 1) % ipg) * isz / bs;
+		uint64_t last = first;
+
+		for (k = i; k < img->n && (img->inodes[k].ino - 1) / ipg == group; k++)
+			last = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		err = bl_add(&l, ext2fs_inode_table_loc(e, group) + first,
+			     last - first + 1);
+	}
+	for (i = 0; !err && i < img->nlate; i++)
+		err = bl_add(&l, img->late[i].blk, 1);
+	for (i = 0; !err && i < nextra; i++)
+		err = bl_add(&l, extra[i], 1);
+	if (!err && l.n)
+		qsort(l.b, l.n, sizeof(*l.b), blk_cmp);
+	for (i = 0; !err && i < l.n; i = k) {
+		for (k = i + 1; k < l.n && l.b[k] <= l.b[k - 1] + 1; k++)
+			;
+		err = fill_holes(img->lock_fd, (off_t)l.b[i] * bs,
+				 (off_t)(l.b[k - 1] - l.b[i] + 1) * bs);
+	}
+	free(l.b);
+	return err == ENOSPC || err == EDQUOT || err == EFBIG ?
+	       ORLOV_ERR_NO_HOST_SPACE : err;
+}
+
 errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		       const char **what)
 {
@@ -1853,6 +1980,13 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	/* A copy, or a file nobody sees, needs no journal. */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
 		err = journal_open(img, commit_bound(img, fs), &j);
+	/* the image file itself is written: room for it first */
+	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
+	    (j.map || !img->copy_at_commit)) {
+		*what = "reserving host space for the commit of";
+		err = reserve_commit(img, fs, j.map,
+				     j.map ? j.first + commit_bound(img, fs) : 0);
+	}
 	if (!err) {
 		io_guard_begin(img->fs->io);
 		if (!j.map && img->links_why)
@@ -1860,8 +1994,9 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		err = j.map ? commit_journal(img, fs, &j, what) :
 		      img->copy_at_commit ? commit_copy(img, fs, what) :
 			      commit_in_place(img, fs, what);
-		/* Put every block changed in place back as it was. */
-		if (err && io_guard_rollback(img->fs->io))
+		/* Put every block changed in place back as it was; a copy
+		 * that failed is removed, IMAGE was never written. */
+		if (err && !img->shadow && io_guard_rollback(img->fs->io))
 			err = ORLOV_ERR_ROLLBACK;
 	}
 	journal_free(&j);

@@ -39,6 +39,10 @@ int main(int argc, char **argv)
 	if (err) {
 		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
 			res.where ? res.where : o.image);
+		/* a failure of a run that went in place: why it did */
+		if (res.in_place_why)
+			fprintf(stderr, "%s: note: %s was being written in place, "
+				"as %s\n", prog, o.image, res.in_place_why);
 		populate_result_free(&res);
 		options_free(&o);
 		return 1;
