@@ -3,13 +3,16 @@
 
 #include <stddef.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <linux/fs.h>
 #include <unistd.h>
 
@@ -42,6 +45,7 @@ struct image {
 	int lock_fd;		/* holds the flock, -1 when none */
 	int dry;		/* --dry-run: every write dropped */
 	char *shadow;		/* a copy being written (image_opts.commit) */
+	int shadow_fd;		/* holds the copy's flock, -1 when none */
 	char *path;		/* the image as opened: what the copy replaces */
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
@@ -121,11 +125,21 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
  * else holding the lock (flock(1); other libext2fs tools take none), is
  * refused instead of cross-linking directories.
  */
-static errcode_t lock_image(const char *path, int dry, int *fd)
+static errcode_t lock_image(const char *path, int dry, int held, int *fd)
 {
 	struct stat a, b;
 	int tries, e;
 
+	if (held >= 0) {
+		/* the caller's lock (--create holds it from before mke2fs):
+		 * a second flock of ours would be refused by it */
+		if (fstat(held, &a) || stat(path, &b))
+			return (errcode_t)errno;
+		if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			return ORLOV_ERR_IMAGE_REPLACED;
+		*fd = fcntl(held, F_DUPFD_CLOEXEC, 0);
+		return *fd < 0 ? (errcode_t)errno : 0;
+	}
 	for (tries = 0; tries < 8; tries++) {
 		/* a dry run shares the lock: no writer changes the image
 		 * under it */
@@ -148,6 +162,26 @@ static errcode_t lock_image(const char *path, int dry, int *fd)
 	}
 	*fd = -1;
 	return ORLOV_ERR_BUSY;
+}
+
+errcode_t image_lock(const char *path, int create, int *fd)
+{
+	errcode_t err = lock_image(path, 0, -1, fd);
+
+	if (err != ENOENT)
+		return err;
+	*fd = -1;
+	if (!create)
+		return 0;
+	/* as mke2fs would make it; nobody else has it yet */
+	*fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (*fd < 0 || flock(*fd, LOCK_EX | LOCK_NB)) {
+		err = (errcode_t)errno;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	return err;
 }
 
 static void drop_shadow(struct image *img);
@@ -183,13 +217,94 @@ static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
 	return 0;
 }
 
+/* Is @name in the list @names of @len bytes (flistxattr's)? */
+static int xattr_listed(const char *names, ssize_t len, const char *name)
+{
+	const char *p;
+
+	for (p = names; p < names + len; p += strlen(p) + 1)
+		if (!strcmp(p, name))
+			return 1;
+	return 0;
+}
+
+/* Both lists of attribute names, or ENOTSUP where there are none. */
+static errcode_t xattr_names(int fd, char **names, ssize_t *len)
+{
+	*names = NULL;
+	*len = flistxattr(fd, NULL, 0);
+	while (*len > 0) {
+		ssize_t n;
+
+		*names = malloc((size_t)*len);
+		if (!*names)
+			return ENOMEM;
+		n = flistxattr(fd, *names, (size_t)*len);
+		if (n >= 0) {
+			*len = n;
+			return 0;
+		}
+		free(*names);
+		*names = NULL;
+		if (errno != ERANGE)
+			return (errcode_t)errno;
+		*len = flistxattr(fd, NULL, 0);	/* grew meanwhile */
+	}
+	if (*len < 0 && errno != ENOTSUP)
+		return (errcode_t)errno;
+	*len = 0;
+	return 0;
+}
+
+/*
+ * The new file @to gets exactly the attributes of @from, its POSIX ACL
+ * among them: one inherited from the directory's default ACL but not on
+ * @from is removed, as it could give access that @from does not.
+ */
+static errcode_t copy_xattrs(int from, int to)
+{
+	char *have = NULL, *want = NULL, *p, *val = NULL;
+	ssize_t hl, wl, vl;
+	errcode_t err;
+
+	err = xattr_names(from, &want, &wl);
+	if (!err)
+		err = xattr_names(to, &have, &hl);
+	for (p = have; !err && p < have + hl; p += strlen(p) + 1)
+		if (!xattr_listed(want, wl, p) && fremovexattr(to, p) &&
+		    errno != ENODATA)
+			err = (errcode_t)errno;
+	for (p = want; !err && p < want + wl; p += strlen(p) + 1) {
+		vl = fgetxattr(from, p, NULL, 0);
+		if (vl < 0) {
+			err = (errcode_t)errno;
+			break;
+		}
+		free(val);
+		val = malloc(vl ? (size_t)vl : 1);
+		if (!val) {
+			err = ENOMEM;
+			break;
+		}
+		vl = fgetxattr(from, p, val, (size_t)vl);
+		if (vl < 0 || fsetxattr(to, p, val, (size_t)vl, 0))
+			err = (errcode_t)errno;
+	}
+	free(val);
+	free(have);
+	free(want);
+	return err;
+}
+
 /*
  * A new file next to @path, named .NAME.orlov-XXXXXX, with the mode and,
- * where it can be given, the owner of @st (an existing image), else the
- * mode a new file gets.  *step says which step failed.
+ * where it can be given, the owner of @st (an existing image) and the
+ * attributes of @from, else the mode a new file gets.  *step says which
+ * step failed.  Its flock tells image_remove_stale of a later run that
+ * it is in use.
  */
 errcode_t image_temp_create(const char *path, const struct stat *st,
-			    int keep_owner, char **tmp, int *fd,
+			    int keep_owner, int from, char **tmp, int *fd,
 			    enum temp_step *step)
 {
 	const char *base = strrchr(path, '/');
@@ -211,17 +326,27 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 		*tmp = NULL;
 		return err;
 	}
+	if (flock(*fd, LOCK_EX | LOCK_NB))
+		err = (errcode_t)errno;
 	if (!st) {
 		mask = umask(0);
 		umask(mask);
 	}
-	*step = TEMP_MODE;
-	if (fchmod(*fd, st ? st->st_mode & 07777 : 0666 & ~mask))
-		err = (errcode_t)errno;
+	*step = TEMP_OWNER;
 	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
-	    (errno != EPERM || keep_owner)) {
-		*step = TEMP_OWNER;
+	    (errno != EPERM || keep_owner))
 		err = (errcode_t)errno;
+	/* The ACL before the mode: the mode's group bits are the ACL's
+	 * mask, and as the bits of a file without one they would widen
+	 * the group's access to the mask's. */
+	if (!err && from >= 0) {
+		*step = TEMP_XATTR;
+		err = copy_xattrs(from, *fd);
+	}
+	if (!err) {
+		*step = TEMP_MODE;
+		if (fchmod(*fd, st ? st->st_mode & 07777 : 0666 & ~mask))
+			err = (errcode_t)errno;
 	}
 	if (err) {
 		close(*fd);
@@ -233,15 +358,39 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 	return err;
 }
 
+/* rename(2) that fails with EEXIST rather than replace @to. */
+static int rename_new(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+#endif
+	/* a filesystem without the flag: link(2) never replaces */
+	if (link(from, to))
+		return -1;
+	return unlink(from);
+}
+
 /* @tmp, written, takes the name @path. */
-errcode_t image_temp_commit(const char *tmp, const char *path)
+errcode_t image_temp_commit(const char *tmp, const char *path, int locked)
 {
 	char *dir = strdup(path), *slash;
-	int fd;
+	struct stat a, b;
+	int fd, r;
 
 	if (!dir)
 		return ENOMEM;
-	if (rename(tmp, path)) {
+	/* Another writer that replaced IMAGE took no lock of ours (ours
+	 * refuses a second orlov-populate): its file is not overwritten. */
+	if (locked >= 0 && (fstat(locked, &a) || stat(path, &b) ||
+			    a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		free(dir);
+		return ORLOV_ERR_IMAGE_REPLACED;
+	}
+	r = locked >= 0 ? rename(tmp, path) : rename_new(tmp, path);
+	if (r) {
 		free(dir);
 		return (errcode_t)errno;
 	}
@@ -256,6 +405,172 @@ errcode_t image_temp_commit(const char *tmp, const char *path)
 	}
 	free(dir);
 	return 0;
+}
+
+errcode_t image_resolve(const char *path, char **out)
+{
+	char *p = strdup(path), *t = NULL;
+	int hops;
+
+	for (hops = 0; p && hops < 40; hops++) {
+		struct stat st;
+		const char *slash;
+		ssize_t n;
+		size_t dl;
+
+		if (lstat(p, &st) || !S_ISLNK(st.st_mode)) {
+			*out = p;	/* missing: --create makes it there */
+			return 0;
+		}
+		t = malloc((size_t)st.st_size + 2);
+		if (!t)
+			break;
+		n = readlink(p, t, (size_t)st.st_size + 1);
+		if (n < 0 || n > st.st_size) {
+			errcode_t err = n < 0 ? (errcode_t)errno : ORLOV_ERR_SOURCE_CHANGED;
+
+			free(t);
+			free(p);
+			return err;
+		}
+		t[n] = '\0';
+		/* a relative target is relative to the link's directory */
+		slash = strrchr(p, '/');
+		dl = t[0] != '/' && slash ? (size_t)(slash - p + 1) : 0;
+		if (dl) {
+			char *j = malloc(dl + (size_t)n + 1);
+
+			if (j) {
+				memcpy(j, p, dl);
+				memcpy(j + dl, t, (size_t)n + 1);
+			}
+			free(t);
+			t = j;
+			if (!t)
+				break;
+		}
+		free(p);
+		p = t;
+		t = NULL;
+	}
+	if (!p)
+		return ENOMEM;
+	free(p);
+	return t ? ENOMEM : ELOOP;
+}
+
+void image_remove_stale(const char *path, unsigned int *removed)
+{
+	const char *base = strrchr(path, '/');
+	char *dir = base ? strndup(path, (size_t)(base - path + 1)) : strdup(".");
+	struct dirent *de;
+	size_t bl;
+	DIR *d;
+
+	*removed = 0;
+	base = base ? base + 1 : path;
+	bl = strlen(base);
+	d = dir ? opendir(dir) : NULL;
+	while (d && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		struct stat a, b;
+		int fd;
+
+		/* .NAME.orlov-XXXXXX, as image_temp_create names them */
+		if (strlen(n) != bl + 14 || n[0] != '.' || strncmp(n + 1, base, bl) ||
+		    strncmp(n + 1 + bl, ".orlov-", 7))
+			continue;
+		fd = openat(dirfd(d), n, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* In use (flocked by its writer), empty (it may be one being
+		 * made, not locked yet), or linked elsewhere: not ours. */
+		if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_nlink == 1 &&
+		    a.st_size > 0 && !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !fstatat(dirfd(d), n, &b, AT_SYMLINK_NOFOLLOW) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+		    !unlinkat(dirfd(d), n, 0))
+			(*removed)++;
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* Are the @len bytes at @p all zero? */
+static int zeros(const unsigned char *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+errcode_t image_probe(const char *path, enum image_probe *kind)
+{
+	size_t cap = 1 << 16;
+	unsigned char *buf;
+	struct stat st;
+	off_t off = 0, end;
+	errcode_t err = 0;
+	int fd;
+
+	*kind = PROBE_MISSING;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : (errcode_t)errno;
+	buf = malloc(cap);
+	if (!buf || fstat(fd, &st)) {
+		err = buf ? (errcode_t)errno : ENOMEM;
+		goto out;
+	}
+	*kind = PROBE_OTHER;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		goto out;
+	/* the superblock's magic, where a filesystem made by mke2fs has it */
+	if (pread(fd, buf, 1082, 0) == 1082 &&
+	    get_le16(buf + 1024 + offsetof(struct ext2_super_block, s_magic)) ==
+	    EXT2_SUPER_MAGIC) {
+		*kind = PROBE_EXT;
+		goto out;
+	}
+	/* Only zeros: nothing to lose (a file made with truncate or
+	 * fallocate).  Of a device, its first MiB. */
+	end = S_ISREG(st.st_mode) ? st.st_size : 1 << 20;
+	while (off < end) {
+		off_t data = S_ISREG(st.st_mode) ? lseek(fd, off, SEEK_DATA) : off;
+		ssize_t n;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0)
+			data = off;
+		if (data >= end)
+			break;
+		n = pread(fd, buf, (size_t)(end - data) < cap ?
+			  (size_t)(end - data) : cap, data);
+		if (n <= 0 || !zeros(buf, (size_t)n))
+			goto out;
+		off = data + n;
+	}
+	*kind = PROBE_EMPTY;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+size_t image_files(const struct image *img, struct file_id *ids, size_t max)
+{
+	int fds[2] = { img->lock_fd, img->shadow_fd };
+	size_t i, n = 0;
+	struct stat st;
+
+	for (i = 0; i < 2 && n < max; i++)
+		if (fds[i] >= 0 && !fstat(fds[i], &st)) {
+			ids[n].dev = st.st_dev;
+			ids[n++].ino = st.st_ino;
+		}
+	return n;
 }
 
 /*
@@ -279,8 +594,8 @@ static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return ORLOV_ERR_ATOMIC_NOT_FILE;
-	err = image_temp_create(img->path, &st, keep_owner, &img->shadow, fd,
-				step);
+	err = image_temp_create(img->path, &st, keep_owner, img->lock_fd,
+				&img->shadow, fd, step);
 	if (err)
 		return err;
 	*step = TEMP_COPY;
@@ -310,16 +625,12 @@ static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
 	return err;
 }
 
-/* The copy at open, for the run to write. */
+/* The copy at open, for the run to write; its descriptor keeps the
+ * flock until the copy is renamed or removed. */
 static errcode_t open_shadow(struct image *img, int keep_owner,
 			     enum temp_step *step)
 {
-	int fd = -1;
-	errcode_t err = make_shadow(img, keep_owner, &fd, step);
-
-	if (fd >= 0)
-		close(fd);
-	return err;
+	return make_shadow(img, keep_owner, &img->shadow_fd, step);
 }
 
 /* Forget a copy that failed: the run writes the image itself. */
@@ -329,6 +640,9 @@ static void drop_shadow(struct image *img)
 		unlink(img->shadow);
 	free(img->shadow);
 	img->shadow = NULL;
+	if (img->shadow_fd >= 0)
+		close(img->shadow_fd);
+	img->shadow_fd = -1;
 }
 
 #define LINKS_WHY "it has more than one hard link"
@@ -374,6 +688,8 @@ static errcode_t choose_commit(struct image *img, const struct image_opts *o,
 			"there is no room for a copy next to it" :
 			step == TEMP_CREATE ? "its directory takes no new file" :
 			step == TEMP_OWNER ? "a copy could not have its owner" :
+			step == TEMP_XATTR ? "a copy could not have its ACL "
+					     "and extended attributes" :
 			"a copy of it could not be made";
 	}
 	return 0;
@@ -415,9 +731,20 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	img = calloc(1, sizeof(*img));
 	if (!img)
 		return ENOMEM;
+	img->shadow_fd = img->lock_fd = -1;
 	*what = "opening filesystem";
 	img->dry = opts && opts->dry;
-	err = lock_image(path, img->dry, &img->lock_fd);
+	err = lock_image(path, img->dry, opts->held_fd ? *opts->held_fd : -1,
+			 &img->lock_fd);
+	/* the lock is ours: what killed runs left can go, before this run
+	 * makes a copy of its own */
+	if (!err && !img->dry) {
+		unsigned int n = 0;
+
+		image_remove_stale(path, &n);
+		if (opts->stale)
+			*opts->stale += n;
+	}
 	if (!err) {
 		*what = "checking superblock of";
 		err = ir_check_super(path, &sb);
@@ -1360,7 +1687,8 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 	err = capture_commit(img, fs, &c, &n);
 	if (!err) {
 		*what = "copying for the commit";
-		err = make_shadow(img, 1, &fd, &step);
+		err = make_shadow(img, 1, &img->shadow_fd, &step);
+		fd = img->shadow_fd;
 	}
 	if (!err)
 		*what = "writing the commit to a copy of";
@@ -1373,8 +1701,6 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 	if (!err)
 		err = io_guard_tick(e->io);	/* written, not yet renamed */
 	if (!err && fsync(fd))
-		err = (errcode_t)errno;
-	if (fd >= 0 && close(fd) && !err)
 		err = (errcode_t)errno;
 	if (!err) {
 		/* all in the copy: nothing left for libext2fs to write */
@@ -1508,6 +1834,133 @@ out:
 	return err;
 }
 
+/* ---- room on the host for an in-place commit --------------------------- */
+
+struct blist {
+	blk64_t *b;
+	size_t n, cap;
+};
+
+static errcode_t bl_add(struct blist *l, blk64_t first, blk64_t count)
+{
+	for (; count; count--, first++) {
+		if (grow_array(&l->b, &l->cap, l->n + 1, sizeof(*l->b), 256))
+			return ENOMEM;
+		l->b[l->n++] = first;
+	}
+	return 0;
+}
+
+static int blk_cmp(const void *a, const void *b)
+{
+	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bytes [off, off + len) of @fd allocated, its holes filled with zeros
+ * where fallocate(2) is not supported: the contents stay the same. */
+static errcode_t fill_holes(int fd, off_t off, off_t len)
+{
+	static const char zero[4096];
+	off_t end = off + len, d, h;
+
+	if (!fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len))
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return (errcode_t)errno;
+	while (off < end) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return 0;	/* no SEEK_DATA: nothing known of holes */
+		h = d < 0 ? end : d;
+		for (; off < h && off < end; off += (off_t)sizeof(zero)) {
+			size_t n = end - off < (off_t)sizeof(zero) ?
+				   (size_t)(end - off) : sizeof(zero);
+			errcode_t err = pwrite_all(fd, zero, n, off);
+
+			if (err)
+				return err;
+		}
+		if (d < 0 || d >= end)
+			break;
+		off = lseek(fd, d, SEEK_HOLE);
+		if (off < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * An image file on a host filesystem that runs out of room: a write of
+ * the commit into one of its holes fails half way, and writing the old
+ * contents back (zeros, into holes) fails the same way.  So every block
+ * the in-place commit writes (superblocks and descriptors, bitmaps, the
+ * staged inodes' table blocks, the held writes and @extra, the journal's)
+ * is allocated first; when it cannot be, nothing has been written.
+ */
+static errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
+				const blk64_t *extra, size_t nextra)
+{
+	ext2_filsys e = img->fs;
+	uint32_t ipg = fs->g.inodes_per_group, isz = fs->g.inode_size;
+	uint32_t bs = fs->g.block_size;
+	struct blist l = { 0 };
+	struct stat st;
+	errcode_t err = 0;
+	size_t i, k;
+	dgrp_t g;
+
+	if (img->lock_fd < 0 || fstat(img->lock_fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	for (g = 0; !err && g < fs->g.ngroups; g++) {
+		blk64_t super = 0, old_desc = 0, new_desc = 0;
+		blk_t used = 0;
+
+		if (ext2fs_bg_has_super(e, g)) {
+			err = ext2fs_super_and_bgd_loc2(e, g, &super, &old_desc,
+							&new_desc, &used);
+			if (!err)
+				err = bl_add(&l, super, 1);
+			if (!err && old_desc)
+				err = bl_add(&l, old_desc, e->desc_blocks);
+			if (!err && new_desc)
+				err = bl_add(&l, new_desc, 1);
+		}
+		if (!err)
+			err = bl_add(&l, ext2fs_block_bitmap_loc(e, g), 1);
+		if (!err)
+			err = bl_add(&l, ext2fs_inode_bitmap_loc(e, g), 1);
+	}
+	/* write_inodes rewrites whole runs of table blocks: from the first
+	 * staged inode's block of a group to the last one's */
+	for (i = 0; !err && i < img->n; i = k) {
+		uint32_t group = (img->inodes[i].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->inodes[i].ino - 1) % ipg) * isz / bs;
+		uint64_t last = first;
+
+		for (k = i; k < img->n && (img->inodes[k].ino - 1) / ipg == group; k++)
+			last = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		err = bl_add(&l, ext2fs_inode_table_loc(e, group) + first,
+			     last - first + 1);
+	}
+	for (i = 0; !err && i < img->nlate; i++)
+		err = bl_add(&l, img->late[i].blk, 1);
+	for (i = 0; !err && i < nextra; i++)
+		err = bl_add(&l, extra[i], 1);
+	if (!err && l.n)
+		qsort(l.b, l.n, sizeof(*l.b), blk_cmp);
+	for (i = 0; !err && i < l.n; i = k) {
+		for (k = i + 1; k < l.n && l.b[k] <= l.b[k - 1] + 1; k++)
+			;
+		err = fill_holes(img->lock_fd, (off_t)l.b[i] * bs,
+				 (off_t)(l.b[k - 1] - l.b[i] + 1) * bs);
+	}
+	free(l.b);
+	return err == ENOSPC || err == EDQUOT || err == EFBIG ?
+	       ORLOV_ERR_NO_HOST_SPACE : err;
+}
+
 errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		       const char **what)
 {
@@ -1527,6 +1980,13 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	/* A copy, or a file nobody sees, needs no journal. */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
 		err = journal_open(img, commit_bound(img, fs), &j);
+	/* the image file itself is written: room for it first */
+	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
+	    (j.map || !img->copy_at_commit)) {
+		*what = "reserving host space for the commit of";
+		err = reserve_commit(img, fs, j.map,
+				     j.map ? j.first + commit_bound(img, fs) : 0);
+	}
 	if (!err) {
 		io_guard_begin(img->fs->io);
 		if (!j.map && img->links_why)
@@ -1534,8 +1994,9 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		err = j.map ? commit_journal(img, fs, &j, what) :
 		      img->copy_at_commit ? commit_copy(img, fs, what) :
 			      commit_in_place(img, fs, what);
-		/* Put every block changed in place back as it was. */
-		if (err && io_guard_rollback(img->fs->io))
+		/* Put every block changed in place back as it was; a copy
+		 * that failed is removed, IMAGE was never written. */
+		if (err && !img->shadow && io_guard_rollback(img->fs->io))
 			err = ORLOV_ERR_ROLLBACK;
 	}
 	journal_free(&j);
@@ -1545,7 +2006,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	}
 	if (img->shadow) {
 		*what = "renaming the committed copy over";
-		err = image_temp_commit(img->shadow, img->path);
+		err = image_temp_commit(img->shadow, img->path, img->lock_fd);
 		if (!err) {
 			free(img->shadow);
 			img->shadow = NULL;

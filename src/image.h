@@ -14,6 +14,7 @@
 #include <ext2fs/ext2_fs.h>
 
 #include "dir.h"
+#include "walk.h"
 
 struct image;
 
@@ -36,6 +37,9 @@ struct image_opts {
 	int *mount_unknown;	/* set when it cannot be told if it is mounted */
 	int has_now;		/* the superblock's write time is @now */
 	uint32_t now;		/* (SOURCE_DATE_EPOCH), not the clock */
+	const int *held_fd;	/* the caller holds the flock of the file
+				   at the path, on *held_fd; or NULL */
+	unsigned int *stale;	/* set to the stale copies removed */
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
@@ -48,16 +52,42 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
 errcode_t image_fsck(const char *path);
 /* The step of making a copy of the image that failed. */
-enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_COPY };
+enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_XATTR, TEMP_COPY };
 
-/* A new empty file next to @path (.NAME.orlov-XXXXXX) with @st's mode
- * and, where it may be given (or must, @keep_owner), owner; else the mode
- * of a new file.  *step says which step failed. */
+/* A new empty file next to @path (.NAME.orlov-XXXXXX), flocked on *fd
+ * for as long as it stays open (image_remove_stale leaves it alone), with
+ * @st's mode and, where it may be given (or must, @keep_owner), owner,
+ * and the extended attributes and ACL of the file open as @from (-1:
+ * none); else the mode of a new file.  *step says which step failed. */
 errcode_t image_temp_create(const char *path, const struct stat *st,
-			    int keep_owner, char **tmp, int *fd,
+			    int keep_owner, int from, char **tmp, int *fd,
 			    enum temp_step *step);
-/* Rename @tmp over @path and sync the directory. */
-errcode_t image_temp_commit(const char *tmp, const char *path);
+/* Rename @tmp over @path and sync the directory.  @path must still be the
+ * file open as @locked (ORLOV_ERR_IMAGE_REPLACED if not) or, with
+ * @locked -1, not exist (EEXIST). */
+errcode_t image_temp_commit(const char *tmp, const char *path, int locked);
+
+/* The file @path names once a final symbolic link is followed (a link
+ * to a link too): what a copy is renamed over. */
+errcode_t image_resolve(const char *path, char **out);
+/* An exclusive flock on the file @path; when there is none, *fd -1 (no
+ * error), or with @create a new empty file, locked.  ORLOV_ERR_BUSY when
+ * another holds it. */
+errcode_t image_lock(const char *path, int create, int *fd);
+/* Remove the copies of @path (.NAME.orlov-XXXXXX) that killed runs left:
+ * non-empty, one link, and flocked by no live process.  The caller holds
+ * the image's lock.  *removed counts them. */
+void image_remove_stale(const char *path, unsigned int *removed);
+
+/* What a file holds, as far as --create and SOURCE care. */
+enum image_probe { PROBE_MISSING, PROBE_EMPTY, PROBE_EXT, PROBE_OTHER };
+/* PROBE_EMPTY: no byte, or only zeros (of a device, in its first MiB). */
+errcode_t image_probe(const char *path, enum image_probe *kind);
+
+/* The files the open image is (the image, the copy being written): a
+ * walk of a SOURCE they lie in leaves them out.  Returns how many of
+ * @max it put into @ids. */
+size_t image_files(const struct image *img, struct file_id *ids, size_t max);
 
 /* Close without writing metadata back. */
 void image_abort(struct image *img);

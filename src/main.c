@@ -39,6 +39,10 @@ int main(int argc, char **argv)
 	if (err) {
 		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
 			res.where ? res.where : o.image);
+		/* a failure of a run that went in place: why it did */
+		if (res.in_place_why)
+			fprintf(stderr, "%s: note: %s was being written in place, "
+				"as %s\n", prog, o.image, res.in_place_why);
 		populate_result_free(&res);
 		options_free(&o);
 		return 1;
@@ -46,6 +50,10 @@ int main(int argc, char **argv)
 	if (res.mount_unknown)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
 			"could not check whether %s is mounted\n", prog, o.image);
+	if (res.stale_removed && o.verbosity >= 0)
+		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-XXXXXX) "
+			"that killed runs had left\n", prog, res.stale_removed,
+			res.stale_removed == 1 ? "y" : "ies", o.image);
 	if (res.in_place_why)
 		fprintf(stderr, "%s: warning: %s written in place, as %s: "
 			"killed while it commits, it needs e2fsck -fy (--undo "

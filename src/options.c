@@ -40,6 +40,7 @@ enum {
 	OPT_JSON,
 	OPT_MERGE,
 	OPT_ROOT_ATTRS,
+	OPT_FORCE,
 };
 
 static const struct option longopts[] = {
@@ -59,6 +60,7 @@ static const struct option longopts[] = {
 	{ "atomic", no_argument, NULL, OPT_ATOMIC },
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "create", required_argument, NULL, OPT_CREATE },
+	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
 	{ "inodes", required_argument, NULL, OPT_INODES },
@@ -108,7 +110,10 @@ void options_usage(FILE *f, const char *prog)
 "                         (SIZE as mke2fs takes it: 64M, 2G, or blocks);\n"
 "                         IMAGE is overwritten.  auto[+N%%|+SIZE]: the\n"
 "                         smallest size the tree fits in (4 KiB blocks\n"
-"                         unless --block-size), plus the margin\n"
+"                         unless --block-size), plus the margin.  An IMAGE\n"
+"                         that holds data but no ext2/3/4 filesystem is\n"
+"                         refused (arguments swapped?)\n"
+"      --force            with --create: overwrite such an IMAGE too\n"
 "      --fs-type T        with --create: ext2 (default) or ext3\n"
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
@@ -359,6 +364,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 			    parse_margin(optarg + 4, o))
 				return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
 			break;
+		case OPT_FORCE:
+			o->force = 1;
+			break;
 		case OPT_DRY_RUN:
 			o->dry_run = 1;
 			break;
@@ -444,6 +452,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	if (!o->create && (o->mkfs.fs_type || o->mkfs.block_size ||
 			   o->mkfs.inodes || o->mkfs.extra))
 		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
+	if (o->force && !o->create)
+		return *msg = "--force goes with --create (it lets mke2fs overwrite a file that holds no filesystem)", ORLOV_ERR_USAGE;
 	if (o->meta.all_root && (o->meta.uid.n || o->meta.gid.n))
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)

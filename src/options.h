@@ -38,6 +38,8 @@ struct options {
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int create;		/* --create SIZE: mke2fs first */
+	int force;		/* --force: --create overwrites what is no
+				   ext2/3/4 filesystem */
 	int auto_size;		/* --create auto[+MARGIN] */
 	unsigned int margin_pct;	/* auto+N%% */
 	uint64_t margin_bytes;	/* auto+SIZE */

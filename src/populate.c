@@ -79,6 +79,11 @@ struct inputs {
 	struct devtable *dtp;	/* &dt, or NULL without one */
 	const char *path;	/* the image opened: IMAGE, or ... */
 	char *tmp;		/* --create's new image until it is renamed */
+	char *image;		/* IMAGE, a final symlink followed */
+	int image_fd;		/* --create: IMAGE's flock, or -1 */
+	int tmp_fd;		/* --create: @tmp's flock, or -1 */
+	struct file_id skip[3];	/* the image's own files: not walked */
+	size_t nskip;
 };
 
 struct ctx {
@@ -1777,7 +1782,8 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 
 static errcode_t first_pass(struct ctx *c)
 {
-	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1 };
+	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1,
+				.skip = c->in->skip, .nskip = c->in->nskip };
 	struct walk_visitor v = {
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
 		.leaf = scan_leaf, .error = walk_error, .ctx = c,
@@ -1912,6 +1918,7 @@ static errcode_t check_args(const struct options *o, int *archive)
 {
 	unsigned char head[1088];
 	struct stat st, ist;
+	enum image_probe kind;
 	ssize_t n = 0;
 	int fd;
 
@@ -1925,6 +1932,13 @@ static errcode_t check_args(const struct options *o, int *archive)
 		if (n >= 1082 && get_le16(head + 1080) == EXT2_SUPER_MAGIC &&
 		    stat(o->image, &ist) == 0 && S_ISDIR(ist.st_mode))
 			return ORLOV_ERR_SOURCE_IS_IMAGE;
+		/* An image starts with 1 KiB of zeros, which libarchive
+		 * reads as an empty tar: 0 entries, and with --create
+		 * IMAGE (the real SOURCE) overwritten. */
+		if (!image_probe(o->source, &kind) && kind == PROBE_EXT)
+			return ORLOV_ERR_SOURCE_IS_FS;
+		if (!image_probe(o->source, &kind) && kind == PROBE_EMPTY)
+			return ORLOV_ERR_SOURCE_ZEROS;
 		/* anything else not a directory: libarchive says what it is */
 		*archive = 1;
 		if (tar_supported())
@@ -1940,6 +1954,11 @@ static errcode_t check_args(const struct options *o, int *archive)
 	}
 	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
 		return ORLOV_ERR_NO_IMAGE;
+	/* mke2fs asks before it overwrites what it recognises; -F, which
+	 * --create gives it, does not ask */
+	if (o->create && !o->force && !image_probe(o->image, &kind) &&
+	    kind == PROBE_OTHER)
+		return ORLOV_ERR_CREATE_CLOBBER;
 	return 0;
 }
 
@@ -1981,8 +2000,11 @@ static errcode_t before_open(const struct options *o,
 	in->src.dir = o->source;
 	err = check_args(o, &archive);
 	if (err) {
-		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" : "reading";
-		res->where = strdup(err == ORLOV_ERR_NO_IMAGE ? o->image : o->source);
+		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
+
+		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" :
+			    img ? "checking" : "reading";
+		res->where = strdup(img ? o->image : o->source);
 		return err;
 	}
 	/* --trace truncates its file, --undo writes one: never the image,
@@ -2037,6 +2059,19 @@ static void inputs_free(struct inputs *in)
 	tar_free((struct tar_tree *)in->src.tar);
 }
 
+/* The image's files, and with --create the IMAGE it replaces: an image
+ * inside SOURCE is not copied into itself. */
+static void own_files(struct inputs *in, const struct image *img)
+{
+	struct stat st;
+
+	in->nskip = image_files(img, in->skip, 2);
+	if (in->image_fd >= 0 && !fstat(in->image_fd, &st)) {
+		in->skip[in->nskip].dev = st.st_dev;
+		in->skip[in->nskip++].ino = st.st_ino;
+	}
+}
+
 /* One run on IMAGE as it is now, as far as @mode says. */
 static errcode_t run(const struct options *o, struct populate_result *res,
 		     struct inputs *in, enum run_mode mode)
@@ -2073,6 +2108,8 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.mount_unknown = &res->mount_unknown;
 	io.has_now = o->meta.has_epoch;
 	io.now = o->meta.epoch;
+	io.held_fd = in->tmp ? &in->tmp_fd : in->image_fd >= 0 ? &in->image_fd : NULL;
+	io.stale = &res->stale_removed;
 	err = image_open(in->path, &io, &c.img, &what, &feature);
 	if (err) {
 		res->what = what;
@@ -2088,6 +2125,9 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		}
 		return err;
 	}
+	own_files(in, c.img);
+	wo.skip = in->skip;
+	wo.nskip = in->nskip;
 	err = image_load_state(c.img, &c.fs);
 	if (err) {
 		res->what = "loading allocator state from";
@@ -2216,22 +2256,45 @@ static errcode_t create_temp(const struct options *o,
 	struct stat st;
 	enum temp_step step;
 	errcode_t err;
-	int fd, have = stat(o->image, &st) == 0;
+	int have = stat(in->image, &st) == 0;
 
 	if (o->in_place || (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
 	    (!have && errno != ENOENT))
 		return 0;
-	err = image_temp_create(o->image, have ? &st : NULL, 1, &in->tmp, &fd,
-				&step);
-	if (err == EPERM && have && step == TEMP_OWNER)
+	err = image_temp_create(in->image, have ? &st : NULL, 1, in->image_fd,
+				&in->tmp, &in->tmp_fd, &step);
+	if (have && ((err == EPERM && step == TEMP_OWNER) ||
+		     (err && step == TEMP_XATTR)))
 		return 0;
 	if (err) {
 		res->what = "creating the new image next to";
 		res->where = strdup(o->image);
 		return err;
 	}
-	close(fd);
 	in->path = in->tmp;
+	return 0;
+}
+
+/*
+ * --create locks IMAGE before mke2fs, as a plain run does before it
+ * writes, and holds the lock until the new image has its name: another
+ * run's commit cannot slip in between.  A new IMAGE with --in-place is
+ * made empty first, to be locked.
+ */
+static errcode_t create_lock(const struct options *o,
+			     struct populate_result *res, struct inputs *in)
+{
+	unsigned int n = 0;
+	errcode_t err = image_lock(in->image, o->in_place, &in->image_fd);
+
+	if (err) {
+		res->what = "locking";
+		res->where = strdup(o->image);
+		return err;
+	}
+	if (in->image_fd >= 0)
+		image_remove_stale(in->image, &n);
+	res->stale_removed += n;
 	return 0;
 }
 
@@ -2349,8 +2412,17 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	errcode_t err;
 
 	memset(&in, 0, sizeof(in));
-	in.path = o->image;
+	in.image_fd = in.tmp_fd = -1;
+	err = image_resolve(o->image, &in.image);
+	if (err) {
+		res->what = "following the symbolic link";
+		res->where = strdup(o->image);
+		return err;
+	}
+	in.path = in.image;
 	err = before_open(o, res, &in);
+	if (!err && o->create)
+		err = create_lock(o, res, &in);
 	if (!err && o->create)
 		err = create_temp(o, res, &in);
 	if (!err && o->create)
@@ -2358,7 +2430,7 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	if (!err)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
 	if (in.tmp && !err) {
-		err = image_temp_commit(in.tmp, o->image);
+		err = image_temp_commit(in.tmp, in.image, in.image_fd);
 		if (err) {
 			res->what = "renaming the new image over";
 			res->where = strdup(o->image);
@@ -2367,6 +2439,11 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	if (in.tmp && err)
 		unlink(in.tmp);
 	free(in.tmp);
+	if (in.tmp_fd >= 0)
+		close(in.tmp_fd);
+	if (in.image_fd >= 0)
+		close(in.image_fd);
+	free(in.image);
 	if (!err)
 		print_summary(o, res);
 	inputs_free(&in);

@@ -27,6 +27,8 @@ struct populate_result {
 	int mount_unknown;
 	/* An image file written in place for want of a copy: why. */
 	const char *in_place_why;
+	/* Copies of IMAGE that killed runs had left, removed. */
+	unsigned int stale_removed;
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */

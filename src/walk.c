@@ -344,6 +344,18 @@ struct frame {
 
 #define OPEN_DIRS 64
 
+/* One of the files the walk leaves out (walk_opts.skip)? */
+static int skipped(const struct walker *w, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->opts->nskip; i++)
+		if (w->opts->skip[i].dev == st->st_dev &&
+		    w->opts->skip[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
 /*
  * Read what a leaf or directory is, without following it.  A directory,
  * and a regular file whose data or attributes are wanted, is opened here
@@ -351,13 +363,17 @@ struct frame {
  * the file lstat described, not one put in its place since.
  */
 static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
-			    char **target, int *fd)
+			    char **target, int *fd, int *skip)
 {
 	errcode_t err;
 
 	*fd = -1;
 	if (fstatat(dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW))
 		return fail(w, (errcode_t)errno, "reading attributes of");
+	/* the image inside SOURCE: its copy would be half written */
+	*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
+	if (*skip)
+		return 0;
 	if (S_ISDIR(e->st.st_mode) ||
 	    (S_ISREG(e->st.st_mode) && (w->opts->want_data || w->opts->want_xattrs))) {
 		err = walk_open_same(dirfd, e->name, &e->st,
@@ -477,7 +493,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		struct host_file h = { .dirfd = f->fd, .fd = -1 };
 		char *target = NULL;
 		size_t mark = w->path.len;
-		int fd;
+		int fd, skip = 0;
 
 		if (f->next == f->n) {
 			err = pop_dir(w, *stack, depth);
@@ -493,7 +509,11 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 			break;
 		e.path = w->path.s;
 		e.priv = &h;
-		err = read_entry(w, f->fd, &e, &target, &fd);
+		err = read_entry(w, f->fd, &e, &target, &fd, &skip);
+		if (!err && skip) {
+			sb_truncate(&w->path, mark);
+			continue;
+		}
 		if (!err && S_ISDIR(e.st.st_mode)) {
 			/* its own entries follow it; the path keeps its name */
 			err = push_dir(w, stack, cap, depth, fd, &e, mark);

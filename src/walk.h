@@ -76,9 +76,17 @@ void walk_free_names(struct walk_name *names, size_t count);
 errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
 			 int flags, int *out);
 
+/* A host file, as a walk can recognise it whatever its name. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
+};
+
 struct walk_opts {
 	int want_xattrs;	/* read extended attributes */
 	int want_data;		/* regular files get data ops (else NULL) */
+	const struct file_id *skip;	/* files left out of the walk: the */
+	size_t nskip;			/* image and its copies */
 };
 
 /* Walk the host directory @root.  The root itself is passed to enter_dir
