@@ -23,6 +23,8 @@ int main(int argc, char **argv)
 	err = options_parse(argc, argv, &o, &msg);
 	if (err) {
 		com_err(prog, err, "(%s); try --help", msg);
+		if (o.json)
+			populate_json_error(&o, err, NULL, msg);
 		options_free(&o);
 		return 2;
 	}
@@ -39,6 +41,8 @@ int main(int argc, char **argv)
 	if (err) {
 		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
 			res.where ? res.where : o.image);
+		if (o.json)
+			populate_json_error(&o, err, &res, NULL);
 		populate_result_free(&res);
 		options_free(&o);
 		return 1;

@@ -161,8 +161,11 @@ void options_usage(FILE *f, const char *prog)
 "\n"
 "Safety and output:\n"
 "      --dry-run          do everything but write: print the inodes and blocks\n"
-"                         the copy takes (exactly what the real run takes)\n"
-"      --json             print the summary as one JSON object\n"
+"                         the copy takes (exactly what the real run takes);\n"
+"                         with --create, made in a scratch file in TMPDIR\n"
+"      --json             print the summary, or the error, as one JSON object\n"
+"                         on stdout (-v lines go to stderr); bytes of names\n"
+"                         that are not UTF-8, and %%, as %%XX\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
@@ -443,8 +446,8 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)
 		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
-	if (o->dry_run && (o->create || o->undo || o->atomic || o->in_place))
-		return *msg = "--dry-run writes nothing: not with --create, --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
+	if (o->dry_run && (o->undo || o->atomic || o->in_place))
+		return *msg = "--dry-run writes nothing: not with --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
 	o->mkfs.has_epoch = o->meta.has_epoch;
 	o->mkfs.epoch = o->meta.epoch;
 	o->mkfs.seed = o->seed;

@@ -360,11 +360,14 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 	c->res->entries++;
 	c->group_used[group] = 1;
 	if (c->o->verbosity > 0) {
-		fput_escaped(stdout, c->o->target, strlen(c->o->target));
+		/* --json keeps standard output for the one object */
+		FILE *f = c->o->json ? stderr : stdout;
+
+		fput_escaped(f, c->o->target, strlen(c->o->target));
 		if (strcmp(c->o->target, "/"))
-			putchar('/');
-		fput_escaped(stdout, e->path, strlen(e->path));
-		printf(" %u %u\n", ino, group);
+			putc('/', f);
+		fput_escaped(f, e->path, strlen(e->path));
+		fprintf(f, " %u %u\n", ino, group);
 	} else if (c->progress) {
 		time_t now = time(NULL);
 
@@ -1768,6 +1771,31 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	return 0;
 }
 
+/* The tree does not fit: say by how much, so the user knows what size or
+ * -N to ask for. */
+static errcode_t too_small(struct ctx *c, errcode_t err)
+{
+	const struct populate_result *r = c->res;
+	char *where;
+	size_t n = strlen(c->o->source) + strlen(c->o->image) + 160;
+
+	where = malloc(n);
+	if (!where)
+		return fail_at(c, err, "checking", c->o->source);
+	if (err == ORLOV_ERR_NO_INODES)
+		snprintf(where, n, "%s: it needs %llu inodes, %s has %llu free",
+			 c->o->source, (unsigned long long)r->need_inodes,
+			 c->o->image, (unsigned long long)r->free_inodes);
+	else
+		snprintf(where, n, "%s: it needs %llu blocks of %u bytes, %s "
+			 "has %llu free", c->o->source,
+			 (unsigned long long)r->need_blocks, r->block_size,
+			 c->o->image, (unsigned long long)r->free_blocks);
+	fail_at(c, err, "checking", where);
+	free(where);
+	return err;
+}
+
 static errcode_t first_pass(struct ctx *c)
 {
 	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1 };
@@ -1790,10 +1818,12 @@ static errcode_t first_pass(struct ctx *c)
 	c->res->free_inodes = (uint64_t)percpu_counter_sum(&c->fs.freei);
 	c->res->free_blocks = (uint64_t)percpu_counter_sum(&c->fs.freeb);
 	c->res->block_size = c->fs.g.block_size;
-	if (c->need_inodes > (uint64_t)percpu_counter_sum(&c->fs.freei))
-		return fail(c, ORLOV_ERR_NO_INODES, "checking", "");
-	if (c->need_blocks > (uint64_t)percpu_counter_sum(&c->fs.freeb))
-		return fail(c, ORLOV_ERR_NO_BLOCKS, "checking", "");
+	c->res->fs_blocks = c->fs.g.blocks_count;
+	c->res->fs_inodes = c->fs.g.inodes_count;
+	if (c->need_inodes > c->res->free_inodes)
+		return too_small(c, ORLOV_ERR_NO_INODES);
+	if (c->need_blocks > c->res->free_blocks)
+		return too_small(c, ORLOV_ERR_NO_BLOCKS);
 	return 0;
 }
 
@@ -2228,7 +2258,7 @@ static errcode_t create_image(const struct options *o,
 {
 	struct mkfs_opts m = o->mkfs;
 	char size[32], inodes[32];
-	uint64_t kib = 16384, bs;
+	uint64_t kib = 16384, bs, floor;
 	errcode_t err;
 	int tries;
 
@@ -2239,6 +2269,7 @@ static errcode_t create_image(const struct options *o,
 	if (!m.block_size)
 		m.block_size = "4096";	/* mke2fs would choose by size */
 	bs = strtoull(m.block_size, NULL, 10);
+	floor = m.fs_type && !strcmp(m.fs_type, "ext3") ? 2048 : 64;
 	/* The first run on a probe of 16 MiB gives the tree's needs, which
 	 * do not depend on the size, and the share of a filesystem that is
 	 * free; then the size they call for, grown until the check agrees. */
@@ -2248,7 +2279,20 @@ static errcode_t create_image(const struct options *o,
 
 		snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
 		m.size = size;
+		/* After the probe, a size below mke2fs's minimum (which
+		 * depends on its options) is grown until mke2fs takes it:
+		 * the probe's mke2fs has shown any other complaint. */
+		m.quiet = tries > 0;
 		err = mkfs_create(in->path, &m);
+		if (err == ORLOV_ERR_MKFS_FAILED && tries && kib < 16384) {
+			kib += kib / 2;
+			continue;
+		}
+		if (err == ORLOV_ERR_MKFS_FAILED && m.quiet) {
+			m.quiet = 0;	/* again, for mke2fs to say why */
+			err = mkfs_create(in->path, &m);
+		}
+		m.quiet = 0;
 		if (err)
 			goto out;
 		memset(&r, 0, sizeof(r));
@@ -2263,6 +2307,10 @@ static errcode_t create_image(const struct options *o,
 		total = kib * 1024 / bs;
 		want = r.free_blocks ? r.need_blocks * total / r.free_blocks : total;
 		want += want / 50 + 16;		/* the larger one's metadata */
+		/* mke2fs's least for any block size; for ext3 the least
+		 * it gives a journal (ext2fs_default_journal_size) */
+		if (want < floor)
+			want = floor;
 		if (tries && want * bs / 1024 <= kib)
 			want = kib * 1024 / bs + kib * 1024 / bs / 8;
 		if (!o->mkfs.inodes && r.need_inodes + 16 > r.free_inodes) {
@@ -2299,7 +2347,11 @@ static void print_summary(const struct options *o,
 	if (o->json) {
 		printf("{\"image\": ");
 		fput_json(stdout, o->image);
-		printf(", \"dry_run\": %s, \"entries\": %llu, \"bytes\": %llu, "
+		if (o->create)
+			printf(", \"created_blocks\": %llu, \"created_inodes\": %llu",
+			       (unsigned long long)res->fs_blocks,
+			       (unsigned long long)res->fs_inodes);
+		printf(", \"dry_run\": %s, \"ok\": true, \"entries\": %llu, \"bytes\": %llu, "
 		       "\"inodes_used\": %llu, \"blocks_used\": %llu, "
 		       "\"block_size\": %u, \"free_inodes_before\": %llu, "
 		       "\"free_blocks_before\": %llu, \"groups_used\": %u, "
@@ -2313,6 +2365,13 @@ static void print_summary(const struct options *o,
 		       (unsigned long long)res->free_blocks, res->groups_used,
 		       res->seconds);
 	} else if (o->verbosity >= 0 && o->dry_run) {
+		if (o->create)
+			printf("dry run: --create %s would make %s with %llu "
+			       "blocks of %u bytes and %llu inodes\n",
+			       o->mkfs.size, o->image,
+			       (unsigned long long)res->fs_blocks,
+			       res->block_size,
+			       (unsigned long long)res->fs_inodes);
 		printf("dry run: %llu entries, %llu bytes need %llu inodes and "
 		       "%llu blocks of %u bytes (%llu and %llu free); nothing "
 		       "written\n", (unsigned long long)res->entries,
@@ -2329,6 +2388,70 @@ static void print_summary(const struct options *o,
 	}
 }
 
+void populate_json_error(const struct options *o, errcode_t err,
+			 const struct populate_result *res, const char *usage)
+{
+	printf("{\"image\": ");
+	fput_json(stdout, o->image ? o->image : "");
+	printf(", \"dry_run\": %s, \"ok\": false, \"error\": ",
+	       o->dry_run ? "true" : "false");
+	fput_json(stdout, error_message(err));
+	printf(", \"code\": %ld", (long)err);
+	if (usage) {
+		printf(", \"usage\": ");
+		fput_json(stdout, usage);
+	}
+	if (res && res->what) {
+		printf(", \"while\": ");
+		fput_json(stdout, res->what);
+	}
+	if (res && res->where) {
+		printf(", \"path\": ");
+		fput_json(stdout, res->where);
+	}
+	if (res && (err == ORLOV_ERR_NO_INODES || err == ORLOV_ERR_NO_BLOCKS))
+		printf(", \"need_inodes\": %llu, \"need_blocks\": %llu, "
+		       "\"block_size\": %u, \"free_inodes\": %llu, "
+		       "\"free_blocks\": %llu",
+		       (unsigned long long)res->need_inodes,
+		       (unsigned long long)res->need_blocks, res->block_size,
+		       (unsigned long long)res->free_inodes,
+		       (unsigned long long)res->free_blocks);
+	printf("}\n");
+	fflush(stdout);
+}
+
+/* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
+ * never next to IMAGE, and dropped after the dry run on it. */
+static errcode_t create_scratch(struct populate_result *res,
+				struct inputs *in)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = strlen(dir) + 32;
+	in->tmp = malloc(n);
+	if (!in->tmp)
+		return ENOMEM;
+	snprintf(in->tmp, n, "%s/orlov-dry-run-XXXXXX", dir);
+	fd = mkstemp(in->tmp);
+	if (fd < 0) {
+		errcode_t err = (errcode_t)errno;
+
+		res->what = "creating a scratch image for --dry-run in";
+		res->where = strdup(dir);
+		free(in->tmp);
+		in->tmp = NULL;
+		return err;
+	}
+	close(fd);
+	in->path = in->tmp;
+	return 0;
+}
+
 errcode_t populate(const struct options *o, struct populate_result *res)
 {
 	struct inputs in;
@@ -2338,19 +2461,20 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	in.path = o->image;
 	err = before_open(o, res, &in);
 	if (!err && o->create)
-		err = create_temp(o, res, &in);
+		err = o->dry_run ? create_scratch(res, &in) :
+				   create_temp(o, res, &in);
 	if (!err && o->create)
 		err = create_image(o, res, &in);
 	if (!err)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
-	if (in.tmp && !err) {
+	if (in.tmp && !err && !o->dry_run) {
 		err = image_temp_commit(in.tmp, o->image);
 		if (err) {
 			res->what = "renaming the new image over";
 			res->where = strdup(o->image);
 		}
 	}
-	if (in.tmp && err)
+	if (in.tmp && (err || o->dry_run))
 		unlink(in.tmp);
 	free(in.tmp);
 	if (!err)

@@ -244,18 +244,59 @@ errcode_t run_program(const char *const *progs, size_t nprogs,
 	return 0;
 }
 
+/* Bytes in the well-formed UTF-8 sequence at @p (RFC 3629: no overlong
+ * forms, no surrogates, nothing past U+10FFFF), or 0. */
+static size_t utf8_seq(const unsigned char *p, size_t n)
+{
+	size_t len, i;
+	unsigned char lo = 0x80, hi = 0xbf;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		len = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		len = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		len = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		lo = 0xa0;
+	else if (p[0] == 0xed)
+		hi = 0x9f;
+	else if (p[0] == 0xf0)
+		lo = 0x90;
+	else if (p[0] == 0xf4)
+		hi = 0x8f;
+	if (n < len || p[1] < lo || p[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+	return len;
+}
+
 void fput_json(FILE *f, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s;
+	size_t n = strlen(s), i = 0, k;
 
 	fputc('"', f);
-	for (; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(f, "\\%c", *p);
-		else if (*p < 0x20 || *p >= 0x7f)
-			fprintf(f, "\\u%04x", *p);	/* bytes, as Latin-1 */
-		else
-			fputc(*p, f);
+	while (i < n) {
+		k = utf8_seq(p + i, n - i);
+		if (k == 1 && (p[i] == '"' || p[i] == '\\')) {
+			fprintf(f, "\\%c", p[i]);
+		} else if (k == 0 || (k == 1 && (p[i] < 0x20 || p[i] == 0x7f ||
+						  p[i] == '%'))) {
+			/* one byte, the one way: a JSON reader can tell
+			 * it from any character (whose '%' is %25) */
+			fprintf(f, "%%%02X", p[i]);
+			k = 1;
+		} else {
+			fwrite(p + i, 1, k, f);
+		}
+		i += k;
 	}
 	fputc('"', f);
 }

@@ -29,7 +29,9 @@ void fput_escaped(FILE *f, const char *s, size_t n);
 /* The same, appended to a string buffer (for messages). */
 errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
 
-/* @s as a JSON string; bytes outside printable ASCII as \u00XX. */
+/* @s as a JSON string: well-formed UTF-8 as it is; '%', control bytes
+ * and every byte that is not part of well-formed UTF-8 as %XX (so the
+ * string read back, %XX decoded, is @s byte for byte). */
 void fput_json(FILE *f, const char *s);
 
 /* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */

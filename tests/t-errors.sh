@@ -209,7 +209,7 @@ expect atomic-undo 2 "Invalid usage \(--atomic never changes IMAGE in place: no 
 	"$T_TMP/dirty.img" --atomic --undo "$T_TMP/u" "$T_TMP/dirty.img" "$src"
 expect atomic-in-place 2 "Invalid usage \(--atomic writes a copy, --in-place the image itself: give one\)" \
 	"$T_TMP/dirty.img" --atomic --in-place "$T_TMP/dirty.img" "$src"
-expect dry-in-place 2 "Invalid usage \(--dry-run writes nothing: not with --create, --undo, --atomic or --in-place\)" \
+expect dry-in-place 2 "Invalid usage \(--dry-run writes nothing: not with --undo, --atomic or --in-place\)" \
 	"$T_TMP/dirty.img" --dry-run --in-place "$T_TMP/dirty.img" "$src"
 
 # Past the driver's s_maxbytes (16 GiB and a bit on 1 KiB blocks), holes

@@ -1,0 +1,147 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What a run reports (issue 20, items 12 and 15-21): --json is one valid
+# JSON object on standard output, also on an error, with one encoding for
+# names that are not UTF-8; a tree too big is told in figures; --dry-run
+# --create; UUIDs that follow the tree; --create auto of tiny trees;
+# what an IMAGE that is no ext2 filesystem is; messages that name the
+# cause; the seconds of the summary; orlov-layout verify of archives and
+# device tables.
+. "$(dirname "$0")/lib.sh"
+
+command -v python3 >/dev/null || t_skip "no python3"
+export SOURCE_DATE_EPOCH=1700000000
+
+# valid FILE: FILE is one JSON object (python3 -m json.tool reads it)
+valid() {
+	python3 -m json.tool "$1" >/dev/null 2>&1 ||
+		{ cat "$1" >&2; t_fail "$2: not valid JSON"; }
+}
+# jget FILE KEY: the value, a string's %XX decoded to bytes (shown as
+# Python's bytes repr)
+jget() {
+	python3 -c '
+import json, sys, urllib.parse
+v = json.load(open(sys.argv[1])).get(sys.argv[2])
+if isinstance(v, str):
+    v = repr(urllib.parse.unquote_to_bytes(v))
+print(v)' "$1" "$2"
+}
+
+src=$T_TMP/src
+mkdir -p "$src/d"
+printf 'x' >"$src/d/f"
+img=$T_TMP/img
+
+# T_ITEMS="18 17": only those items (to show each fails on an old build)
+item() {
+	case " ${T_ITEMS:-$1} " in *" $1 "*) return 0 ;; esac
+	return 1
+}
+
+# ---- 18: --json with -v, errors, names -------------------------------------
+item18() {
+t_mkimage "$img" 4M -t ext2 -b 1024
+"$ORLOV_POPULATE" --json -v "$img" "$src" >"$T_TMP/out" 2>"$T_TMP/err" ||
+	t_fail "18: --json -v failed"
+valid "$T_TMP/out" "18: --json -v"
+grep -q '^/d/f [0-9]* [0-9]*$' "$T_TMP/err" || t_fail "18: -v lines not on stderr"
+echo "18: --json -v: one JSON object on stdout, entries on stderr"
+}
+
+item18b() {
+
+# an error under --json: still one JSON object, and the one-line message
+t_mkimage "$img" 4M -t ext2 -b 1024
+"$ORLOV_POPULATE" --json "$img" "$T_TMP/nope" >"$T_TMP/out" 2>"$T_TMP/err" &&
+	t_fail "18: a missing SOURCE passed"
+valid "$T_TMP/out" "18: error"
+[ "$(jget "$T_TMP/out" ok)" = False ] || t_fail "18: error: ok is not false"
+[ "$(wc -l <"$T_TMP/err")" = 1 ] || t_fail "18: error: not one line on stderr"
+"$ORLOV_POPULATE" --json --policy x "$img" "$src" >"$T_TMP/out" 2>/dev/null &&
+	t_fail "18: a usage error passed"
+valid "$T_TMP/out" "18: usage error"
+echo "18: errors under --json: a JSON object with ok false"
+}
+
+item18c() {
+
+# names: UTF-8 passed through, other bytes (and '%') as %XX
+u=$(printf 'gr\303\274n')	# grün
+b=$(printf 'b\377%%')		# b, byte 0xff, %
+mkdir -p "$T_TMP/$u" "$T_TMP/$b"
+t_mkimage "$T_TMP/$u.img" 4M -t ext2 -b 1024
+"$ORLOV_POPULATE" --json "$T_TMP/$u.img" "$src" >"$T_TMP/out" || t_fail "18: UTF-8 name"
+valid "$T_TMP/out" "18: UTF-8 name"
+grep -q "$u.img" "$T_TMP/out" || t_fail "18: UTF-8 not passed through"
+[ "$(jget "$T_TMP/out" image)" = "b'$T_TMP/gr\\xc3\\xbcn.img'" ] ||
+	t_fail "18: UTF-8 name read back as $(jget "$T_TMP/out" image)"
+t_mkimage "$T_TMP/$b.img" 4M -t ext2 -b 1024
+"$ORLOV_POPULATE" --json "$T_TMP/$b.img" "$src" >"$T_TMP/out" || t_fail "18: byte name"
+valid "$T_TMP/out" "18: byte name"
+[ "$(jget "$T_TMP/out" image)" = "b'$T_TMP/b\\xff%.img'" ] ||
+	t_fail "18: byte name read back as $(jget "$T_TMP/out" image)"
+echo "18: names: UTF-8 as is, other bytes %XX, read back byte for byte"
+}
+
+# ---- 17: a tree that does not fit ------------------------------------------
+item17() {
+big=$T_TMP/big
+mkdir -p "$big"
+head -c 3000000 /dev/zero >"$big/f"
+t_mkimage "$img" 1M -t ext2 -b 1024
+"$ORLOV_POPULATE" --dry-run --json "$img" "$big" >"$T_TMP/out" 2>"$T_TMP/err" &&
+	t_fail "17: too big passed"
+grep -Eq "Not enough free blocks .* while checking $big: it needs [0-9]+ blocks of 1024 bytes, $img has [0-9]+ free$" "$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "17: no figures in the message"; }
+valid "$T_TMP/out" "17: --dry-run --json, too big"
+[ "$(jget "$T_TMP/out" need_blocks)" -gt "$(jget "$T_TMP/out" free_blocks)" ] ||
+	t_fail "17: JSON need_blocks/free_blocks"
+echo "17: too big: $(cat "$T_TMP/err")"
+}
+
+item17b() {
+
+# --dry-run --create: what would be made, and the real run takes as much
+rm -f "$T_TMP/new.img"
+"$ORLOV_POPULATE" --dry-run --create 8M --block-size 1024 "$T_TMP/new.img" "$src" \
+	>"$T_TMP/out" || t_fail "17: --dry-run --create"
+[ ! -e "$T_TMP/new.img" ] || t_fail "17: --dry-run --create made IMAGE"
+grep -q "^dry run: --create 8M would make $T_TMP/new.img with 8192 blocks of 1024 bytes and [0-9]* inodes$" "$T_TMP/out" ||
+	{ cat "$T_TMP/out" >&2; t_fail "17: --dry-run --create summary"; }
+mkdir "$T_TMP/tmp"
+TMPDIR=$T_TMP/tmp "$ORLOV_POPULATE" --dry-run --json --create auto "$T_TMP/new.img" "$src" \
+	>"$T_TMP/dry.json" || t_fail "17: --dry-run --json --create auto"
+valid "$T_TMP/dry.json" "17: --dry-run --create auto"
+"$ORLOV_POPULATE" -q --create auto "$T_TMP/new.img" "$src" || t_fail "17: --create auto"
+blocks=$(dumpe2fs -h "$T_TMP/new.img" 2>/dev/null | awk '/^Block count:/ { print $3 }')
+[ "$blocks" = "$(jget "$T_TMP/dry.json" created_blocks)" ] ||
+	t_fail "17: --dry-run said $(jget "$T_TMP/dry.json" created_blocks) blocks, --create made $blocks"
+[ -z "$(ls "$T_TMP/tmp")" ] || t_fail "17: scratch image left in TMPDIR"
+echo "17: --dry-run --create auto: $blocks blocks, as the real run"
+}
+
+# ---- 12: --create auto of small trees ---------------------------------------
+item12() {
+mkdir -p "$T_TMP/empty" "$T_TMP/small"
+head -c 60000 /dev/urandom >"$T_TMP/small/f"
+for t in empty small; do
+	for bs in 1024 4096; do
+		"$ORLOV_POPULATE" -q --create auto --block-size $bs "$T_TMP/$t.img" "$T_TMP/$t" 2>"$T_TMP/err" ||
+			{ cat "$T_TMP/err" >&2; t_fail "12: --create auto, $t tree, $bs"; }
+		[ -s "$T_TMP/err" ] && { cat "$T_TMP/err" >&2; t_fail "12: $t, $bs: messages"; }
+		t_fsck "$T_TMP/$t.img"
+	done
+done
+"$ORLOV_POPULATE" -q --create auto --fs-type ext3 "$T_TMP/e3.img" "$T_TMP/empty" 2>"$T_TMP/err" ||
+	t_fail "12: --create auto ext3, empty tree"
+[ -s "$T_TMP/err" ] && { cat "$T_TMP/err" >&2; t_fail "12: ext3: messages"; }
+dumpe2fs -h "$T_TMP/e3.img" 2>/dev/null | grep -q "^Filesystem features:.*has_journal" ||
+	t_fail "12: ext3 without a journal"
+echo "12: --create auto: an empty directory and 60 KB fit, 1 and 4 KiB blocks, ext3"
+}
+
+for i in 18 18b 18c 17 17b 12; do
+	if item $i; then item$i; fi
+done
+exit 0
