@@ -23,8 +23,11 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-/* A version-4-shaped UUID drawn from the epoch and the seed: the same
- * inputs give the same filesystem, other epochs or seeds another one.
+/* A version-4-shaped UUID drawn from the epoch and the seed, and for the
+ * filesystem UUID the digest of what goes in: the same inputs give the
+ * same filesystem, another tree, label or epoch another UUID (images
+ * of one build must not collide in /dev/disk/by-uuid).  The hash seed
+ * stays the epoch's and seed's: it places directory entries.
  * which: 0 the filesystem UUID, 1 the directory hash seed. */
 void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37])
 {
@@ -33,6 +36,11 @@ void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37])
 	unsigned char u[16];
 	int i;
 
+	if (!which && m->digest) {
+		uint64_t y = m->digest;
+
+		x ^= splitmix64(&y);
+	}
 	for (i = 0; i < 16; i += 8) {
 		uint64_t v = splitmix64(&x);
 		int k;

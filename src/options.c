@@ -191,7 +191,8 @@ void options_usage(FILE *f, const char *prog)
 "there is lost), or e2undo with --undo.\n"
 "Environment: SOURCE_DATE_EPOCH (later times are clamped to it, and it is\n"
 "the superblock's write time; with --create also the creation times, UUID\n"
-"and hash seed: two runs give identical images); TMPDIR (--delalloc's\n"
+"(with a digest of the tree and options) and hash seed: two runs give\n"
+"identical images); TMPDIR (--delalloc's\n"
 "delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
 		prog, tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"

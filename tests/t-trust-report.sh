@@ -141,7 +141,37 @@ dumpe2fs -h "$T_TMP/e3.img" 2>/dev/null | grep -q "^Filesystem features:.*has_jo
 echo "12: --create auto: an empty directory and 60 KB fit, 1 and 4 KiB blocks, ext3"
 }
 
-for i in 18 18b 18c 17 17b 12; do
+# ---- 20: the UUID follows the tree, the label, the options -------------------
+uuid() {
+	dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p'
+}
+item20() {
+	mkdir -p "$T_TMP/u1" "$T_TMP/u3"
+	printf 'host-a\n' >"$T_TMP/u1/hostname"
+	cp -a "$T_TMP/u1" "$T_TMP/u2"
+	printf 'host-b\n' >"$T_TMP/u3/hostname"	# same size, other bytes
+	touch -d @1600000000 "$T_TMP/u1/hostname" "$T_TMP/u2/hostname" \
+		"$T_TMP/u3/hostname"
+	for t in u1 u2 u3; do
+		"$ORLOV_POPULATE" -q --create 4M "$T_TMP/$t.img" "$T_TMP/$t" ||
+			t_fail "20: --create $t"
+	done
+	"$ORLOV_POPULATE" -q --create 4M --mkfs-options "-L data" "$T_TMP/l.img" "$T_TMP/u1" ||
+		t_fail "20: --create -L"
+	"$ORLOV_POPULATE" -q --create 4M --mkfs-options "-U $T_UUID" "$T_TMP/x.img" "$T_TMP/u3" ||
+		t_fail "20: --create -U"
+	[ "$(uuid "$T_TMP/u1.img")" = "$(uuid "$T_TMP/u2.img")" ] ||
+		t_fail "20: the same tree, other UUIDs"
+	cmp -s "$T_TMP/u1.img" "$T_TMP/u2.img" || t_fail "20: the same tree, other images"
+	[ "$(uuid "$T_TMP/u1.img")" != "$(uuid "$T_TMP/u3.img")" ] ||
+		t_fail "20: other data, the same UUID $(uuid "$T_TMP/u1.img")"
+	[ "$(uuid "$T_TMP/u1.img")" != "$(uuid "$T_TMP/l.img")" ] ||
+		t_fail "20: another label, the same UUID"
+	[ "$(uuid "$T_TMP/x.img")" = "$T_UUID" ] || t_fail "20: -U did not win"
+	echo "20: UUIDs: same tree $(uuid "$T_TMP/u1.img") twice, other data $(uuid "$T_TMP/u3.img"), label $(uuid "$T_TMP/l.img")"
+}
+
+for i in 18 18b 18c 17 17b 12 20; do
 	if item $i; then item$i; fi
 done
 exit 0
