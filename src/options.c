@@ -113,6 +113,7 @@ void options_usage(FILE *f, const char *prog)
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
+"                         (not -E offset=)\n"
 "\n"
 "What is copied:\n"
 "  -t, --target PATH      existing directory in IMAGE to fill (default /)\n"
@@ -443,6 +444,10 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	if (!o->create && (o->mkfs.fs_type || o->mkfs.block_size ||
 			   o->mkfs.inodes || o->mkfs.extra))
 		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
+	/* the image is opened at its first byte: one made at an offset
+	 * would be refused after mke2fs as no filesystem */
+	if (o->mkfs.extra && strstr(o->mkfs.extra, "offset="))
+		return *msg = "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte", ORLOV_ERR_USAGE;
 	if (o->meta.all_root && (o->meta.uid.n || o->meta.gid.n))
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)

@@ -25,6 +25,7 @@
 
 #include "populate.h"
 #include "image.h"
+#include "image_read.h"
 #include "orlov.h"
 #include "ext4_ialloc.h"
 #include "mballoc.h"
@@ -2100,8 +2101,18 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.now = o->meta.epoch;
 	err = image_open(in->path, &io, &c.img, &what, &feature);
 	if (err) {
+		char kind[256];
+		const char *is = err == ORLOV_ERR_NOT_EXT2 ?
+			ir_probe(in->path, kind, sizeof(kind)) : NULL;
+
 		res->what = what;
-		if (feature) {
+		if (is) {
+			size_t n = strlen(o->image) + strlen(is) + 4;
+
+			res->where = malloc(n);
+			if (res->where)
+				snprintf(res->where, n, "%s: %s", o->image, is);
+		} else if (feature) {
 			size_t n = strlen(o->image) + strlen(feature) + 16;
 
 			res->where = malloc(n);

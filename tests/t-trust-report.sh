@@ -171,7 +171,62 @@ item20() {
 	echo "20: UUIDs: same tree $(uuid "$T_TMP/u1.img") twice, other data $(uuid "$T_TMP/u3.img"), label $(uuid "$T_TMP/l.img")"
 }
 
-for i in 18 18b 18c 17 17b 12 20; do
+# ---- 16: an IMAGE that is no ext2 filesystem: what it is, what to do --------
+# notext2 NAME PATTERN FILE: refused with the pattern, the file unchanged
+notext2() {
+	cp "$3" "$T_TMP/before"
+	"$ORLOV_POPULATE" "$3" "$src" 2>"$T_TMP/err" && t_fail "16: $1 accepted"
+	grep -q "^orlov-populate: No ext2/ext3 filesystem at the start of the image while checking superblock of $3: $2" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "16: $1: message"; }
+	cmp -s "$T_TMP/before" "$3" || t_fail "16: $1: changed"
+	echo "16: $1: $(cat "$T_TMP/err")"
+}
+item16() {
+	: >"$T_TMP/empty.img"
+	notext2 empty "an empty file: give --create SIZE" "$T_TMP/empty.img"
+	t_mkimage "$T_TMP/e.img" 1M -t ext2 -b 1024
+	xz -c "$T_TMP/e.img" >"$T_TMP/e.img.xz" 2>/dev/null &&
+		notext2 xz "an xz-compressed file: decompress it first" "$T_TMP/e.img.xz"
+	# a GPT disk of 3 MiB whose partition 1 (from 1 MiB) holds e.img
+	python3 - "$T_TMP/disk.img" <<'PY'
+import struct, sys
+d = bytearray(3 << 20)
+d[446 + 4] = 0xee; d[446 + 8:446 + 12] = struct.pack('<I', 1)
+d[510:512] = b'\x55\xaa'
+hdr = b'EFI PART' + struct.pack('<IIIIQQQQ16sQII', 0x10000, 92, 0, 0, 1,
+	6143, 34, 6110, b'\0' * 16, 2, 128, 128)
+d[512:512 + len(hdr)] = hdr
+d[1024 + 32:1024 + 48] = struct.pack('<QQ', 2048, 4095)
+open(sys.argv[1], 'wb').write(d)
+PY
+	dd if="$T_TMP/e.img" of="$T_TMP/disk.img" bs=1M seek=1 conv=notrunc status=none
+	notext2 gpt "a partitioned disk image (GPT) with an ext2 filesystem in partition 1 at byte 1048576" "$T_TMP/disk.img"
+	# a FAT boot sector
+	python3 - "$T_TMP/fat.img" <<'PY'
+import sys
+d = bytearray(1 << 20)
+d[0:3] = b'\xeb\x3c\x90'; d[3:11] = b'mkfs.fat'; d[0x15] = 0xf8
+d[54:62] = b'FAT16   '; d[510:512] = b'\x55\xaa'
+open(sys.argv[1], 'wb').write(d)
+PY
+	notext2 vfat "a FAT (vfat) filesystem" "$T_TMP/fat.img"
+	mke2fs -q -F -E offset=4096 "$T_TMP/off.img" 1M >/dev/null 2>&1
+	notext2 offset "an ext2 filesystem at byte 4096, not at the start" "$T_TMP/off.img"
+	rm -f "$T_TMP/new.img"
+	"$ORLOV_POPULATE" --create 4M --mkfs-options "-E offset=4096" "$T_TMP/new.img" "$src" 2>"$T_TMP/err" &&
+		t_fail "16: --create -E offset= accepted"
+	grep -q "Invalid usage (--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte)" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "16: -E offset= message"; }
+	[ ! -e "$T_TMP/new.img" ] || t_fail "16: -E offset= made IMAGE"
+	echo "16: --create -E offset=: refused before mke2fs"
+	"$ORLOV_LAYOUT" dump "$T_TMP/disk.img" >/dev/null 2>"$T_TMP/err" &&
+		t_fail "16: orlov-layout dump of a disk image passed"
+	grep -q "^orlov-layout: No ext2/ext3 filesystem at the start of the image while opening image $T_TMP/disk.img: a partitioned disk image (GPT)" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "16: orlov-layout's message"; }
+	echo "16: orlov-layout: $(cat "$T_TMP/err")"
+}
+
+for i in 18 18b 18c 17 17b 12 20 16; do
 	if item $i; then item$i; fi
 done
 exit 0
