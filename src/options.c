@@ -470,6 +470,21 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
 	if (o->target[0] != '/')
 		return *msg = "--target must be an absolute path inside the image", ORLOV_ERR_USAGE;
+	/* "//", "/a//b/": the directory they name, as a shell takes them */
+	if (strlen(o->target) >= sizeof(o->target_buf))
+		return *msg = "--target is too long", ORLOV_ERR_USAGE;
+	{
+		const char *p;
+		char *q = o->target_buf;
+
+		for (p = o->target; *p; p++)
+			if (*p != '/' || q == o->target_buf || q[-1] != '/')
+				*q++ = *p;
+		if (q > o->target_buf + 1 && q[-1] == '/')
+			q--;
+		*q = 0;
+		o->target = o->target_buf;
+	}
 	o->image = argv[optind];
 	o->source = argv[optind + 1];
 	return 0;

@@ -155,6 +155,12 @@ struct ctx {
 	int nonda;
 };
 
+/* The progress line on a terminal: not with -v, -q or --json. */
+static int progress_wanted(const struct options *o)
+{
+	return o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
+}
+
 /* Record the first error with what was being done and where (verbatim). */
 static errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
 			 const char *where)
@@ -188,10 +194,32 @@ static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 	return err;
 }
 
+/* A device table names paths in the image: its errors say those, not
+ * SOURCE's (where the entry may not even be). */
+static int devtable_error(errcode_t err)
+{
+	return err == ORLOV_ERR_DEVTABLE_TYPE ||
+	       err == ORLOV_ERR_DEVTABLE_MISSING;
+}
+
+/* @path of the source root as it is in the image: under the target. */
+static char *image_path(const struct options *o, const char *path)
+{
+	size_t n = strlen(o->target) + strlen(path) + strlen(o->image) + 8;
+	char *where = malloc(n);
+
+	if (where)
+		snprintf(where, n, "%s%s%s in %s", o->target,
+			 strcmp(o->target, "/") && *path ? "/" : "", path,
+			 o->image);
+	return where;
+}
+
 static void walk_error(void *ctx, errcode_t err, const char *what,
 		       const char *path)
 {
 	struct ctx *c = ctx;
+	char *where;
 
 	/* The reader's words may not outlive the walk (a device table's
 	 * line number): keep a copy. */
@@ -199,7 +227,13 @@ static void walk_error(void *ctx, errcode_t err, const char *what,
 		snprintf(c->res->what_buf, sizeof(c->res->what_buf), "%s", what);
 		what = c->res->what_buf;
 	}
-	fail(c, err, what, path);
+	if (!devtable_error(err)) {
+		fail(c, err, what, path);
+		return;
+	}
+	where = image_path(c->o, path);
+	fail_at(c, err, what, where);
+	free(where);
 }
 
 /* ---- hard links ---------------------------------------------------- */
@@ -389,12 +423,18 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 			      (double)c->total_bytes / 4096.0;
 			rate = secs > 0 ? (double)c->res->bytes / secs / 1048576.0 : 0;
 			fprintf(stderr, "\r%3.0f%% %llu/%llu entries, %llu MiB, "
-				"%.1f MiB/s, ETA %.0f s   ",
+				"%.1f MiB/s, ",
 				all > 0 ? 100.0 * done / all : 100.0,
 				(unsigned long long)c->res->entries,
 				(unsigned long long)c->total_entries,
-				(unsigned long long)(c->res->bytes >> 20), rate,
-				done > 0 && all > done ? secs * (all - done) / done : 0.0);
+				(unsigned long long)(c->res->bytes >> 20), rate);
+			/* from the write pass's own pace, once it has one: a
+			 * first entry over the whole run said hours */
+			if (secs >= 1.0 && done > 0 && all >= done)
+				fprintf(stderr, "ETA %.0f s   ",
+					secs * (all - done) / done);
+			else
+				fprintf(stderr, "ETA ?   ");
 		}
 	}
 }
@@ -1838,6 +1878,8 @@ static errcode_t open_target(struct ctx *c)
 	errcode_t err;
 
 	err = image_lookup_dir(c->img, c->o->target, &c->target_ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		err = ORLOV_ERR_NO_TARGET;	/* not libext2fs's words */
 	if (!err)
 		err = image_read_inode(c->img, c->target_ino, &in);
 	if (err)
@@ -2033,7 +2075,28 @@ static errcode_t before_open(const struct options *o,
 		}
 	}
 	if (archive) {
+		/* the archive is read into TMPDIR: a missing one is not the
+		 * archive's fault */
+		const char *tmp = getenv("TMPDIR");
+		struct stat st;
+		int bad = !tmp || !*tmp ? 0 : stat(tmp, &st) ? errno :
+			  !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+
+		if (bad) {
+			res->what = "checking TMPDIR, where the archive is read into:";
+			res->where = strdup(tmp);
+			return (errcode_t)bad;
+		}
+		/* the copy's progress starts only once the archive is in:
+		 * say what the time before it goes to */
+		if (progress_wanted(o)) {
+			fprintf(stderr, "reading archive ");
+			fput_escaped(stderr, o->source, strlen(o->source));
+			fprintf(stderr, " into %s...", tmp && *tmp ? tmp : "/tmp");
+		}
 		err = load_archive(o, res, in);
+		if (progress_wanted(o))
+			fprintf(stderr, " done\n");
 		if (err)
 			return err;
 	}
@@ -2068,7 +2131,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		     struct inputs *in, enum run_mode mode)
 {
 	struct ctx c;
-	struct timespec t1;
 	const char *what = NULL, *feature = NULL;
 	struct image_opts io;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
@@ -2080,7 +2142,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	uint32_t i, bs;
 
 	memset(&c, 0, sizeof(c));
-	clock_gettime(CLOCK_MONOTONIC, &c.t0);
 	c.o = o;
 	c.res = res;
 	c.rng = o->seed;
@@ -2203,7 +2264,8 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		res->where = strdup(o->source);
 		goto out;
 	}
-	c.progress = o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
+	c.progress = progress_wanted(o);
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);	/* the pace of the copy */
 	err = source_walk(&c.in->src, &wo, &o->meta, c.in->dtp, &v);
 	if (c.progress)
 		fputc('\n', stderr);
@@ -2224,9 +2286,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	}
 	for (i = 0; i < c.fs.g.ngroups; i++)
 		res->groups_used += c.group_used[i];
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - c.t0.tv_sec) +
-		       (double)(t1.tv_nsec - c.t0.tv_nsec) / 1e9;
 out:
 	ctx_free(&c);
 	return err;
@@ -2547,11 +2606,14 @@ static void digest_error(void *ctx, errcode_t err, const char *what,
 	struct digest_walk *w = ctx;
 	size_t n = strlen(w->o->source) + strlen(path) + 2;
 
-	(void)err;
 	if (w->res->what)
 		return;
 	snprintf(w->res->what_buf, sizeof(w->res->what_buf), "%s", what);
 	w->res->what = w->res->what_buf;
+	if (devtable_error(err)) {
+		w->res->where = image_path(w->o, path);
+		return;
+	}
 	w->res->where = malloc(n);
 	if (w->res->where)
 		snprintf(w->res->where, n, "%s%s%s", w->o->source,
@@ -2646,9 +2708,12 @@ static errcode_t create_scratch(struct populate_result *res,
 
 errcode_t populate(const struct options *o, struct populate_result *res)
 {
+	struct timespec t0, t1;
 	struct inputs in;
 	errcode_t err;
 
+	/* the summary's seconds: all of it, archive and mke2fs included */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&in, 0, sizeof(in));
 	in.path = o->image;
 	err = before_open(o, res, &in);
@@ -2668,9 +2733,16 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 			res->where = strdup(o->image);
 		}
 	}
+	/* libext2fs's "short write" is the kernel's partial write: the host
+	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
+	if (err == EXT2_ET_SHORT_WRITE)
+		err = ORLOV_ERR_SHORT_WRITE;
 	if (in.tmp && (err || o->dry_run))
 		unlink(in.tmp);
 	free(in.tmp);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (!err)
 		print_summary(o, res);
 	inputs_free(&in);

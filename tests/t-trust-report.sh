@@ -226,7 +226,103 @@ PY
 	echo "16: orlov-layout: $(cat "$T_TMP/err")"
 }
 
-for i in 18 18b 18c 17 17b 12 20 16; do
+# ---- 15: messages that name the cause ----------------------------------------
+# msg NAME PATTERN ARGS...: fails with one line matching PATTERN
+msg() {
+	m_name=$1 m_pat=$2
+	shift 2
+	"$ORLOV_POPULATE" "$@" >/dev/null 2>"$T_TMP/err" && t_fail "15: $m_name passed"
+	[ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -q "^orlov-populate: $m_pat" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "15: $m_name: message"; }
+	echo "15: $m_name: $(cat "$T_TMP/err")"
+}
+item15() {
+	t_mkimage "$img" 8M -t ext2 -b 1024
+	debugfs -w -R "mkdir /t" "$img" >/dev/null 2>&1
+	# a write the kernel cuts short (here RLIMIT_FSIZE; a full host
+	# filesystem alike): not libext2fs's "short write" alone
+	mkdir -p "$T_TMP/big3"
+	head -c 3000000 /dev/zero | tr '\0' x >"$T_TMP/big3/f"
+	(
+		trap '' XFSZ
+		ulimit -f 4096
+		msg short-write "Short write: no space left on the host filesystem (or over a quota or the file size limit) while writing data of" \
+			--in-place "$img" "$T_TMP/big3"
+	) || exit 1
+	t_fsck "$img"
+	if "$ORLOV_POPULATE" --help | grep -q "archive SOURCE"; then
+		tar -C "$src" -cf "$T_TMP/s.tar" .
+		TMPDIR=$T_TMP/nope msg tmpdir "No such file or directory while checking TMPDIR, where the archive is read into: $T_TMP/nope$" \
+			"$img" "$T_TMP/s.tar"
+	fi
+	msg no-target "No such directory in the image (make it first, e.g. debugfs -w -R 'mkdir PATH' IMAGE) while looking up target directory /nope$" \
+		-t /nope "$img" "$src"
+	msg no-target-deep "No such directory in the image .* while looking up target directory /t/a/b$" \
+		-t /t/a/b "$img" "$src"
+	"$ORLOV_POPULATE" -q -t //t// "$img" "$src" || t_fail "15: -t //t// refused"
+	debugfs -R "stat /t/d/f" "$img" 2>/dev/null | grep -q "Type: regular" || t_fail "15: -t //t//: not in /t"
+	echo "15: -t //t//: the tree went into /t"
+	printf '/d/f d 755 0 0 - - - - -\n' >"$T_TMP/dt"
+	t_mkimage "$img" 8M -t ext2 -b 1024
+	debugfs -w -R "mkdir /t" "$img" >/dev/null 2>&1
+	msg devtable "Device table entry has another type than the source's while applying device table line 1 to /t/d/f in $img$" \
+		-t /t --devtable "$T_TMP/dt" "$img" "$src"
+	# a name too long for .NAME.orlov-XXXXXX still gets its copy
+	long=$T_TMP/$(printf 'n%.0s' $(seq 1 250))
+	t_mkimage "$long" 4M -t ext2 -b 1024
+	"$ORLOV_POPULATE" -q "$long" "$src" 2>"$T_TMP/err" || t_fail "15: long name"
+	[ -s "$T_TMP/err" ] && { cat "$T_TMP/err" >&2; t_fail "15: long name: written in place"; }
+	t_fsck "$long"
+	echo "15: a 250-byte IMAGE name: committed through a copy, no warning"
+}
+
+# ---- 19: progress and seconds of a run from an archive -----------------------
+item19() {
+	"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || return 0
+	mkdir -p "$T_TMP/many/d"
+	(cd "$T_TMP/many/d" && seq 1 3000 | xargs touch)
+	tar -C "$T_TMP/many" -cf "$T_TMP/many.tar" .
+	t_mkimage "$img" 16M -t ext2 -b 1024 -N 4096
+	# standard error on a terminal, where the progress line goes
+	python3 - "$ORLOV_POPULATE" "$img" "$T_TMP/many.tar" >"$T_TMP/tty" <<'PY' ||
+import os, pty, subprocess, sys
+m, s = pty.openpty()
+p = subprocess.Popen(sys.argv[1:], stdout=subprocess.PIPE, stderr=s)
+os.close(s)
+out = b''
+while True:
+    try:
+        b = os.read(m, 65536)
+    except OSError:
+        break
+    if not b:
+        break
+    out += b
+summary = p.stdout.read()
+sys.stdout.buffer.write(out.replace(b'\r', b'\n') + b'\n=summary ' + summary)
+sys.exit(p.wait())
+PY
+		{ cat "$T_TMP/tty" >&2; t_fail "19: the run failed"; }
+	grep -q "^reading archive $T_TMP/many.tar into " "$T_TMP/tty" ||
+		{ cat "$T_TMP/tty" >&2; t_fail "19: nothing said while the archive is read"; }
+	# no time left above the whole run's few seconds
+	if grep -o 'ETA [0-9]* s' "$T_TMP/tty" | awk '$2 > 30 { bad = 1 } END { exit !bad }'; then
+		grep ETA "$T_TMP/tty" >&2; t_fail "19: a wild ETA"
+	fi
+	# the summary's seconds: the whole run, archive reading included
+	t_mkimage "$img" 16M -t ext2 -b 1024 -N 4096
+	# (an archive that takes 2 s to arrive)
+	{ sleep 2; cat "$T_TMP/many.tar"; } |
+		"$ORLOV_POPULATE" --json "$img" - >"$T_TMP/out" || t_fail "19: from stdin"
+	secs=$(jget "$T_TMP/out" seconds)
+	python3 -c "import sys; sys.exit(float('$secs') < 2)" ||
+		t_fail "19: the summary says $secs seconds for a run of more than 2"
+	echo "19: a run whose archive took 2 s to arrive: $secs seconds"
+	grep "ETA" "$T_TMP/tty" | tail -1
+	echo "19: an archive's run says what it reads, and no wild ETA"
+}
+
+for i in 18 18b 18c 17 17b 12 20 16 15 19; do
 	if item $i; then item$i; fi
 done
 exit 0
