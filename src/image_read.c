@@ -158,7 +158,7 @@ const char *ir_probe(const char *path, char *buf, size_t size)
 		return NULL;
 	buf[0] = 0;
 	if (S_ISREG(st.st_mode) && st.st_size == 0)
-		snprintf(buf, size, "an empty file: give --create SIZE to make a filesystem in it");
+		snprintf(buf, size, "an empty file, no filesystem (--create SIZE makes one)");
 	for (i = 0; !buf[0] && i < sizeof(sig) / sizeof(sig[0]); i++)
 		if (n >= sig[i].off + sig[i].len &&
 		    !memcmp(head + sig[i].off, sig[i].magic, sig[i].len))
@@ -193,8 +193,8 @@ const char *ir_probe(const char *path, char *buf, size_t size)
 		for (i = 0; i < n && !head[i]; i++)
 			;
 		if (n && i == n)
-			snprintf(buf, size, "zeros, no filesystem: give --create "
-				 "SIZE to make one");
+			snprintf(buf, size, "zeros, no filesystem (--create SIZE "
+				 "makes one)");
 	}
 	free(head);
 	return buf[0] ? buf : NULL;

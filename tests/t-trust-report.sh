@@ -183,7 +183,7 @@ notext2() {
 }
 item16() {
 	: >"$T_TMP/empty.img"
-	notext2 empty "an empty file: give --create SIZE" "$T_TMP/empty.img"
+	notext2 empty "an empty file, no filesystem (--create SIZE makes one)" "$T_TMP/empty.img"
 	t_mkimage "$T_TMP/e.img" 1M -t ext2 -b 1024
 	xz -c "$T_TMP/e.img" >"$T_TMP/e.img.xz" 2>/dev/null &&
 		notext2 xz "an xz-compressed file: decompress it first" "$T_TMP/e.img.xz"
@@ -245,7 +245,7 @@ item15() {
 	head -c 3000000 /dev/zero | tr '\0' x >"$T_TMP/big3/f"
 	(
 		trap '' XFSZ
-		ulimit -f 4096
+		ulimit -f 2048	# 1 MiB (dash) or 2 MiB (bash): below the data either way
 		msg short-write "Short write: no space left on the host filesystem (or over a quota or the file size limit) while writing data of" \
 			--in-place "$img" "$T_TMP/big3"
 	) || exit 1
