@@ -317,7 +317,10 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 	*tmp = malloc(strlen(path) + 16);
 	if (!*tmp)
 		return ENOMEM;
-	sprintf(*tmp, "%.*s.%s.orlov-XXXXXX", (int)dl, path, base);
+	/* A long NAME is cut to fit NAME_MAX (255: 241 of it, the dot and
+	 * ".orlov-XXXXXX"): else no copy could be made and the run would
+	 * go in place for a mere name. */
+	sprintf(*tmp, "%.*s.%.241s.orlov-XXXXXX", (int)dl, path, base);
 	*step = TEMP_CREATE;
 	*fd = mkostemp(*tmp, O_CLOEXEC);
 	if (*fd < 0) {

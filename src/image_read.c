@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "image_read.h"
 #include "walk.h"
@@ -38,7 +39,7 @@ errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 	if (n < 0)
 		return (errcode_t)errno;
 	if ((size_t)n < sizeof(sb) || ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC)
-		return EXT2_ET_BAD_MAGIC;
+		return ORLOV_ERR_NOT_EXT2;
 	if (ext2fs_le32_to_cpu(sb.s_log_block_size) > 6)
 		return EXT2_ET_CORRUPT_SUPERBLOCK;
 	bs = 1024ULL << ext2fs_le32_to_cpu(sb.s_log_block_size);
@@ -68,6 +69,135 @@ errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 	if (out)
 		*out = sb;
 	return 0;
+}
+
+/* An ext2 superblock's magic at @off of @head (@n bytes read)? */
+static int ext2_at(const unsigned char *head, size_t n, uint64_t off)
+{
+	return off + SUPERBLOCK_OFFSET + 58 <= n &&
+	       get_le16(head + off + SUPERBLOCK_OFFSET + 56) == EXT2_SUPER_MAGIC;
+}
+
+/* The byte offset of a partition of the MBR or GPT in @head that holds
+ * an ext2 superblock, its number in *part; 0 if none. */
+static uint64_t ext2_partition(const unsigned char *head, size_t n,
+			       unsigned int *part)
+{
+	uint64_t lba, off;
+	unsigned int i, entries, esize;
+
+	if (n >= 1024 && !memcmp(head + 512, "EFI PART", 8)) {
+		lba = get_le32(head + 512 + 72) |
+		      (uint64_t)get_le32(head + 512 + 76) << 32;
+		entries = get_le32(head + 512 + 80);
+		esize = get_le32(head + 512 + 84);
+		for (i = 0; esize >= 128 && i < entries && i < 128; i++) {
+			uint64_t e = lba * 512 + (uint64_t)i * esize;
+
+			if (e + 40 > n)
+				break;
+			off = (get_le32(head + e + 32) |
+			       (uint64_t)get_le32(head + e + 36) << 32) * 512;
+			if (off && ext2_at(head, n, off)) {
+				*part = i + 1;
+				return off;
+			}
+		}
+		return 0;
+	}
+	for (i = 0; i < 4; i++) {
+		off = (uint64_t)get_le32(head + 446 + 16 * i + 8) * 512;
+		if (off && ext2_at(head, n, off)) {
+			*part = i + 1;
+			return off;
+		}
+	}
+	return 0;
+}
+
+const char *ir_probe(const char *path, char *buf, size_t size)
+{
+	/* The first 2 MiB hold the superblock of a partition at the usual
+	 * 1 MiB alignment, and btrfs's at 64 KiB. */
+	static const struct { size_t off; const char *magic; size_t len;
+			      const char *what; } sig[] = {
+		{ 0, "\xfd" "7zXZ\0", 6, "an xz-compressed file: decompress it first (unxz)" },
+		{ 0, "\x1f\x8b", 2, "a gzip-compressed file: decompress it first (gunzip)" },
+		{ 0, "\x28\xb5\x2f\xfd", 4, "a zstd-compressed file: decompress it first (unzstd)" },
+		{ 0, "BZh", 3, "a bzip2-compressed file: decompress it first (bunzip2)" },
+		{ 0, "\x04\x22\x4d\x18", 4, "an lz4-compressed file: decompress it first (unlz4)" },
+		{ 0, "QFI\xfb", 4, "a qcow2 disk image: convert it to a raw one first (qemu-img convert -O raw)" },
+		{ 0, "KDMV", 4, "a VMDK disk image: convert it to a raw one first (qemu-img convert -O raw)" },
+		{ 0, "LUKS\xba\xbe", 6, "a LUKS encrypted volume: give the opened mapping (cryptsetup open)" },
+		{ 0, "hsqs", 4, "a squashfs image, which is read-only: give an ext2/ext3 image" },
+		{ 0, "XFSB", 4, "an XFS filesystem: give an ext2/ext3 image" },
+		{ 257, "ustar", 5, "a tar archive: IMAGE comes first, SOURCE second (arguments swapped?)" },
+		{ 4086, "SWAPSPACE2", 10, "a swap area: give an ext2/ext3 image" },
+		{ 32769, "CD001", 5, "an ISO 9660 image, which is read-only: give an ext2/ext3 image" },
+		{ 65600, "_BHRfS_M", 8, "a btrfs filesystem: give an ext2/ext3 image" },
+	};
+	unsigned char *head;
+	struct stat st;
+	size_t i, n = 0;
+	uint64_t off;
+	unsigned int part = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || fstat(fd, &st)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	head = malloc(2 << 20);
+	while (head && n < (size_t)(2 << 20) &&
+	       (r = pread(fd, head + n, (2 << 20) - n, (off_t)n)) > 0)
+		n += (size_t)r;
+	close(fd);
+	if (!head)
+		return NULL;
+	buf[0] = 0;
+	if (S_ISREG(st.st_mode) && st.st_size == 0)
+		snprintf(buf, size, "an empty file, no filesystem (--create SIZE makes one)");
+	for (i = 0; !buf[0] && i < sizeof(sig) / sizeof(sig[0]); i++)
+		if (n >= sig[i].off + sig[i].len &&
+		    !memcmp(head + sig[i].off, sig[i].magic, sig[i].len))
+			snprintf(buf, size, "%s", sig[i].what);
+	if (!buf[0] && n >= 512 && get_le16(head + 510) == 0xaa55 &&
+	    head[0x15] >= 0xf0 && (!memcmp(head + 54, "FAT", 3) ||
+				   !memcmp(head + 82, "FAT32", 5)))
+		snprintf(buf, size, "a FAT (vfat) filesystem: give an ext2/ext3 image");
+	if (!buf[0] && n >= 512 && (get_le16(head + 510) == 0xaa55 ||
+				    (n >= 520 && !memcmp(head + 512, "EFI PART", 8)))) {
+		int gpt = n >= 520 && !memcmp(head + 512, "EFI PART", 8);
+
+		off = ext2_partition(head, n, &part);
+		if (off)
+			snprintf(buf, size, "a partitioned disk image (%s) with "
+				 "an ext2 filesystem in partition %u at byte %llu: "
+				 "give that partition (losetup -P, or dd skip=%llu "
+				 "iflag=skip_bytes)", gpt ? "GPT" : "MBR", part,
+				 (unsigned long long)off, (unsigned long long)off);
+		else
+			snprintf(buf, size, "a partitioned disk image (%s): give "
+				 "the partition that holds the filesystem "
+				 "(losetup -P)", gpt ? "GPT" : "MBR");
+	}
+	for (off = 512; !buf[0] && off + SUPERBLOCK_OFFSET + 58 <= n; off += 512)
+		if (ext2_at(head, n, off))
+			snprintf(buf, size, "an ext2 filesystem at byte %llu, "
+				 "not at the start (mke2fs -E offset=): give a "
+				 "loop device at that offset (losetup -o %llu)",
+				 (unsigned long long)off, (unsigned long long)off);
+	if (!buf[0]) {
+		for (i = 0; i < n && !head[i]; i++)
+			;
+		if (n && i == n)
+			snprintf(buf, size, "zeros, no filesystem (--create SIZE "
+				 "makes one)");
+	}
+	free(head);
+	return buf[0] ? buf : NULL;
 }
 
 errcode_t ir_open(const char *path, ext2_filsys *ret)

@@ -208,7 +208,14 @@ static errcode_t ctx_set(struct errctx *ctx, errcode_t err, const char *doing,
 static errcode_t open_image(const char *name, ext2_filsys *fs,
 			    struct errctx *ctx)
 {
-	return ctx_set(ctx, ir_open(name, fs), "opening image", name);
+	errcode_t err = ctx_set(ctx, ir_open(name, fs), "opening image", name);
+	char kind[256];
+	const char *is;
+
+	if (err == ORLOV_ERR_NOT_EXT2 &&
+	    (is = ir_probe(name, kind, sizeof(kind))) != NULL)
+		sb_printf(&ctx->msg, ": %s", is);
+	return err;
 }
 
 static errcode_t check_output(struct errctx *ctx)

@@ -23,6 +23,8 @@ int main(int argc, char **argv)
 	err = options_parse(argc, argv, &o, &msg);
 	if (err) {
 		com_err(prog, err, "(%s); try --help", msg);
+		if (o.json)
+			populate_json_error(&o, err, NULL, msg);
 		options_free(&o);
 		return 2;
 	}
@@ -43,6 +45,8 @@ int main(int argc, char **argv)
 		if (res.in_place_why)
 			fprintf(stderr, "%s: note: %s was being written in place, "
 				"as %s\n", prog, o.image, res.in_place_why);
+		if (o.json)
+			populate_json_error(&o, err, &res, NULL);
 		populate_result_free(&res);
 		options_free(&o);
 		return 1;

@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <ext2fs/ext2fs.h>
 
 #include "mkfs.h"
 #include "util.h"
@@ -21,8 +23,11 @@ static uint64_t splitmix64(uint64_t *x)
 	return z ^ (z >> 31);
 }
 
-/* A version-4-shaped UUID drawn from the epoch and the seed: the same
- * inputs give the same filesystem, other epochs or seeds another one.
+/* A version-4-shaped UUID drawn from the epoch and the seed, and for the
+ * filesystem UUID the digest of what goes in: the same inputs give the
+ * same filesystem, another tree, label or epoch another UUID (images
+ * of one build must not collide in /dev/disk/by-uuid).  The hash seed
+ * stays the epoch's and seed's: it places directory entries.
  * which: 0 the filesystem UUID, 1 the directory hash seed. */
 void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37])
 {
@@ -31,6 +36,11 @@ void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37])
 	unsigned char u[16];
 	int i;
 
+	if (!which && m->digest) {
+		uint64_t y = m->digest;
+
+		x ^= splitmix64(&y);
+	}
 	for (i = 0; i < 16; i += 8) {
 		uint64_t v = splitmix64(&x);
 		int k;
@@ -79,6 +89,32 @@ static void arg_free(struct argv_buf *a)
 static int extra_has(const struct mkfs_opts *m, const char *what)
 {
 	return m->extra && strstr(m->extra, what);
+}
+
+/* mke2fs leaves a file of a tiny filesystem short of its last blocks
+ * (64 KiB makes 21 KiB), which the open then refuses: the file takes the
+ * size its superblock gives. */
+static errcode_t extend_to_fs(const char *image)
+{
+	struct ext2_super_block sb;
+	struct stat st;
+	uint64_t len;
+	int fd = open(image, O_RDWR | O_CLOEXEC);
+	errcode_t err = 0;
+
+	if (fd < 0)
+		return (errcode_t)errno;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    pread(fd, &sb, sizeof(sb), SUPERBLOCK_OFFSET) == (ssize_t)sizeof(sb) &&
+	    ext2fs_le16_to_cpu(sb.s_magic) == EXT2_SUPER_MAGIC &&
+	    ext2fs_le32_to_cpu(sb.s_log_block_size) <= 6) {
+		len = (uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count) <<
+		      (10 + ext2fs_le32_to_cpu(sb.s_log_block_size));
+		if ((uint64_t)st.st_size < len && ftruncate(fd, (off_t)len))
+			err = (errcode_t)errno;
+	}
+	close(fd);
+	return err;
 }
 
 errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
@@ -151,11 +187,13 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	    truncate(image, 0))
 		err = (errcode_t)errno;
 	if (!err) {
-		err = run_program(progs, 3, a.v, env.v, 0, &status);
+		err = run_program(progs, 3, a.v, env.v, m->quiet, &status);
 		if (err == ENOENT)
 			err = ORLOV_ERR_NO_MKFS;
 		else if (!err && status)
 			err = ORLOV_ERR_MKFS_FAILED;
+		if (!err)
+			err = extend_to_fs(image);
 	}
 	free(extra);
 	arg_free(&a);

@@ -15,6 +15,9 @@ struct mkfs_opts {
 	int has_epoch;		/* SOURCE_DATE_EPOCH: fixed times, UUID, seed */
 	uint32_t epoch;
 	uint64_t seed;		/* --seed: another UUID from the same epoch */
+	uint64_t digest;	/* of the tree and options: the UUID's */
+	int quiet;		/* mke2fs's messages to /dev/null (a size
+				   tried, not asked for) */
 };
 
 /* The UUID (and directory hash seed) a reproducible run gives IMAGE. */

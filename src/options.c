@@ -118,6 +118,7 @@ void options_usage(FILE *f, const char *prog)
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
+"                         (not -E offset=)\n"
 "\n"
 "What is copied:\n"
 "  -t, --target PATH      existing directory in IMAGE to fill (default /)\n"
@@ -167,8 +168,11 @@ void options_usage(FILE *f, const char *prog)
 "\n"
 "Safety and output:\n"
 "      --dry-run          do everything but write: print the inodes and blocks\n"
-"                         the copy takes (exactly what the real run takes)\n"
-"      --json             print the summary as one JSON object\n"
+"                         the copy takes (exactly what the real run takes);\n"
+"                         with --create, made in a scratch file in TMPDIR\n"
+"      --json             print the summary, or the error, as one JSON object\n"
+"                         on stdout (-v lines go to stderr); bytes of names\n"
+"                         that are not UTF-8, and %%, as %%XX\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
@@ -197,9 +201,9 @@ void options_usage(FILE *f, const char *prog)
 "to 2038).\n"
 "Environment: SOURCE_DATE_EPOCH (later times are clamped to it, and it is\n"
 "the superblock's write time; with --create also the creation times, UUID\n"
-"and hash seed: two runs give identical images; refused beyond what the\n"
-"image's inodes hold); TMPDIR (--delalloc's delayed data); ORLOV_FAULT and\n"
-"ORLOV_RACE (tests only).\n",
+"(with a digest of the tree and options) and hash seed: two runs give\n"
+"identical images; refused beyond what the image's inodes hold); TMPDIR\n"
+"(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
 		prog, tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
 "- reads standard input): read once into TMPDIR, the same image results.\n" :
@@ -454,12 +458,16 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
 	if (o->force && !o->create)
 		return *msg = "--force goes with --create (it lets mke2fs overwrite a file that holds no filesystem)", ORLOV_ERR_USAGE;
+	/* the image is opened at its first byte: one made at an offset
+	 * would be refused after mke2fs as no filesystem */
+	if (o->mkfs.extra && strstr(o->mkfs.extra, "offset="))
+		return *msg = "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte", ORLOV_ERR_USAGE;
 	if (o->meta.all_root && (o->meta.uid.n || o->meta.gid.n))
 		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
 	if (o->create && o->undo)
 		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
-	if (o->dry_run && (o->create || o->undo || o->atomic || o->in_place))
-		return *msg = "--dry-run writes nothing: not with --create, --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
+	if (o->dry_run && (o->undo || o->atomic || o->in_place))
+		return *msg = "--dry-run writes nothing: not with --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
 	o->mkfs.has_epoch = o->meta.has_epoch;
 	o->mkfs.epoch = o->meta.epoch;
 	o->mkfs.seed = o->seed;
@@ -476,6 +484,21 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
 	if (o->target[0] != '/')
 		return *msg = "--target must be an absolute path inside the image", ORLOV_ERR_USAGE;
+	/* "//", "/a//b/": the directory they name, as a shell takes them */
+	if (strlen(o->target) >= sizeof(o->target_buf))
+		return *msg = "--target is too long", ORLOV_ERR_USAGE;
+	{
+		const char *p;
+		char *q = o->target_buf;
+
+		for (p = o->target; *p; p++)
+			if (*p != '/' || q == o->target_buf || q[-1] != '/')
+				*q++ = *p;
+		if (q > o->target_buf + 1 && q[-1] == '/')
+			q--;
+		*q = 0;
+		o->target = o->target_buf;
+	}
 	o->image = argv[optind];
 	o->source = argv[optind + 1];
 	return 0;

@@ -53,6 +53,7 @@ struct options {
 	int root_owner;		/* --root-owner UID:GID given */
 	uint32_t root_uid, root_gid;
 	char msgbuf[160];	/* a usage message naming the option */
+	char target_buf[4096];	/* --target with '/' runs made one */
 	int help, version;
 };
 

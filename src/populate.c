@@ -25,6 +25,7 @@
 
 #include "populate.h"
 #include "image.h"
+#include "image_read.h"
 #include "orlov.h"
 #include "ext4_ialloc.h"
 #include "mballoc.h"
@@ -84,6 +85,8 @@ struct inputs {
 	int tmp_fd;		/* --create: @tmp's flock, or -1 */
 	struct file_id skip[3];	/* the image's own files: not walked */
 	size_t nskip;
+	uint64_t digest;	/* --create: of the tree and options, for the
+				   UUID (0: none) */
 };
 
 struct ctx {
@@ -157,6 +160,12 @@ struct ctx {
 	int nonda;
 };
 
+/* The progress line on a terminal: not with -v, -q or --json. */
+static int progress_wanted(const struct options *o)
+{
+	return o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
+}
+
 /* Record the first error with what was being done and where (verbatim). */
 static errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
 			 const char *where)
@@ -190,10 +199,32 @@ static errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 	return err;
 }
 
+/* A device table names paths in the image: its errors say those, not
+ * SOURCE's (where the entry may not even be). */
+static int devtable_error(errcode_t err)
+{
+	return err == ORLOV_ERR_DEVTABLE_TYPE ||
+	       err == ORLOV_ERR_DEVTABLE_MISSING;
+}
+
+/* @path of the source root as it is in the image: under the target. */
+static char *image_path(const struct options *o, const char *path)
+{
+	size_t n = strlen(o->target) + strlen(path) + strlen(o->image) + 8;
+	char *where = malloc(n);
+
+	if (where)
+		snprintf(where, n, "%s%s%s in %s", o->target,
+			 strcmp(o->target, "/") && *path ? "/" : "", path,
+			 o->image);
+	return where;
+}
+
 static void walk_error(void *ctx, errcode_t err, const char *what,
 		       const char *path)
 {
 	struct ctx *c = ctx;
+	char *where;
 
 	/* The reader's words may not outlive the walk (a device table's
 	 * line number): keep a copy. */
@@ -201,7 +232,13 @@ static void walk_error(void *ctx, errcode_t err, const char *what,
 		snprintf(c->res->what_buf, sizeof(c->res->what_buf), "%s", what);
 		what = c->res->what_buf;
 	}
-	fail(c, err, what, path);
+	if (!devtable_error(err)) {
+		fail(c, err, what, path);
+		return;
+	}
+	where = image_path(c->o, path);
+	fail_at(c, err, what, where);
+	free(where);
 }
 
 /* ---- hard links ---------------------------------------------------- */
@@ -372,11 +409,14 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 	c->res->entries++;
 	c->group_used[group] = 1;
 	if (c->o->verbosity > 0) {
-		fput_escaped(stdout, c->o->target, strlen(c->o->target));
+		/* --json keeps standard output for the one object */
+		FILE *f = c->o->json ? stderr : stdout;
+
+		fput_escaped(f, c->o->target, strlen(c->o->target));
 		if (strcmp(c->o->target, "/"))
-			putchar('/');
-		fput_escaped(stdout, e->path, strlen(e->path));
-		printf(" %u %u\n", ino, group);
+			putc('/', f);
+		fput_escaped(f, e->path, strlen(e->path));
+		fprintf(f, " %u %u\n", ino, group);
 	} else if (c->progress) {
 		time_t now = time(NULL);
 
@@ -395,12 +435,18 @@ static void report(struct ctx *c, const struct src_entry *e, uint32_t ino)
 			      (double)c->total_bytes / 4096.0;
 			rate = secs > 0 ? (double)c->res->bytes / secs / 1048576.0 : 0;
 			fprintf(stderr, "\r%3.0f%% %llu/%llu entries, %llu MiB, "
-				"%.1f MiB/s, ETA %.0f s   ",
+				"%.1f MiB/s, ",
 				all > 0 ? 100.0 * done / all : 100.0,
 				(unsigned long long)c->res->entries,
 				(unsigned long long)c->total_entries,
-				(unsigned long long)(c->res->bytes >> 20), rate,
-				done > 0 && all > done ? secs * (all - done) / done : 0.0);
+				(unsigned long long)(c->res->bytes >> 20), rate);
+			/* from the write pass's own pace, once it has one: a
+			 * first entry over the whole run said hours */
+			if (secs >= 1.0 && done > 0 && all >= done)
+				fprintf(stderr, "ETA %.0f s   ",
+					secs * (all - done) / done);
+			else
+				fprintf(stderr, "ETA ?   ");
 		}
 	}
 }
@@ -1780,6 +1826,31 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 	return 0;
 }
 
+/* The tree does not fit: say by how much, so the user knows what size or
+ * -N to ask for. */
+static errcode_t too_small(struct ctx *c, errcode_t err)
+{
+	const struct populate_result *r = c->res;
+	char *where;
+	size_t n = strlen(c->o->source) + strlen(c->o->image) + 160;
+
+	where = malloc(n);
+	if (!where)
+		return fail_at(c, err, "checking", c->o->source);
+	if (err == ORLOV_ERR_NO_INODES)
+		snprintf(where, n, "%s: it needs %llu inodes, %s has %llu free",
+			 c->o->source, (unsigned long long)r->need_inodes,
+			 c->o->image, (unsigned long long)r->free_inodes);
+	else
+		snprintf(where, n, "%s: it needs %llu blocks of %u bytes, %s "
+			 "has %llu free", c->o->source,
+			 (unsigned long long)r->need_blocks, r->block_size,
+			 c->o->image, (unsigned long long)r->free_blocks);
+	fail_at(c, err, "checking", where);
+	free(where);
+	return err;
+}
+
 static errcode_t first_pass(struct ctx *c)
 {
 	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1,
@@ -1803,10 +1874,12 @@ static errcode_t first_pass(struct ctx *c)
 	c->res->free_inodes = (uint64_t)percpu_counter_sum(&c->fs.freei);
 	c->res->free_blocks = (uint64_t)percpu_counter_sum(&c->fs.freeb);
 	c->res->block_size = c->fs.g.block_size;
-	if (c->need_inodes > (uint64_t)percpu_counter_sum(&c->fs.freei))
-		return fail(c, ORLOV_ERR_NO_INODES, "checking", "");
-	if (c->need_blocks > (uint64_t)percpu_counter_sum(&c->fs.freeb))
-		return fail(c, ORLOV_ERR_NO_BLOCKS, "checking", "");
+	c->res->fs_blocks = c->fs.g.blocks_count;
+	c->res->fs_inodes = c->fs.g.inodes_count;
+	if (c->need_inodes > c->res->free_inodes)
+		return too_small(c, ORLOV_ERR_NO_INODES);
+	if (c->need_blocks > c->res->free_blocks)
+		return too_small(c, ORLOV_ERR_NO_BLOCKS);
 	return 0;
 }
 
@@ -1818,6 +1891,8 @@ static errcode_t open_target(struct ctx *c)
 	errcode_t err;
 
 	err = image_lookup_dir(c->img, c->o->target, &c->target_ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		err = ORLOV_ERR_NO_TARGET;	/* not libext2fs's words */
 	if (!err)
 		err = image_read_inode(c->img, c->target_ino, &in);
 	if (err)
@@ -2029,7 +2104,28 @@ static errcode_t before_open(const struct options *o,
 		}
 	}
 	if (archive) {
+		/* the archive is read into TMPDIR: a missing one is not the
+		 * archive's fault */
+		const char *tmp = getenv("TMPDIR");
+		struct stat st;
+		int bad = !tmp || !*tmp ? 0 : stat(tmp, &st) ? errno :
+			  !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+
+		if (bad) {
+			res->what = "checking TMPDIR, where the archive is read into:";
+			res->where = strdup(tmp);
+			return (errcode_t)bad;
+		}
+		/* the copy's progress starts only once the archive is in:
+		 * say what the time before it goes to */
+		if (progress_wanted(o)) {
+			fprintf(stderr, "reading archive ");
+			fput_escaped(stderr, o->source, strlen(o->source));
+			fprintf(stderr, " into %s...", tmp && *tmp ? tmp : "/tmp");
+		}
 		err = load_archive(o, res, in);
+		if (progress_wanted(o))
+			fprintf(stderr, " done\n");
 		if (err)
 			return err;
 	}
@@ -2077,7 +2173,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		     struct inputs *in, enum run_mode mode)
 {
 	struct ctx c;
-	struct timespec t1;
 	const char *what = NULL, *feature = NULL;
 	struct image_opts io;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
@@ -2089,7 +2184,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	uint32_t i, bs;
 
 	memset(&c, 0, sizeof(c));
-	clock_gettime(CLOCK_MONOTONIC, &c.t0);
 	c.o = o;
 	c.res = res;
 	c.rng = o->seed;
@@ -2112,8 +2206,18 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	io.stale = &res->stale_removed;
 	err = image_open(in->path, &io, &c.img, &what, &feature);
 	if (err) {
+		char kind[256];
+		const char *is = err == ORLOV_ERR_NOT_EXT2 ?
+			ir_probe(in->path, kind, sizeof(kind)) : NULL;
+
 		res->what = what;
-		if (feature) {
+		if (is) {
+			size_t n = strlen(o->image) + strlen(is) + 4;
+
+			res->where = malloc(n);
+			if (res->where)
+				snprintf(res->where, n, "%s: %s", o->image, is);
+		} else if (feature) {
 			size_t n = strlen(o->image) + strlen(feature) + 16;
 
 			res->where = malloc(n);
@@ -2214,7 +2318,8 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 		res->where = strdup(o->source);
 		goto out;
 	}
-	c.progress = o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
+	c.progress = progress_wanted(o);
+	clock_gettime(CLOCK_MONOTONIC, &c.t0);	/* the pace of the copy */
 	err = source_walk(&c.in->src, &wo, &o->meta, c.in->dtp, &v);
 	if (c.progress)
 		fputc('\n', stderr);
@@ -2235,9 +2340,6 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	}
 	for (i = 0; i < c.fs.g.ngroups; i++)
 		res->groups_used += c.group_used[i];
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - c.t0.tv_sec) +
-		       (double)(t1.tv_nsec - c.t0.tv_nsec) / 1e9;
 out:
 	ctx_free(&c);
 	return err;
@@ -2305,10 +2407,11 @@ static errcode_t create_image(const struct options *o,
 {
 	struct mkfs_opts m = o->mkfs;
 	char size[32], inodes[32];
-	uint64_t kib = 16384, bs;
+	uint64_t kib = 16384, bs, floor;
 	errcode_t err;
 	int tries;
 
+	m.digest = in->digest;
 	if (!o->auto_size) {
 		err = mkfs_create(in->path, &m);
 		goto out;
@@ -2316,6 +2419,7 @@ static errcode_t create_image(const struct options *o,
 	if (!m.block_size)
 		m.block_size = "4096";	/* mke2fs would choose by size */
 	bs = strtoull(m.block_size, NULL, 10);
+	floor = m.fs_type && !strcmp(m.fs_type, "ext3") ? 2048 : 64;
 	/* The first run on a probe of 16 MiB gives the tree's needs, which
 	 * do not depend on the size, and the share of a filesystem that is
 	 * free; then the size they call for, grown until the check agrees. */
@@ -2325,7 +2429,20 @@ static errcode_t create_image(const struct options *o,
 
 		snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
 		m.size = size;
+		/* After the probe, a size below mke2fs's minimum (which
+		 * depends on its options) is grown until mke2fs takes it:
+		 * the probe's mke2fs has shown any other complaint. */
+		m.quiet = tries > 0;
 		err = mkfs_create(in->path, &m);
+		if (err == ORLOV_ERR_MKFS_FAILED && tries && kib < 16384) {
+			kib += kib / 2;
+			continue;
+		}
+		if (err == ORLOV_ERR_MKFS_FAILED && m.quiet) {
+			m.quiet = 0;	/* again, for mke2fs to say why */
+			err = mkfs_create(in->path, &m);
+		}
+		m.quiet = 0;
 		if (err)
 			goto out;
 		memset(&r, 0, sizeof(r));
@@ -2340,6 +2457,10 @@ static errcode_t create_image(const struct options *o,
 		total = kib * 1024 / bs;
 		want = r.free_blocks ? r.need_blocks * total / r.free_blocks : total;
 		want += want / 50 + 16;		/* the larger one's metadata */
+		/* mke2fs's least for any block size; for ext3 the least
+		 * it gives a journal (ext2fs_default_journal_size) */
+		if (want < floor)
+			want = floor;
 		if (tries && want * bs / 1024 <= kib)
 			want = kib * 1024 / bs + kib * 1024 / bs / 8;
 		if (!o->mkfs.inodes && r.need_inodes + 16 > r.free_inodes) {
@@ -2376,7 +2497,11 @@ static void print_summary(const struct options *o,
 	if (o->json) {
 		printf("{\"image\": ");
 		fput_json(stdout, o->image);
-		printf(", \"dry_run\": %s, \"entries\": %llu, \"bytes\": %llu, "
+		if (o->create)
+			printf(", \"created_blocks\": %llu, \"created_inodes\": %llu",
+			       (unsigned long long)res->fs_blocks,
+			       (unsigned long long)res->fs_inodes);
+		printf(", \"dry_run\": %s, \"ok\": true, \"entries\": %llu, \"bytes\": %llu, "
 		       "\"inodes_used\": %llu, \"blocks_used\": %llu, "
 		       "\"block_size\": %u, \"free_inodes_before\": %llu, "
 		       "\"free_blocks_before\": %llu, \"groups_used\": %u, "
@@ -2390,6 +2515,13 @@ static void print_summary(const struct options *o,
 		       (unsigned long long)res->free_blocks, res->groups_used,
 		       res->seconds);
 	} else if (o->verbosity >= 0 && o->dry_run) {
+		if (o->create)
+			printf("dry run: --create %s would make %s with %llu "
+			       "blocks of %u bytes and %llu inodes\n",
+			       o->mkfs.size, o->image,
+			       (unsigned long long)res->fs_blocks,
+			       res->block_size,
+			       (unsigned long long)res->fs_inodes);
 		printf("dry run: %llu entries, %llu bytes need %llu inodes and "
 		       "%llu blocks of %u bytes (%llu and %llu free); nothing "
 		       "written\n", (unsigned long long)res->entries,
@@ -2406,11 +2538,259 @@ static void print_summary(const struct options *o,
 	}
 }
 
+void populate_json_error(const struct options *o, errcode_t err,
+			 const struct populate_result *res, const char *usage)
+{
+	printf("{\"image\": ");
+	fput_json(stdout, o->image ? o->image : "");
+	printf(", \"dry_run\": %s, \"ok\": false, \"error\": ",
+	       o->dry_run ? "true" : "false");
+	fput_json(stdout, error_message(err));
+	printf(", \"code\": %ld", (long)err);
+	if (usage) {
+		printf(", \"usage\": ");
+		fput_json(stdout, usage);
+	}
+	if (res && res->what) {
+		printf(", \"while\": ");
+		fput_json(stdout, res->what);
+	}
+	if (res && res->where) {
+		printf(", \"path\": ");
+		fput_json(stdout, res->where);
+	}
+	if (res && (err == ORLOV_ERR_NO_INODES || err == ORLOV_ERR_NO_BLOCKS))
+		printf(", \"need_inodes\": %llu, \"need_blocks\": %llu, "
+		       "\"block_size\": %u, \"free_inodes\": %llu, "
+		       "\"free_blocks\": %llu",
+		       (unsigned long long)res->need_inodes,
+		       (unsigned long long)res->need_blocks, res->block_size,
+		       (unsigned long long)res->free_inodes,
+		       (unsigned long long)res->free_blocks);
+	printf("}\n");
+	fflush(stdout);
+}
+
+/* ---- the UUID of --create ------------------------------------------------ */
+
+struct digest_walk {
+	struct digest d;
+	const struct options *o;
+	struct populate_result *res;
+	unsigned char *buf;
+};
+
+static void digest_str(struct digest *d, const char *s, size_t n)
+{
+	digest_u64(d, n);
+	digest_update(d, s, n);
+}
+
+static void digest_time(struct digest *d, const struct timespec *ts)
+{
+	digest_u64(d, (uint64_t)ts->tv_sec);
+	digest_u64(d, (uint64_t)ts->tv_nsec);
+}
+
+/* What of an entry the image keeps (as the walk gives it: owners mapped,
+ * times clamped), so that copies of one tree made at other times give
+ * the same digest.  Hard links are not told from copies. */
+static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
+{
+	struct digest_walk *w = ctx;
+	struct digest *d = &w->d;
+	const struct stat *st = &e->st;
+	uint64_t off = 0, s, t;
+	size_t i, k;
+	errcode_t err;
+
+	digest_u64(d, (uint64_t)tag);
+	digest_str(d, e->path, strlen(e->path));
+	if (!*e->path && !w->o->root_attrs)
+		return 0;	/* mke2fs's root, not SOURCE's */
+	digest_u64(d, st->st_mode);
+	digest_u64(d, st->st_uid);
+	digest_u64(d, st->st_gid);
+	digest_time(d, &st->st_atim);
+	digest_time(d, &st->st_mtim);
+	digest_time(d, &st->st_ctim);
+	digest_u64(d, e->fsflags);
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		digest_u64(d, st->st_rdev);
+	if (S_ISLNK(st->st_mode))
+		digest_str(d, e->link_target, e->link_len);
+	digest_u64(d, e->nxattrs);
+	for (i = 0; i < e->nxattrs; i++) {
+		digest_str(d, e->xattrs[i].name, strlen(e->xattrs[i].name));
+		digest_str(d, (const char *)e->xattrs[i].value,
+			   e->xattrs[i].size);
+	}
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	digest_u64(d, (uint64_t)st->st_size);
+	while (off < (uint64_t)st->st_size) {
+		err = e->data->next_data(e, off, &s, &t);
+		if (err)
+			goto fail;
+		if (s >= t)
+			break;
+		digest_u64(d, s);
+		digest_u64(d, t);
+		for (off = s; off < t; off += k) {
+			k = t - off < 65536 ? (size_t)(t - off) : 65536;
+			err = e->data->read(e, w->buf, k, off);
+			if (err)
+				goto fail;
+			digest_update(d, w->buf, k);
+		}
+	}
+	return 0;
+fail:
+	if (!w->res->what) {
+		size_t n = strlen(w->o->source) + strlen(e->path) + 2;
+
+		w->res->what = "reading";
+		w->res->where = malloc(n);
+		if (w->res->where)
+			snprintf(w->res->where, n, "%s/%s", w->o->source,
+				 e->path);
+	}
+	return err;
+}
+
+static errcode_t digest_enter(void *ctx, const struct src_entry *e)
+{
+	return digest_entry(ctx, e, 1);
+}
+
+static errcode_t digest_leave(void *ctx, const struct src_entry *e)
+{
+	struct digest_walk *w = ctx;
+
+	(void)e;
+	digest_u64(&w->d, 2);
+	return 0;
+}
+
+static errcode_t digest_leaf(void *ctx, const struct src_entry *e)
+{
+	return digest_entry(ctx, e, 3);
+}
+
+static void digest_error(void *ctx, errcode_t err, const char *what,
+			 const char *path)
+{
+	struct digest_walk *w = ctx;
+	size_t n = strlen(w->o->source) + strlen(path) + 2;
+
+	if (w->res->what)
+		return;
+	snprintf(w->res->what_buf, sizeof(w->res->what_buf), "%s", what);
+	w->res->what = w->res->what_buf;
+	if (devtable_error(err)) {
+		w->res->where = image_path(w->o, path);
+		return;
+	}
+	w->res->where = malloc(n);
+	if (w->res->where)
+		snprintf(w->res->where, n, "%s%s%s", w->o->source,
+			 *path ? "/" : "", path);
+}
+
+/*
+ * With SOURCE_DATE_EPOCH, --create's UUID was the epoch's and the seed's
+ * alone: every image of a build had the same.  It now also takes a digest
+ * of the tree (names, metadata, data) and of every option that shapes the
+ * image (mke2fs's, a label among them): the same inputs give the same
+ * UUID, other ones another.  A UUID given to mke2fs (-U) wins, and then
+ * nothing is read here.
+ */
+static errcode_t tree_digest(const struct options *o,
+			     struct populate_result *res, struct inputs *in)
+{
+	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
+	struct walk_visitor v = {
+		.enter_dir = digest_enter, .leave_dir = digest_leave,
+		.leaf = digest_leaf, .error = digest_error,
+	};
+	const char *strs[] = { o->target, o->mkfs.size, o->mkfs.fs_type,
+			       o->mkfs.block_size, o->mkfs.inodes,
+			       o->mkfs.extra };
+	struct digest_walk w;
+	errcode_t err;
+	size_t i;
+
+	if (!o->meta.has_epoch ||
+	    (o->mkfs.extra && strstr(o->mkfs.extra, "-U")))
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.o = o;
+	w.res = res;
+	w.buf = malloc(65536);
+	if (!w.buf)
+		return ENOMEM;
+	v.ctx = &w;
+	digest_init(&w.d, 0);
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (strs[i])
+			digest_str(&w.d, strs[i], strlen(strs[i]));
+		else
+			digest_u64(&w.d, UINT64_MAX);
+	digest_u64(&w.d, o->policy);
+	digest_u64(&w.d, o->topdir);
+	digest_u64(&w.d, o->colour);
+	digest_u64(&w.d, o->cpus);
+	digest_u64(&w.d, o->kernel);
+	digest_u64(&w.d, o->driver);
+	digest_u64(&w.d, (uint64_t)o->delalloc << 3 | (uint64_t)o->xattrs << 2 |
+			 (uint64_t)o->root_attrs << 1 | (uint64_t)o->root_owner);
+	digest_u64(&w.d, (uint64_t)o->root_uid << 32 | o->root_gid);
+	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
+	free(w.buf);
+	if (!err)
+		in->digest = digest_final(&w.d) | 1;	/* 0 is none */
+	return err;
+}
+
+/* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
+ * never next to IMAGE, and dropped after the dry run on it. */
+static errcode_t create_scratch(struct populate_result *res,
+				struct inputs *in)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = strlen(dir) + 32;
+	in->tmp = malloc(n);
+	if (!in->tmp)
+		return ENOMEM;
+	snprintf(in->tmp, n, "%s/orlov-dry-run-XXXXXX", dir);
+	fd = mkstemp(in->tmp);
+	if (fd < 0) {
+		errcode_t err = (errcode_t)errno;
+
+		res->what = "creating a scratch image for --dry-run in";
+		res->where = strdup(dir);
+		free(in->tmp);
+		in->tmp = NULL;
+		return err;
+	}
+	close(fd);
+	in->path = in->tmp;
+	return 0;
+}
+
 errcode_t populate(const struct options *o, struct populate_result *res)
 {
+	struct timespec t0, t1;
 	struct inputs in;
 	errcode_t err;
 
+	/* the summary's seconds: all of it, archive and mke2fs included */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	memset(&in, 0, sizeof(in));
 	in.image_fd = in.tmp_fd = -1;
 	err = image_resolve(o->image, &in.image);
@@ -2422,21 +2802,29 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	in.path = in.image;
 	err = before_open(o, res, &in);
 	if (!err && o->create)
+	if (!err && o->create && !o->dry_run)
 		err = create_lock(o, res, &in);
 	if (!err && o->create)
-		err = create_temp(o, res, &in);
+		err = tree_digest(o, res, &in);
+	if (!err && o->create)
+		err = o->dry_run ? create_scratch(res, &in) :
+				   create_temp(o, res, &in);
 	if (!err && o->create)
 		err = create_image(o, res, &in);
 	if (!err)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
-	if (in.tmp && !err) {
+	if (in.tmp && !err && !o->dry_run) {
 		err = image_temp_commit(in.tmp, in.image, in.image_fd);
 		if (err) {
 			res->what = "renaming the new image over";
 			res->where = strdup(o->image);
 		}
 	}
-	if (in.tmp && err)
+	/* libext2fs's "short write" is the kernel's partial write: the host
+	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
+	if (err == EXT2_ET_SHORT_WRITE)
+		err = ORLOV_ERR_SHORT_WRITE;
+	if (in.tmp && (err || o->dry_run))
 		unlink(in.tmp);
 	free(in.tmp);
 	if (in.tmp_fd >= 0)
@@ -2444,6 +2832,9 @@ errcode_t populate(const struct options *o, struct populate_result *res)
 	if (in.image_fd >= 0)
 		close(in.image_fd);
 	free(in.image);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	if (!err)
 		print_summary(o, res);
 	inputs_free(&in);

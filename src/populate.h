@@ -19,6 +19,8 @@ struct populate_result {
 	uint64_t free_inodes, free_blocks;
 	uint64_t inodes_used, blocks_used;
 	uint32_t block_size;
+	/* The filesystem's size (--dry-run --create: what would be made). */
+	uint64_t fs_blocks, fs_inodes;
 	/* --delalloc: the first file at which delayed data reached half the
 	 * free space (ext4 then starts writeback in the background: what
 	 * follows is not reproducible), or NULL. */
@@ -34,5 +36,10 @@ struct populate_result {
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */
 errcode_t populate(const struct options *o, struct populate_result *res);
 void populate_result_free(struct populate_result *res);
+/* --json: the error as one JSON object on standard output, for a caller
+ * that reads only that; @res NULL and @usage the message for a usage
+ * error. */
+void populate_json_error(const struct options *o, errcode_t err,
+			 const struct populate_result *res, const char *usage);
 
 #endif

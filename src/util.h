@@ -29,8 +29,24 @@ void fput_escaped(FILE *f, const char *s, size_t n);
 /* The same, appended to a string buffer (for messages). */
 errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
 
-/* @s as a JSON string; bytes outside printable ASCII as \u00XX. */
+/* @s as a JSON string: well-formed UTF-8 as it is; '%', control bytes
+ * and every byte that is not part of well-formed UTF-8 as %XX (so the
+ * string read back, %XX decoded, is @s byte for byte). */
 void fput_json(FILE *f, const char *s);
+
+/* A 64-bit digest of a byte stream (XXH64), for an identity derived from
+ * content: not for anything an adversary chooses. */
+struct digest {
+	uint64_t v[4], total;
+	unsigned char buf[32];
+	size_t n;
+};
+
+void digest_init(struct digest *d, uint64_t seed);
+void digest_update(struct digest *d, const void *p, size_t n);
+/* A number, as 8 little-endian bytes (the same digest on any host). */
+void digest_u64(struct digest *d, uint64_t v);
+uint64_t digest_final(const struct digest *d);
 
 /* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */
 errcode_t path_join(const char *dir, const char *name, size_t name_len,

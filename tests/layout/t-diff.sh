@@ -105,7 +105,7 @@ lt_same_text "$lt_tmp/want" "$lt_tmp/out" "diff of attribute block contents"
 # Bad image: an error (2), not a difference (1).
 head -c 65536 /dev/zero >"$lt_tmp/zero.img"
 lt_run 2 "$ORLOV_LAYOUT" diff "$a" "$lt_tmp/zero.img"
-grep -q "^orlov-layout: .* while opening image $lt_tmp/zero.img\$" "$lt_tmp/err" ||
+grep -q "^orlov-layout: .* while opening image $lt_tmp/zero.img: zeros, no filesystem (--create SIZE makes one)\$" "$lt_tmp/err" ||
 	lt_fail "error line: $(cat "$lt_tmp/err")"
 lt_run 2 "$ORLOV_LAYOUT" diff "$a"
 exit 0
