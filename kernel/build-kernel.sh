@@ -35,7 +35,7 @@
 #
 # Cache: ${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}/kernel-HASH
 # where HASH = sha256 over (source version, the config fragment as applied,
-# this script, and for --patched the series file plus every patch it lists).  A finished build
+# the recipe number, and for --patched every patch the series lists).  A finished build
 # leaves CACHEDIR/bzImage and CACHEDIR/.done; later calls return at once.
 # Concurrent callers serialise on an flock of CACHEDIR.lock.
 #
@@ -93,11 +93,15 @@ if [ "$mode" = patched ] && [ -f "$series" ]; then
 fi
 
 # --- cache key ---------------------------------------------------------------
+# What the kernel is made of: the source version, the config fragment as
+# applied, the patches and the recipe (tinyconfig + fragment + olddefconfig,
+# in-tree).  Bump recipe when a change to this script changes the kernel it
+# builds; other changes to the script keep every cached kernel.
+recipe=1
 key() { # key PATCH...: the cache key of a build of this source and config with PATCHes
 	{
-		echo "source=$srcver"
+		echo "source=$srcver recipe=$recipe"
 		echo "--- fragment"; echo "$fragtext"
-		echo "--- script"; cat "$0"
 		local p
 		for p in "$@"; do
 			echo "--- patch $(basename "$p")"; cat "$p"
@@ -158,26 +162,40 @@ t0=$(date +%s)
 # A patched build starts from the finished stock build of the same source
 # and config, objects included: the series touches a few files of fs/ext2,
 # fs/ext4 and one trace header, so make rebuilds those and links, instead of
-# compiling the whole kernel again.  A stock build under way in another
-# process is waited for.
+# compiling the whole kernel again.  It builds at the stock tree's own path
+# (the stock tree set aside meanwhile, and put back after): objtool's build
+# records absolute paths, and at another path make would rebuild objtool
+# and then every object objtool checks.  A stock build under way in another
+# process is waited for; the stock lock is held until the tree is back.
 base=
 if [ ${#patches[@]} -gt 0 ]; then
 	bdir=$cache/kernel-$(key)
 	exec 8>"$bdir.lock"
 	flock -n 8 || { log "waiting for the stock build $bdir to start from it"; flock 8; }
-	exec 8>&-
-	[ -f "$bdir/.done" ] && [ -d "$bdir/linux" ] && base=$bdir/linux
+	# a patched build killed before it put the stock tree back
+	if [ -d "$bdir/linux.stock" ]; then
+		rm -rf "$bdir/linux" && mv "$bdir/linux.stock" "$bdir/linux" ||
+			fail "cannot put back the stock tree $bdir/linux.stock"
+	fi
+	if [ -f "$bdir/.done" ] && [ -d "$bdir/linux" ]; then
+		base=$bdir/linux
+	else
+		exec 8>&-
+	fi
 fi
-src=$dir/linux
 if [ -n "$base" ]; then
-	log "copying the stock build $base into $dir (smp=$smp, ${#patches[@]} patches)"
-	cp -a "$base" "$src" >>"$buildlog" 2>&1 || fail "copying $base failed"
+	log "building on the stock build $base (smp=$smp, ${#patches[@]} patches)"
+	mv "$base" "$bdir/linux.stock" &&
+		cp -a "$bdir/linux.stock" "$base" >>"$buildlog" 2>&1 ||
+		fail "copying the stock tree $base failed"
+	src=$base
 else
+	src=$dir/linux
 	log "copying $pristine into $dir (mode=$mode, smp=$smp, ${#patches[@]} patches)"
 	cp -a "$pristine" "$src" >>"$buildlog" 2>&1 || fail "copying $pristine failed"
 	rm -f "$src/.orlov-pristine"
 fi
-[ -f "$src/Makefile" ] || fail "no kernel tree in $dir"
+[ -f "$src/Makefile" ] || fail "no kernel tree in $src"
 
 for p in "${patches[@]}"; do
 	log "applying $(basename "$p")"
@@ -217,6 +235,10 @@ log "compiling with -j$jobs (log: $buildlog)"
 kmake -j"$jobs" bzImage || fail "kernel build failed"
 cp "$src/arch/x86/boot/bzImage" "$dir/bzImage"
 cp "$src/.config" "$dir/config"
+if [ -n "$base" ]; then
+	rm -rf "$base" && mv "$bdir/linux.stock" "$base" ||
+		fail "cannot put back the stock tree $bdir/linux.stock"
+fi
 touch "$dir/.done"
 log "built in $(( $(date +%s) - t0 ))s: $dir/bzImage"
 echo "$dir/bzImage"
