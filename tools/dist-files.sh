@@ -3,7 +3,7 @@
 # Is the release tarball complete?  Every file git tracks must be in the
 # newest orlov-populate-*.tar.gz of BUILD (make dist or make distcheck
 # leaves it there), but for the few that only serve the repository itself
-# (CI's entry point, .gitignore).  This is what makes a short test list
+# (CI's entry point, .gitignore files, m4/.keep).  This is what makes a short test list
 # under make distcheck enough: the tests it leaves out read nothing that
 # this check does not prove shipped.
 #   tools/dist-files.sh BUILD
@@ -19,7 +19,7 @@ tarball=$(ls -t "$1"/orlov-populate-*.tar.gz 2>/dev/null | head -n 1)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/dist-files.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 tar -tzf "$tarball" | sed -n 's|^[^/]*/||p' | grep -v '/$' | sort -u >"$tmp/shipped"
-git -C "$top" ls-files | grep -Ev '^(\.ci/|\.gitignore$)' | sort -u >"$tmp/tracked"
+git -C "$top" ls-files | grep -Ev '^\.ci/|(^|/)\.(gitignore|keep)$' | sort -u >"$tmp/tracked"
 comm -23 "$tmp/tracked" "$tmp/shipped" >"$tmp/missing"
 if [ -s "$tmp/missing" ]; then
 	echo "dist-files.sh: FAIL: $(wc -l <"$tmp/missing") tracked file(s) not in $(basename "$tarball") (add them to EXTRA_DIST):" >&2
