@@ -210,7 +210,7 @@ boot_fail=false
 t_boot=$(date +%s)
 for start in $(seq 0 "$batch" $((ncases - 1))); do
 	gs=$work/guest-$start.sh
-	disks=()
+	disks=() picks=()
 	{
 		echo 'T=/sys/kernel/tracing'
 		if [ "$cpus" != up ]; then
@@ -274,11 +274,13 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			[ "$i" -lt "$ncases" ] || break
 			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]} ${merges[$i]}"
 			disks+=(-d "$work/img/${names[$i]}.K.img")
+			# only this batch's trees in its initramfs
+			picks+=(-P "${names[$i]}" -P "${names[$i]}.manifest")
 			j=$((j + 1))
 		done
 		echo 'exit 0'
 	} >"$gs"
-	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" -s "$gs" \
+	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" "${picks[@]}" -s "$gs" \
 		"${disks[@]}" "${kmargs[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
 		-l "$work/log/console-$start.log" -t 1500 -b 180
 	grc=$?

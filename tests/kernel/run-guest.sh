@@ -5,13 +5,15 @@
 # initramfs and run one shell script in the guest.
 #
 # Usage:
-#   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR -s GUEST_SCRIPT
+#   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR [-P NAME]... -s GUEST_SCRIPT
 #       [-d IMAGE]... [-o OUTFILE] [-t TIMEOUT_S] [-b BOOT_TIMEOUT_S]
 #       [-m MEM_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
 #       [-r RESULT_DIR [-R RESULT_MB]] [-c CPUS] [-M MODULES_DIR] [-i]
 #
 #   -k  kernel (kernel/build-kernel.sh prints one)
 #   -p  directory copied to /payload in the guest (may be large)
+#   -P  only these entries of PAYLOAD_DIR (names, one per -P): a boot that
+#       needs part of a shared payload packs and unpacks only that part
 #   -s  script run in the guest as `sh /guest.sh` with cwd /, PATH set,
 #       /proc /sys /dev mounted, tracefs at /sys/kernel/tracing if the kernel
 #       has it; /bin/replay is the static replay tool; /mnt and /tmp exist.
@@ -52,14 +54,15 @@
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
-kernel= payload= script= outfile= timeout=600 boot_timeout=120 mem= extra=
+kernel= payload= pick=() script= outfile= timeout=600 boot_timeout=120 mem= extra=
 conslog= tries=3 resdir= resmb=512 interactive=false cpus=1
 images=()
 moddir=
-while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
+while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	p) payload=$OPTARG ;;
+	P) pick+=("$OPTARG") ;;
 	s) script=$OPTARG ;;
 	d) images+=("$OPTARG") ;;
 	o) outfile=$OPTARG ;;
@@ -74,7 +77,7 @@ while getopts 'k:p:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
 	c) cpus=$OPTARG ;;
 	i) interactive=true ;;
 	M) moddir=$OPTARG ;;
-	h) sed -n '3,51p' "$0"; exit 0 ;;
+	h) sed -n '3,53p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -208,7 +211,15 @@ letters=abcdefghijklmnopqrstuvwxyz
 # payload: a real copy.  (Not `cp -al`: every file would then have
 # nlink=2, which makes both cpio and the kernel's initramfs unpacker
 # (hard-link lookup in a 32-bucket hash) quadratic in the number of files.)
-cp -a "$payload" "$root/payload" || kt_die "cannot copy the payload"
+if [ ${#pick[@]} = 0 ]; then
+	cp -a "$payload" "$root/payload" || kt_die "cannot copy the payload"
+else
+	mkdir "$root/payload"
+	for e in "${pick[@]}"; do
+		[[ $e != */* && $e != . && $e != .. ]] || kt_die "-P $e: a name in PAYLOAD_DIR"
+		cp -a "$payload/$e" "$root/payload/" || kt_die "cannot copy $payload/$e"
+	done
+fi
 initrd=$work/initrd.cpio
 nentries=$(cd "$root" && find . -print0 | LC_ALL=C sort -z | tee "$work/list" | tr -cd '\0' | wc -c)
 (cd "$root" && cpio --null -o -H newc --quiet <"$work/list" >"$initrd") ||
