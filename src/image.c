@@ -228,7 +228,7 @@ static int xattr_listed(const char *names, ssize_t len, const char *name)
 	return 0;
 }
 
-/* Both lists of attribute names, or ENOTSUP where there are none. */
+/* The attribute names of @fd, none where the filesystem has no xattrs. */
 static errcode_t xattr_names(int fd, char **names, ssize_t *len)
 {
 	*names = NULL;
@@ -252,8 +252,10 @@ static errcode_t xattr_names(int fd, char **names, ssize_t *len)
 	}
 	if (*len < 0 && errno != ENOTSUP)
 		return (errcode_t)errno;
+	/* an empty list, not NULL: the callers walk names .. names + len */
 	*len = 0;
-	return 0;
+	*names = malloc(1);
+	return *names ? 0 : ENOMEM;
 }
 
 /*
@@ -331,10 +333,8 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 	}
 	if (flock(*fd, LOCK_EX | LOCK_NB))
 		err = (errcode_t)errno;
-	if (!st) {
-		mask = umask(0);
-		umask(mask);
-	}
+	mask = umask(0);
+	umask(mask);
 	*step = TEMP_OWNER;
 	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
 	    (errno != EPERM || keep_owner))
