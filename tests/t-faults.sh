@@ -25,10 +25,12 @@
 #              and repairs nothing else) e2fsck -fn passes and every path
 #              is exactly as before the run or exactly as after it.
 # T_FAULT_STRIDE=K tries every K-th operation only; T_FAULT_KILL_STRIDE=K
-# (default T_FAULT_STRIDE) the same for the kill runs alone.  The sanitizer
-# pass of tools/check.sh keeps every fifth write and read failure (each
-# point takes another error path) but every 25th kill: a killed run executes
-# a prefix of the run the plain pass already checked at every point.
+# (default T_FAULT_STRIDE) the same for the kill runs alone, and
+# T_FAULT_KILL_TAIL=N their last N operations (default 64).  The sanitizer
+# pass of tools/check.sh keeps every fifth write and read failure and the
+# last 64 (each point takes another error path) but every 25th kill and the
+# last 8: a killed run executes a prefix of the run the plain pass already
+# checked at every point.
 # T_KEEP=DIR keeps the images and outputs there.
 . "$(dirname "$0")/lib.sh"
 command -v setfacl >/dev/null 2>&1 || t_skip "setfacl not found (acl)"
@@ -226,11 +228,13 @@ scenario() {
 }
 
 # run NAME KIND STRIDE: every STRIDE-th operation, and every one of the
-# last 64 (the end of the commit); eioread: of the reads.
+# last 64 (the end of the commit; for the kill runs the last
+# T_FAULT_KILL_TAIL, default 64); eioread: of the reads.
 run() {
-	name=$1 kind=$2 step=$3 total=$(cat "$D/total")
+	name=$1 kind=$2 step=$3 total=$(cat "$D/total") tail=64
 	[ "$kind" = eioread ] && total=$(cat "$D/reads")
-	{ seq 1 "$step" "$total"; seq $((total > 64 ? total - 63 : 1)) "$total"; } |
+	case $kind in eio|ipeio|eioread) ;; *) tail=${T_FAULT_KILL_TAIL:-64} ;; esac
+	{ seq 1 "$step" "$total"; [ "$tail" = 0 ] || seq $((total > tail ? total - tail + 1 : 1)) "$total"; } |
 		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 1 sh "$0" --one "$kind" \
 		>"$D/$name.out" 2>&1
 	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched|old|new)$' \
