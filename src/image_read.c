@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stddef.h>
 #include <sys/stat.h>
 
 #include "image_read.h"
@@ -74,8 +75,9 @@ errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 /* An ext2 superblock's magic at @off of @head (@n bytes read)? */
 static int ext2_at(const unsigned char *head, size_t n, uint64_t off)
 {
-	return off + SUPERBLOCK_OFFSET + 58 <= n &&
-	       get_le16(head + off + SUPERBLOCK_OFFSET + 56) == EXT2_SUPER_MAGIC;
+	size_t at = SUPERBLOCK_OFFSET + offsetof(struct ext2_super_block, s_magic);
+
+	return off + at + 2 <= n && get_le16(head + off + at) == EXT2_SUPER_MAGIC;
 }
 
 /* The byte offset of a partition of the MBR or GPT in @head that holds
