@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Faults at every I/O operation of a ~1,000-entry run into an image that
-# already holds files (ORLOV_FAULT, src/io_guard.h numbers the writes,
+# already holds files (ORLOV_FAULT, src/image/io_guard.h numbers the writes,
 # byte writes and flushes):
 #   kill:N     SIGKILL before operation N, the commit as by default: an
 #              image file without a journal is written as a copy renamed

@@ -15,10 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "image.h"
-#include "image_read.h"
-#include "fsstate.h"
-#include "orlov_err.h"
+#include "image/image.h"
+#include "image/image_read.h"
+#include "model/fsstate.h"
+#include "lib/orlov_err.h"
 
 static char path[64];
 

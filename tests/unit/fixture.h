@@ -3,7 +3,7 @@
 #ifndef ORLOV_FIXTURE_H
 #define ORLOV_FIXTURE_H
 
-#include "fsstate.h"
+#include "model/fsstate.h"
 
 /* @ngroups groups of @bpg blocks of 1 KiB and @ipg inodes, first data block
  * 1; the first @used blocks of each group in use (metadata), all inodes

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl.h"
-#include "xattr.h"
-#include "orlov_err.h"
+#include "model/acl.h"
+#include "model/xattr.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 
 static uint32_t le16(const unsigned char *p)

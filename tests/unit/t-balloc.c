@@ -5,10 +5,10 @@
 
 #include <string.h>
 
-#include "balloc.h"
-#include "bmap.h"
-#include "dir.h"
-#include "orlov_err.h"
+#include "model/balloc.h"
+#include "model/bmap.h"
+#include "model/dir.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"
 

@@ -9,14 +9,14 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "mballoc.h"
-#include "bmap.h"
-#include "dir.h"
-#include "dirhash.h"
+#include "model/mballoc.h"
+#include "model/bmap.h"
+#include "model/dir.h"
+#include "model/dirhash.h"
 
 #define DIRHASH_DIGEST 0x181c2fbe01dd3ad1ULL
-#include "util.h"
-#include "orlov_err.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"
 

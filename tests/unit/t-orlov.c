@@ -6,9 +6,9 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "orlov.h"
-#include "ext4_ialloc.h"
-#include "orlov_err.h"
+#include "model/orlov.h"
+#include "model/ext4_ialloc.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 
 /* 8 groups of 256 inodes and 8192 blocks, like a 64 MiB 1k-block image. */

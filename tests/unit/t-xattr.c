@@ -6,8 +6,8 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "xattr.h"
-#include "orlov_err.h"
+#include "model/xattr.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 
 static uint32_t le32(const unsigned char *p)

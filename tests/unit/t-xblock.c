@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "xblock.h"
-#include "orlov_err.h"
+#include "model/xblock.h"
+#include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"
 

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* orlov-populate: options in, exit code out. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ext2fs/ext2fs.h>
+
+#include "cli/options.h"
+#include "populate/populate.h"
+#include "lib/orlov_err.h"
+
+int main(int argc, char **argv)
+{
+	const char *prog = "orlov-populate", *msg = "";
+	struct options o;
+	struct populate_result res;
+	errcode_t err;
+
+	add_error_table(&et_orlv_error_table);
+	add_error_table(&et_ext2_error_table);
+	err = options_parse(argc, argv, &o, &msg);
+	if (err) {
+		com_err(prog, err, "(%s); try --help", msg);
+		if (o.json)
+			populate_json_error(&o, err, NULL, msg);
+		options_free(&o);
+		return 2;
+	}
+	if (o.help || o.version) {
+		if (o.help)
+			options_usage(stdout, prog);
+		else
+			printf("%s %s\n", prog, PACKAGE_VERSION);
+		options_free(&o);
+		return 0;
+	}
+	memset(&res, 0, sizeof(res));
+	err = populate(&o, &res);
+	if (err) {
+		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
+			res.where ? res.where : o.image);
+		/* a failure of a run that went in place: why it did */
+		if (res.in_place_why)
+			fprintf(stderr, "%s: note: %s was being written in place, "
+				"as %s\n", prog, o.image, res.in_place_why);
+		if (o.json)
+			populate_json_error(&o, err, &res, NULL);
+		populate_result_free(&res);
+		options_free(&o);
+		return 1;
+	}
+	if (res.mount_unknown)
+		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
+			"could not check whether %s is mounted\n", prog, o.image);
+	if (res.stale_removed && o.verbosity >= 0)
+		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-XXXXXX) "
+			"that killed runs had left\n", prog, res.stale_removed,
+			res.stale_removed == 1 ? "y" : "ies", o.image);
+	if (res.in_place_why)
+		fprintf(stderr, "%s: warning: %s written in place, as %s: "
+			"killed while it commits, it needs e2fsck -fy (--undo "
+			"FILE makes the run undoable)\n", prog, o.image,
+			res.in_place_why);
+	if (res.racy_at)
+		fprintf(stderr, "%s: warning: delayed data reached half the free "
+			"space at %s: ext4 would start writeback in the background "
+			"there, at a time no model knows; the layout from there on "
+			"is not necessarily the kernel's\n", prog, res.racy_at);
+	populate_result_free(&res);
+	options_free(&o);
+	return 0;
+}

@@ -1,0 +1,2022 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <stddef.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
+#include <unistd.h>
+
+#include <ext2fs/ext2fs.h>
+#include <e2p/e2p.h>
+
+#include "image/image.h"
+#include "image/image_read.h"
+#include "image/io_guard.h"
+#include "lib/keymap.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
+
+struct staged {
+	uint32_t ino;
+	struct ext2_inode_large inode;
+	unsigned char *tail;	/* the rest of a large inode, or NULL */
+	int existed;		/* in use on disk before this run */
+};
+
+/* A write to a block in use on disk before this run, held until commit. */
+struct late {
+	uint32_t blk;
+	int link;		/* a directory or its map: written last */
+	unsigned char *data;
+};
+
+struct image {
+	ext2_filsys fs;
+	int lock_fd;		/* holds the flock, -1 when none */
+	int dry;		/* --dry-run: every write dropped */
+	char *shadow;		/* a copy being written (image_opts.commit) */
+	int shadow_fd;		/* holds the copy's flock, -1 when none */
+	char *path;		/* the image as opened: what the copy replaces */
+	enum image_commit commit;
+	int copy_at_commit;	/* no journal takes it: copy, then rename */
+	const char **links_why;	/* ... or in place, hard links: say so */
+	struct staged *inodes;
+	size_t n, cap;
+	struct keymap idx;	/* inodes, by number */
+	char *buf;		/* one block, for reads */
+	unsigned char *ibuf;	/* one whole inode, for writes */
+	struct late *late;
+	size_t nlate, late_cap;
+};
+
+/* What waits for the commit: staged inodes and held block writes. */
+static void free_held(struct image *img)
+{
+	size_t k;
+
+	for (k = 0; k < img->n; k++)
+		free(img->inodes[k].tail);
+	for (k = 0; k < img->nlate; k++)
+		free(img->late[k].data);
+	free(img->inodes);
+	free(img->late);
+	img->inodes = NULL;
+	img->late = NULL;
+	img->n = img->nlate = 0;
+}
+
+/* What the ext2 driver of Linux 6.1 mounts read-write. */
+#define OK_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG)
+#define OK_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
+		      EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
+		      0x0004 /* btree_dir, never used */)
+
+static errcode_t check_features(ext2_filsys fs, const char **feature)
+{
+	struct ext2_super_block *sb = fs->super;
+	uint32_t bad, bit;
+
+	if (sb->s_feature_incompat & EXT3_FEATURE_INCOMPAT_RECOVER)
+		return ORLOV_ERR_NEEDS_RECOVERY;
+	if (!(sb->s_state & EXT2_VALID_FS) || (sb->s_state & EXT2_ERROR_FS))
+		return ORLOV_ERR_NOT_CLEAN;
+	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT;
+	for (bit = 0; bit < 32; bit++)
+		if (bad & (1U << bit)) {
+			*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
+			return ORLOV_ERR_UNSUPP_FEATURE;
+		}
+	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT;
+	for (bit = 0; bit < 32; bit++)
+		if (bad & (1U << bit)) {
+			*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
+			return ORLOV_ERR_UNSUPP_FEATURE;
+		}
+	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)
+		return ORLOV_ERR_UNSUPP_BLOCKSIZE;
+	return 0;
+}
+
+/* A cut image would be grown by the first write past its end, and its
+ * missing blocks read as zeros: refuse it. */
+static errcode_t check_size(ext2_filsys fs, const char *path)
+{
+	blk64_t have;
+	errcode_t err = ext2fs_get_device_size2(path, (int)fs->blocksize, &have);
+
+	if (err)
+		return err;
+	return have < ext2fs_blocks_count(fs->super) ? ORLOV_ERR_SHORT_IMAGE : 0;
+}
+
+/*
+ * One writer at a time: an exclusive flock on the image, held until the
+ * image is committed or abandoned.  A second orlov-populate, or anything
+ * else holding the lock (flock(1); other libext2fs tools take none), is
+ * refused instead of cross-linking directories.
+ */
+static errcode_t lock_image(const char *path, int dry, int held, int *fd)
+{
+	struct stat a, b;
+	int tries, e;
+
+	if (held >= 0) {
+		/* the caller's lock (--create holds it from before mke2fs):
+		 * a second flock of ours would be refused by it */
+		if (fstat(held, &a) || stat(path, &b))
+			return (errcode_t)errno;
+		if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+			return ORLOV_ERR_IMAGE_REPLACED;
+		*fd = fcntl(held, F_DUPFD_CLOEXEC, 0);
+		return *fd < 0 ? (errcode_t)errno : 0;
+	}
+	for (tries = 0; tries < 8; tries++) {
+		/* a dry run shares the lock: no writer changes the image
+		 * under it */
+		*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		if (*fd < 0)
+			return (errcode_t)errno;
+		if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
+			e = errno;
+			close(*fd);
+			*fd = -1;
+			return e == EWOULDBLOCK ? ORLOV_ERR_BUSY : (errcode_t)e;
+		}
+		/* Locked the file a committed copy has just replaced (opened
+		 * before the rename): its writes would go nowhere.  Again,
+		 * on the file the name stands for now. */
+		if (fstat(*fd, &a) || stat(path, &b) ||
+		    (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
+			return 0;
+		close(*fd);
+	}
+	*fd = -1;
+	return ORLOV_ERR_BUSY;
+}
+
+errcode_t image_lock(const char *path, int create, int *fd)
+{
+	errcode_t err = lock_image(path, 0, -1, fd);
+
+	if (err != ENOENT)
+		return err;
+	*fd = -1;
+	if (!create)
+		return 0;
+	/* as mke2fs would make it; nobody else has it yet */
+	*fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+	if (*fd < 0 || flock(*fd, LOCK_EX | LOCK_NB)) {
+		err = (errcode_t)errno;
+		if (*fd >= 0)
+			close(*fd);
+		*fd = -1;
+	}
+	return err;
+}
+
+static void drop_shadow(struct image *img);
+
+static void unlock_image(struct image *img)
+{
+	if (img->lock_fd >= 0)
+		close(img->lock_fd);	/* drops the flock */
+	img->lock_fd = -1;
+	drop_shadow(img);	/* after the rename, only frees */
+	free(img->path);
+	img->path = NULL;
+}
+
+/* Bytes [off, end) of @from into @to at the same offsets. */
+static errcode_t copy_range(int from, int to, off_t off, off_t end, char *buf,
+			    size_t cap)
+{
+	while (off < end) {
+		size_t want = (size_t)(end - off) < cap ? (size_t)(end - off) : cap;
+		ssize_t n = pread(from, buf, want, off);
+		errcode_t err;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? (errcode_t)errno : ORLOV_ERR_SHORT_IMAGE;
+		err = pwrite_all(to, buf, (size_t)n, off);
+		if (err)
+			return err;
+		off += n;
+	}
+	return 0;
+}
+
+/* Is @name in the list @names of @len bytes (flistxattr's)? */
+static int xattr_listed(const char *names, ssize_t len, const char *name)
+{
+	const char *p;
+
+	for (p = names; p < names + len; p += strlen(p) + 1)
+		if (!strcmp(p, name))
+			return 1;
+	return 0;
+}
+
+/* The attribute names of @fd, none where the filesystem has no xattrs. */
+static errcode_t xattr_names(int fd, char **names, ssize_t *len)
+{
+	*names = NULL;
+	*len = flistxattr(fd, NULL, 0);
+	while (*len > 0) {
+		ssize_t n;
+
+		*names = malloc((size_t)*len);
+		if (!*names)
+			return ENOMEM;
+		n = flistxattr(fd, *names, (size_t)*len);
+		if (n >= 0) {
+			*len = n;
+			return 0;
+		}
+		free(*names);
+		*names = NULL;
+		if (errno != ERANGE)
+			return (errcode_t)errno;
+		*len = flistxattr(fd, NULL, 0);	/* grew meanwhile */
+	}
+	if (*len < 0 && errno != ENOTSUP)
+		return (errcode_t)errno;
+	/* an empty list, not NULL: the callers walk names .. names + len */
+	*len = 0;
+	*names = malloc(1);
+	return *names ? 0 : ENOMEM;
+}
+
+/*
+ * The new file @to gets exactly the attributes of @from, its POSIX ACL
+ * among them: one inherited from the directory's default ACL but not on
+ * @from is removed, as it could give access that @from does not.
+ */
+static errcode_t copy_xattrs(int from, int to)
+{
+	char *have = NULL, *want = NULL, *p, *val = NULL;
+	ssize_t hl, wl, vl;
+	errcode_t err;
+
+	err = xattr_names(from, &want, &wl);
+	if (!err)
+		err = xattr_names(to, &have, &hl);
+	for (p = have; !err && p < have + hl; p += strlen(p) + 1)
+		if (!xattr_listed(want, wl, p) && fremovexattr(to, p) &&
+		    errno != ENODATA)
+			err = (errcode_t)errno;
+	for (p = want; !err && p < want + wl; p += strlen(p) + 1) {
+		vl = fgetxattr(from, p, NULL, 0);
+		if (vl < 0) {
+			err = (errcode_t)errno;
+			break;
+		}
+		free(val);
+		val = malloc(vl ? (size_t)vl : 1);
+		if (!val) {
+			err = ENOMEM;
+			break;
+		}
+		vl = fgetxattr(from, p, val, (size_t)vl);
+		if (vl < 0 || fsetxattr(to, p, val, (size_t)vl, 0))
+			err = (errcode_t)errno;
+	}
+	free(val);
+	free(have);
+	free(want);
+	return err;
+}
+
+/*
+ * A new file next to @path, named .NAME.orlov-XXXXXX, with the mode and,
+ * where it can be given, the owner of @st (an existing image) and the
+ * attributes of @from, else the mode a new file gets.  *step says which
+ * step failed.  Its flock tells image_remove_stale of a later run that
+ * it is in use.
+ */
+errcode_t image_temp_create(const char *path, const struct stat *st,
+			    int keep_owner, int from, char **tmp, int *fd,
+			    enum temp_step *step)
+{
+	const char *base = strrchr(path, '/');
+	size_t dl = base ? (size_t)(base - path + 1) : 0;
+	mode_t mask;
+	errcode_t err = 0;
+
+	base = base ? base + 1 : path;
+	*fd = -1;
+	*tmp = malloc(strlen(path) + 16);
+	if (!*tmp)
+		return ENOMEM;
+	/* A long NAME is cut to fit NAME_MAX (255: 241 of it, the dot and
+	 * ".orlov-XXXXXX"): else no copy could be made and the run would
+	 * go in place for a mere name. */
+	sprintf(*tmp, "%.*s.%.241s.orlov-XXXXXX", (int)dl, path, base);
+	*step = TEMP_CREATE;
+	*fd = mkostemp(*tmp, O_CLOEXEC);
+	if (*fd < 0) {
+		err = (errcode_t)errno;
+		free(*tmp);
+		*tmp = NULL;
+		return err;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB))
+		err = (errcode_t)errno;
+	mask = umask(0);
+	umask(mask);
+	*step = TEMP_OWNER;
+	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
+	    (errno != EPERM || keep_owner))
+		err = (errcode_t)errno;
+	/* The ACL before the mode: the mode's group bits are the ACL's
+	 * mask, and as the bits of a file without one they would widen
+	 * the group's access to the mask's. */
+	if (!err && from >= 0) {
+		*step = TEMP_XATTR;
+		err = copy_xattrs(from, *fd);
+	}
+	if (!err) {
+		*step = TEMP_MODE;
+		if (fchmod(*fd, st ? st->st_mode & 07777 : 0666 & ~mask))
+			err = (errcode_t)errno;
+	}
+	if (err) {
+		close(*fd);
+		*fd = -1;
+		unlink(*tmp);
+		free(*tmp);
+		*tmp = NULL;
+	}
+	return err;
+}
+
+/* rename(2) that fails with EEXIST rather than replace @to. */
+static int rename_new(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+#endif
+	/* a filesystem without the flag: link(2) never replaces */
+	if (link(from, to))
+		return -1;
+	return unlink(from);
+}
+
+/* @tmp, written, takes the name @path. */
+errcode_t image_temp_commit(const char *tmp, const char *path, int locked)
+{
+	char *dir = strdup(path), *slash;
+	struct stat a, b;
+	int fd, r;
+
+	if (!dir)
+		return ENOMEM;
+	/* Another writer that replaced IMAGE took no lock of ours (ours
+	 * refuses a second orlov-populate): its file is not overwritten. */
+	if (locked >= 0 && (fstat(locked, &a) || stat(path, &b) ||
+			    a.st_dev != b.st_dev || a.st_ino != b.st_ino)) {
+		free(dir);
+		return ORLOV_ERR_IMAGE_REPLACED;
+	}
+	r = locked >= 0 ? rename(tmp, path) : rename_new(tmp, path);
+	if (r) {
+		free(dir);
+		return (errcode_t)errno;
+	}
+	/* the rename itself on disk, as far as the directory can say */
+	slash = strrchr(dir, '/');
+	if (slash)
+		slash[1] = '\0';
+	fd = open(slash ? dir : ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dir);
+	return 0;
+}
+
+errcode_t image_resolve(const char *path, char **out)
+{
+	char *p = strdup(path), *t = NULL;
+	int hops;
+
+	for (hops = 0; p && hops < 40; hops++) {
+		struct stat st;
+		const char *slash;
+		ssize_t n;
+		size_t dl;
+
+		if (lstat(p, &st) || !S_ISLNK(st.st_mode)) {
+			*out = p;	/* missing: --create makes it there */
+			return 0;
+		}
+		t = malloc((size_t)st.st_size + 2);
+		if (!t)
+			break;
+		n = readlink(p, t, (size_t)st.st_size + 1);
+		if (n < 0 || n > st.st_size) {
+			errcode_t err = n < 0 ? (errcode_t)errno : ORLOV_ERR_SOURCE_CHANGED;
+
+			free(t);
+			free(p);
+			return err;
+		}
+		t[n] = '\0';
+		/* a relative target is relative to the link's directory */
+		slash = strrchr(p, '/');
+		dl = t[0] != '/' && slash ? (size_t)(slash - p + 1) : 0;
+		if (dl) {
+			char *j = malloc(dl + (size_t)n + 1);
+
+			if (j) {
+				memcpy(j, p, dl);
+				memcpy(j + dl, t, (size_t)n + 1);
+			}
+			free(t);
+			t = j;
+			if (!t)
+				break;
+		}
+		free(p);
+		p = t;
+		t = NULL;
+	}
+	if (!p)
+		return ENOMEM;
+	free(p);
+	return t ? ENOMEM : ELOOP;
+}
+
+void image_remove_stale(const char *path, unsigned int *removed)
+{
+	const char *base = strrchr(path, '/');
+	char *dir = base ? strndup(path, (size_t)(base - path + 1)) : strdup(".");
+	struct dirent *de;
+	size_t bl;
+	DIR *d;
+
+	*removed = 0;
+	base = base ? base + 1 : path;
+	bl = strlen(base);
+	d = dir ? opendir(dir) : NULL;
+	while (d && (de = readdir(d)) != NULL) {
+		const char *n = de->d_name;
+		struct stat a, b;
+		int fd;
+
+		/* .NAME.orlov-XXXXXX, as image_temp_create names them */
+		if (strlen(n) != bl + 14 || n[0] != '.' || strncmp(n + 1, base, bl) ||
+		    strncmp(n + 1 + bl, ".orlov-", 7))
+			continue;
+		fd = openat(dirfd(d), n, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+			    O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* In use (flocked by its writer), empty (it may be one being
+		 * made, not locked yet), or linked elsewhere: not ours. */
+		if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_nlink == 1 &&
+		    a.st_size > 0 && !flock(fd, LOCK_EX | LOCK_NB) &&
+		    !fstatat(dirfd(d), n, &b, AT_SYMLINK_NOFOLLOW) &&
+		    a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
+		    !unlinkat(dirfd(d), n, 0))
+			(*removed)++;
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+}
+
+/* Are the @len bytes at @p all zero? */
+static int zeros(const unsigned char *p, size_t len)
+{
+	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
+}
+
+errcode_t image_probe(const char *path, enum image_probe *kind)
+{
+	size_t cap = 1 << 16;
+	unsigned char *buf;
+	struct stat st;
+	off_t off = 0, end;
+	errcode_t err = 0;
+	int fd;
+
+	*kind = PROBE_MISSING;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : (errcode_t)errno;
+	buf = malloc(cap);
+	if (!buf || fstat(fd, &st)) {
+		err = buf ? (errcode_t)errno : ENOMEM;
+		goto out;
+	}
+	*kind = PROBE_OTHER;
+	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
+		goto out;
+	/* the superblock's magic, where a filesystem made by mke2fs has it */
+	if (pread(fd, buf, 1082, 0) == 1082 &&
+	    get_le16(buf + 1024 + offsetof(struct ext2_super_block, s_magic)) ==
+	    EXT2_SUPER_MAGIC) {
+		*kind = PROBE_EXT;
+		goto out;
+	}
+	/* Only zeros: nothing to lose (a file made with truncate or
+	 * fallocate).  Of a device, its first MiB. */
+	end = S_ISREG(st.st_mode) ? st.st_size : 1 << 20;
+	while (off < end) {
+		off_t data = S_ISREG(st.st_mode) ? lseek(fd, off, SEEK_DATA) : off;
+		ssize_t n;
+
+		if (data < 0 && errno == ENXIO)
+			break;
+		if (data < 0)
+			data = off;
+		if (data >= end)
+			break;
+		n = pread(fd, buf, (size_t)(end - data) < cap ?
+			  (size_t)(end - data) : cap, data);
+		if (n <= 0 || !zeros(buf, (size_t)n))
+			goto out;
+		off = data + n;
+	}
+	*kind = PROBE_EMPTY;
+out:
+	free(buf);
+	close(fd);
+	return err;
+}
+
+size_t image_files(const struct image *img, struct file_id *ids, size_t max)
+{
+	int fds[2] = { img->lock_fd, img->shadow_fd };
+	size_t i, n = 0;
+	struct stat st;
+
+	for (i = 0; i < 2 && n < max; i++)
+		if (fds[i] >= 0 && !fstat(fds[i], &st)) {
+			ids[n].dev = st.st_dev;
+			ids[n++].ino = st.st_ino;
+		}
+	return n;
+}
+
+/*
+ * A copy of the image, made next to it, which the run (or only the
+ * commit) writes and the commit renames over the image: a reflink where
+ * the filesystem shares blocks (FICLONE), else a copy of its data extents
+ * (holes stay holes).  Killed at any point before the rename, the image
+ * is the filesystem that was opened.  The copy's descriptor stays open in
+ * *fd for the caller.
+ */
+static errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
+			     enum temp_step *step)
+{
+	size_t cap = 1 << 20;
+	struct stat st;
+	errcode_t err = 0;
+	char *buf = NULL;
+	off_t off = 0;
+
+	if (fstat(img->lock_fd, &st))
+		return (errcode_t)errno;
+	if (!S_ISREG(st.st_mode))
+		return ORLOV_ERR_ATOMIC_NOT_FILE;
+	err = image_temp_create(img->path, &st, keep_owner, img->lock_fd,
+				&img->shadow, fd, step);
+	if (err)
+		return err;
+	*step = TEMP_COPY;
+	if (ioctl(*fd, FICLONE, img->lock_fd) != 0) {
+		buf = malloc(cap);
+		if (!buf)
+			err = ENOMEM;
+		while (!err && off < st.st_size) {
+			off_t data = lseek(img->lock_fd, off, SEEK_DATA), hole;
+
+			if (data < 0 && errno == ENXIO)
+				break;		/* a hole to the end */
+			if (data < 0)
+				data = off;	/* no SEEK_DATA: copy it all */
+			hole = lseek(img->lock_fd, data, SEEK_HOLE);
+			if (hole < 0 || hole > st.st_size)
+				hole = st.st_size;
+			err = copy_range(img->lock_fd, *fd, data, hole, buf, cap);
+			off = hole;
+		}
+		free(buf);
+		if (!err && ftruncate(*fd, st.st_size))
+			err = (errcode_t)errno;
+	}
+	if (!err && fsync(*fd))
+		err = (errcode_t)errno;
+	return err;
+}
+
+/* The copy at open, for the run to write; its descriptor keeps the
+ * flock until the copy is renamed or removed. */
+static errcode_t open_shadow(struct image *img, int keep_owner,
+			     enum temp_step *step)
+{
+	return make_shadow(img, keep_owner, &img->shadow_fd, step);
+}
+
+/* Forget a copy that failed: the run writes the image itself. */
+static void drop_shadow(struct image *img)
+{
+	if (img->shadow)
+		unlink(img->shadow);
+	free(img->shadow);
+	img->shadow = NULL;
+	if (img->shadow_fd >= 0)
+		close(img->shadow_fd);
+	img->shadow_fd = -1;
+}
+
+#define LINKS_WHY "it has more than one hard link"
+
+/*
+ * The default for an image file (IMAGE_COMMIT_AUTO): an ext3 journal
+ * makes the commit atomic in place; without one, the run writes a copy.
+ * Where a copy cannot be made or would change what the name stands for
+ * (another hard link), the image is written in place, and *why says so.
+ */
+static errcode_t choose_commit(struct image *img, const struct image_opts *o,
+				const struct ext2_super_block *sb)
+{
+	struct stat st;
+	enum temp_step step;
+	errcode_t err;
+
+	if (fstat(img->lock_fd, &st))
+		return (errcode_t)errno;
+	if (!S_ISREG(st.st_mode))
+		return 0;	/* a device: nothing to rename over it */
+	if (ext2fs_le32_to_cpu(sb->s_feature_compat) &
+	    EXT3_FEATURE_COMPAT_HAS_JOURNAL) {
+		/* through the journal; if it cannot take the commit, a copy
+		 * then, with the new blocks already in it, or in place */
+		img->copy_at_commit = st.st_nlink == 1;
+		if (!img->copy_at_commit)
+			img->links_why = o->in_place_why;
+		return 0;
+	}
+	if (st.st_nlink != 1) {
+		if (o->in_place_why)
+			*o->in_place_why = LINKS_WHY;
+		return 0;
+	}
+	err = open_shadow(img, 1, &step);
+	if (err == ENOMEM)
+		return err;
+	if (err) {
+		drop_shadow(img);
+		if (o->in_place_why)
+			*o->in_place_why = err == ENOSPC || err == EDQUOT ?
+			"there is no room for a copy next to it" :
+			step == TEMP_CREATE ? "its directory takes no new file" :
+			step == TEMP_OWNER ? "a copy could not have its owner" :
+			step == TEMP_XATTR ? "a copy could not have its ACL "
+					     "and extended attributes" :
+			"a copy of it could not be made";
+	}
+	return 0;
+}
+
+errcode_t image_open(const char *path, const struct image_opts *opts,
+		     struct image **out, const char **what, const char **feature)
+{
+	static const struct image_opts none;
+	const char *undo, *fsname = path;
+	struct ext2_super_block sb;
+	struct image *img;
+	io_manager io = unix_io_manager;
+	struct io_fault f;
+	io_channel guard;
+	errcode_t err;
+	int mount_flags = 0;
+
+	opts = opts ? opts : &none;
+	undo = opts->undo;
+	*what = "reading ORLOV_FAULT";
+	err = io_guard_parse(opts->fault, &f);
+	if (err)
+		return err;
+
+	*what = "checking whether mounted";
+	err = ext2fs_check_if_mounted(path, &mount_flags);
+	if (err) {
+		/* No /proc/mounts nor /etc/mtab (a chroot, a container): as
+		 * mke2fs, go on with a warning; the flock and, for a device,
+		 * the exclusive open still keep other writers out. */
+		if (opts->mount_unknown)
+			*opts->mount_unknown = 1;
+		mount_flags = 0;
+	}
+	if (mount_flags & EXT2_MF_MOUNTED)
+		return ORLOV_ERR_MOUNTED;
+
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return ENOMEM;
+	img->shadow_fd = img->lock_fd = -1;
+	*what = "opening filesystem";
+	img->dry = opts && opts->dry;
+	err = lock_image(path, img->dry, opts->held_fd ? *opts->held_fd : -1,
+			 &img->lock_fd);
+	/* the lock is ours: what killed runs left can go, before this run
+	 * makes a copy of its own */
+	if (!err && !img->dry) {
+		unsigned int n = 0;
+
+		image_remove_stale(path, &n);
+		if (opts->stale)
+			*opts->stale += n;
+	}
+	if (!err) {
+		*what = "checking superblock of";
+		err = ir_check_super(path, &sb);
+	}
+	img->commit = img->dry ? IMAGE_COMMIT_IN_PLACE : opts->commit;
+	if (!err && !(img->path = strdup(path)))
+		err = ENOMEM;
+	if (!err && img->commit == IMAGE_COMMIT_COPY) {
+		enum temp_step step;
+
+		*what = "copying for --atomic";
+		err = open_shadow(img, 0, &step);
+	} else if (!err && img->commit == IMAGE_COMMIT_AUTO && !undo) {
+		*what = "copying for the commit";
+		err = choose_commit(img, opts, &sb);
+	}
+	if (img->shadow)
+		fsname = img->shadow;
+	if (err) {
+		unlock_image(img);
+		free(img);
+		return err;
+	}
+	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
+	 * or held by another exclusive opener (Linux ignores it for files,
+	 * which the flock covers).  SKIP_MMP: an mmp image is refused below
+	 * (incompat feature) and must not be left marked as being checked. */
+	if (undo) {
+		/* Every block's first contents go to the undo file before the
+		 * block is overwritten: e2undo UNDO IMAGE puts them back. */
+		*what = "creating undo file";
+		err = set_undo_io_backing_manager(unix_io_manager);
+		if (!err)
+			err = set_undo_io_backup_file((char *)undo);
+		if (err) {
+			unlock_image(img);
+			free(img);
+			return err;
+		}
+		io = undo_io_manager;
+		*what = "opening filesystem";
+	}
+	err = ext2fs_open2(fsname, NULL, (img->dry ? 0 : EXT2_FLAG_RW) |
+			   EXT2_FLAG_64BITS |
+			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
+			   io, &img->fs);
+	if (err) {
+		unlock_image(img);
+		free(img);
+		return err;
+	}
+	if (opts && opts->has_now) {
+		img->fs->now = (time_t)opts->now;
+#ifdef EXT2_FLAG2_USE_FAKE_TIME
+		img->fs->flags2 |= EXT2_FLAG2_USE_FAKE_TIME;
+#endif
+	}
+	/* Every later read and write goes through the guard (io_guard.h). */
+	err = io_guard_wrap(img->fs->io, &f, &guard);
+	if (!err)
+		img->fs->io = img->fs->image_io = guard;
+	*what = "checking filesystem";
+	if (err) {
+		image_abort(img);
+		return err;
+	}
+	err = check_features(img->fs, feature);
+	if (!err)
+		err = check_size(img->fs, fsname);
+	if (!err) {
+		*what = "reading bitmaps";
+		err = ext2fs_read_bitmaps(img->fs);
+	}
+	if (!err) {
+		img->buf = malloc(img->fs->blocksize);
+		img->ibuf = malloc(EXT2_INODE_SIZE(img->fs->super));
+		if (!img->buf || !img->ibuf)
+			err = ENOMEM;
+	}
+	if (err) {
+		image_abort(img);
+		return err;
+	}
+	*out = img;
+	return 0;
+}
+
+/*
+ * e2fsck -fn, before anything is written: the judge of what is damage.
+ * Writing on top of damage e2fsck would repair makes the repair lose more
+ * (a block a wrong bitmap shows free is handed to a new file).  PATH may
+ * lack /usr/sbin for a user who is not root.
+ */
+errcode_t image_fsck(const char *path)
+{
+	static const char *const progs[] = { "e2fsck", "/usr/sbin/e2fsck",
+					      "/sbin/e2fsck" };
+	char *argv[] = { (char *)"e2fsck", (char *)"-fn", (char *)path, NULL };
+	extern char **environ;
+	errcode_t err;
+	int status;
+
+	err = run_program(progs, 3, argv, environ, 1, &status);
+	if (err == ENOENT)
+		return ORLOV_ERR_NO_FSCK;
+	if (err)
+		return err;
+	if (status == 0)
+		return 0;
+	/* 4: errors left uncorrected (all -n does); 8 and up: it could not
+	 * check, or it crashed on what it read */
+	return status < 8 ? ORLOV_ERR_DAMAGED : ORLOV_ERR_FSCK_FAILED;
+}
+
+void image_abort(struct image *img)
+{
+	if (!img)
+		return;
+	if (img->fs) {
+		/* Forget every change: nothing dirty may reach the disk. */
+		img->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+				    EXT2_FLAG_IB_DIRTY);
+		ext2fs_free(img->fs);
+	}
+	free_held(img);
+	keymap_free(&img->idx);
+	free(img->buf);
+	free(img->ibuf);
+	unlock_image(img);
+	free(img);
+}
+
+errcode_t image_load_state(struct image *img, struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	struct fs_geom g;
+	errcode_t err;
+	uint32_t i;
+
+	memset(&g, 0, sizeof(g));
+	g.ngroups = e->group_desc_count;
+	g.inodes_per_group = e->super->s_inodes_per_group;
+	g.blocks_per_group = e->super->s_blocks_per_group;
+	g.inodes_count = e->super->s_inodes_count;
+	g.blocks_count = (uint32_t)ext2fs_blocks_count(e->super);
+	g.first_data_block = e->super->s_first_data_block;
+	g.first_ino = EXT2_FIRST_INODE(e->super);
+	g.block_size = e->blocksize;
+	g.inode_size = EXT2_INODE_SIZE(e->super);
+	err = fs_state_init(fs, &g);
+	if (err)
+		return err;
+	for (i = 0; i < g.ngroups; i++) {
+		blk64_t first = g.first_data_block + (blk64_t)i * g.blocks_per_group;
+		uint32_t nb = g.blocks_per_group;
+
+		if (first + nb > g.blocks_count)
+			nb = (uint32_t)(g.blocks_count - first);
+		fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
+		fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
+		fs->used_dirs[i] = ext2fs_bg_used_dirs_count(e, i);
+		err = ext2fs_get_block_bitmap_range2(e->block_map, first, nb,
+						     group_bbitmap(fs, i));
+		if (!err)
+			err = ext2fs_get_inode_bitmap_range2(e->inode_map,
+				(ext2_ino_t)i * g.inodes_per_group + 1,
+				g.inodes_per_group, group_ibitmap(fs, i));
+		if (err)
+			return err;
+		/* The allocators trust the descriptors' counts where the
+		 * kernel does; counts that disagree with the bitmaps are
+		 * damage e2fsck would repair, and writing on top of it
+		 * would make it worse. */
+		if (count_zero_bits(group_bbitmap(fs, i), nb) != fs->free_blocks[i] ||
+		    count_zero_bits(group_ibitmap(fs, i), g.inodes_per_group) !=
+		    fs->free_inodes[i])
+			return ORLOV_ERR_BAD_COUNTS;
+		/* Past the end of the last group: in use, as on disk. */
+		for (; nb < g.blocks_per_group; nb++)
+			bit_set(group_bbitmap(fs, i), nb);
+	}
+	fs_state_sum(fs);
+	return 0;
+}
+
+void image_hash_seed(const struct image *img, uint32_t seed[4])
+{
+	const unsigned char *s = (const unsigned char *)img->fs->super->s_hash_seed;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		seed[i] = (uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
+			  (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24;
+}
+
+int image_has_filetype(const struct image *img)
+{
+	return ext2fs_has_feature_filetype(img->fs->super);
+}
+
+int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
+{
+	struct ext2_super_block *sb = img->fs->super;
+
+	*def_version = sb->s_def_hash_version;
+	/* ext4_fill_super: s_hash_unsigned is 3 with the unsigned flag */
+	*unsigned_adj = (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH) ? 3 : 0;
+	return ext2fs_has_feature_dir_index(sb);
+}
+
+errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino)
+{
+	ext2_ino_t i;
+	struct ext2_inode inode;
+	errcode_t err;
+
+	err = ext2fs_namei(img->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &i);
+	if (err)
+		return err;
+	err = ext2fs_read_inode(img->fs, i, &inode);
+	if (err)
+		return err;
+	if (!LINUX_S_ISDIR(inode.i_mode))
+		return ORLOV_ERR_NOT_DIR;
+	*ino = i;
+	return 0;
+}
+
+errcode_t image_read_inode(struct image *img, uint32_t ino,
+			   struct ext2_inode_large *inode)
+{
+	memset(inode, 0, sizeof(*inode));
+	return ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)inode,
+				      sizeof(*inode));
+}
+
+static errcode_t read_ptrs(struct image *img, uint32_t blk, uint32_t *ptrs)
+{
+	uint32_t apb = img->fs->blocksize / 4, i;
+	errcode_t err = io_channel_read_blk64(img->fs->io, blk, 1, img->buf);
+
+	if (err)
+		return err;
+	for (i = 0; i < apb; i++)
+		ptrs[i] = ext2fs_le32_to_cpu(((uint32_t *)img->buf)[i]);
+	return 0;
+}
+
+/* Load the indirect tree under i_block[12 + level] into the block map. */
+static errcode_t load_ind(struct image *img, const struct fs_state *fs,
+			  struct ifile *f, int level, uint32_t *path,
+			  int depth, uint32_t blk)
+{
+	uint32_t apb = fs->g.block_size / 4, i, *ptrs;
+	errcode_t err;
+
+	if (blk >= fs->g.blocks_count)
+		return ORLOV_ERR_CORRUPT;
+	ptrs = malloc(apb * sizeof(*ptrs));
+	if (!ptrs)
+		return ENOMEM;
+	err = read_ptrs(img, blk, ptrs);
+	if (!err)
+		err = bmap_attach(fs, f, level, path, depth, blk, ptrs);
+	for (i = 0; !err && depth < level && i < apb; i++) {
+		if (!ptrs[i])
+			continue;
+		path[depth] = i;
+		err = load_ind(img, fs, f, level, path, depth + 1, ptrs[i]);
+	}
+	free(ptrs);
+	return err;
+}
+
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, nblocks, lb, phys, path[3];
+	errcode_t err;
+	int level;
+
+	if (inode->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	memcpy(d->map.i_block, inode->i_block, sizeof(d->map.i_block));
+	for (level = 0; level < 3; level++) {
+		if (!inode->i_block[EXT2_IND_BLOCK + level])
+			continue;
+		err = load_ind(img, fs, &d->map, level, path, 0,
+			       inode->i_block[EXT2_IND_BLOCK + level]);
+		if (err)
+			return err;
+	}
+	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);
+	for (lb = 0; lb < nblocks; lb++) {
+		bmap_lookup(fs, &d->map, lb, &phys);
+		if (!phys)
+			return ORLOV_ERR_CORRUPT;	/* ext2 dirs have no holes */
+		err = io_channel_read_blk64(img->fs->io, phys, 1, img->buf);
+		if (!err)
+			err = dirbuf_add_block(d, bs, phys,
+					       (unsigned char *)img->buf);
+		if (err)
+			return err;
+	}
+	/* i_blocks counts an attribute block too; the map does not. */
+	d->map.nblocks = inode->i_blocks / (bs / 512) - (inode->i_file_acl ? 1 : 0);
+	return 0;
+}
+
+/*
+ * The one way blocks reach the image before commit.  Blocks free on disk
+ * are written now: nothing points at them yet.  A block already in use (an
+ * existing directory's, an attribute block whose refcount grows) is held
+ * for image_commit, so that until then the filesystem on disk is the one
+ * that was opened.
+ */
+static errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+			    const void *buf, int link)
+{
+	ext2_filsys e = img->fs;
+	const unsigned char *p = buf;
+	uint32_t i;
+
+	if (img->dry)
+		return 0;
+	if (ext2fs_test_block_bitmap_range2(e->block_map, blk, count))
+		return io_channel_write_blk64(e->io, blk, (int)count, buf);
+	for (i = 0; i < count; i++, p += e->blocksize) {
+		struct late *l;
+		errcode_t err;
+
+		if (!ext2fs_test_block_bitmap2(e->block_map, blk + i)) {
+			err = io_channel_write_blk64(e->io, blk + i, 1, p);
+			if (err)
+				return err;
+			continue;
+		}
+		if (grow_array(&img->late, &img->late_cap, img->nlate + 1,
+			       sizeof(*img->late), 64))
+			return ENOMEM;
+		l = &img->late[img->nlate];
+		l->data = malloc(e->blocksize);
+		if (!l->data)
+			return ENOMEM;
+		memcpy(l->data, p, e->blocksize);
+		l->blk = blk + i;
+		l->link = link;
+		img->nlate++;
+	}
+	return 0;
+}
+
+errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+			     const void *buf)
+{
+	return put_blocks(img, blk, count, buf, 0);
+}
+
+static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
+{
+	struct image *img = ctx;
+	uint32_t apb = img->fs->blocksize / 4, i;
+
+	for (i = 0; i < apb; i++)
+		((uint32_t *)img->buf)[i] = ext2fs_cpu_to_le32(ptr[i]);
+	return put_blocks(img, blk, 1, img->buf, 1);
+}
+
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f)
+{
+	return bmap_visit_indirect(fs, f, write_ind, img);
+}
+
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, b, run;
+	errcode_t err;
+
+	for (b = 0; b < d->nblocks; b += run) {
+		for (run = 1; b + run < d->nblocks &&
+		     d->phys[b + run] == d->phys[b] + run; run++)
+			;
+		err = put_blocks(img, d->phys[b], run,
+				 d->data + (size_t)b * bs, 1);
+		if (err)
+			return err;
+	}
+	return image_write_indirect(img, fs, &d->map);
+}
+
+struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
+{
+	size_t i;
+
+	return keymap_get(&img->idx, ino, &i) ? &img->inodes[i].inode : NULL;
+}
+
+errcode_t image_stage_inode(struct image *img, uint32_t ino,
+			    const struct ext2_inode_large *inode)
+{
+	struct ext2_inode_large *old = image_staged_inode(img, ino);
+
+	if (old) {
+		*old = *inode;
+		return 0;
+	}
+	if (grow_array(&img->inodes, &img->cap, img->n + 1,
+		       sizeof(*img->inodes), 1024) ||
+	    keymap_add(&img->idx, ino, img->n))
+		return ENOMEM;
+	img->inodes[img->n].ino = ino;
+	img->inodes[img->n].inode = *inode;
+	img->inodes[img->n].tail = NULL;
+	/* the on-disk map: image_commit has not touched it yet */
+	img->inodes[img->n].existed =
+		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
+	img->n++;
+	return 0;
+}
+
+/* The staged entry of @ino, or NULL. */
+static struct staged *staged_of(struct image *img, uint32_t ino)
+{
+	struct ext2_inode_large *in = image_staged_inode(img, ino);
+
+	return in ? (struct staged *)((char *)in - offsetof(struct staged, inode)) :
+		    NULL;
+}
+
+size_t image_inode_tail_size(const struct image *img)
+{
+	size_t isz = EXT2_INODE_SIZE(img->fs->super);
+
+	return isz > sizeof(struct ext2_inode_large) ?
+	       isz - sizeof(struct ext2_inode_large) : 0;
+}
+
+errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
+				 const unsigned char *tail)
+{
+	struct staged *st = staged_of(img, ino);
+	size_t n = image_inode_tail_size(img);
+
+	if (!st || !n)
+		return ORLOV_ERR_CORRUPT;
+	if (!st->tail && !(st->tail = malloc(n)))
+		return ENOMEM;
+	memcpy(st->tail, tail, n);
+	return 0;
+}
+
+errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
+				unsigned char *tail)
+{
+	size_t isz = EXT2_INODE_SIZE(img->fs->super), n = image_inode_tail_size(img);
+	unsigned char *buf = malloc(isz);
+	errcode_t err;
+
+	if (!buf)
+		return ENOMEM;
+	err = ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)buf,
+				     (int)isz);
+	if (!err)
+		memcpy(tail, buf + isz - n, n);
+	free(buf);
+	return err;
+}
+
+void image_set_large_file(struct image *img)
+{
+	ext2fs_set_feature_large_file(img->fs->super);
+}
+
+int image_user_xattr(const struct image *img)
+{
+	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_XATTR_USER);
+}
+
+int image_posix_acl(const struct image *img)
+{
+	/* IS_POSIXACL after a mount without acl/noacl options */
+	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_ACL);
+}
+
+errcode_t image_read_block(struct image *img, uint32_t blk, void *buf)
+{
+	return io_channel_read_blk64(img->fs->io, blk, 1, buf);
+}
+
+void image_set_ext_attr(struct image *img)
+{
+	/* ext2_xattr_update_super_block, on the first new attribute block */
+	ext2fs_set_feature_xattr(img->fs->super);
+}
+
+static int staged_cmp(const void *a, const void *b)
+{
+	const struct staged *x = a, *y = b;
+
+	return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+/* Inode-table blocks read and written at a time. */
+#define ITABLE_RUN 64
+
+/* Put staged inode @st into its slot in the table blocks at @slot. */
+static void encode_inode(struct image *img, const struct staged *st,
+			 unsigned char *slot, uint32_t isz)
+{
+	size_t n = isz < sizeof(st->inode) ? isz : sizeof(st->inode);
+
+	/* A new inode is zeroed to its full size first, as the kernel's
+	 * first write of a new inode does: nothing of a deleted one stays. */
+	if (!st->existed)
+		memset(slot, 0, isz);
+#ifdef WORDS_BIGENDIAN
+	ext2fs_swap_inode_full(img->fs, (struct ext2_inode_large *)img->ibuf,
+			       (struct ext2_inode_large *)&st->inode, 1, (int)n);
+	memcpy(slot, img->ibuf, n);
+#else
+	memcpy(slot, &st->inode, n);
+#endif
+	if (st->tail)	/* the rest of a large inode: in-inode attributes */
+		memcpy(slot + sizeof(st->inode), st->tail,
+		       image_inode_tail_size(img));
+}
+
+/*
+ * The staged inodes that existed on disk before this run (@existed), or
+ * the new ones, written as runs of whole inode-table blocks (they are in
+ * inode order): a few large writes instead of one per inode.
+ */
+static errcode_t write_inodes(struct image *img, const struct fs_state *fs,
+			      int existed)
+{
+	ext2_filsys e = img->fs;
+	uint32_t isz = fs->g.inode_size, bs = fs->g.block_size;
+	uint32_t ipg = fs->g.inodes_per_group;
+	unsigned char *buf;
+	errcode_t err = 0;
+	size_t k = 0, j;
+
+	buf = malloc((size_t)ITABLE_RUN * bs);
+	if (!buf)
+		return ENOMEM;
+	while (!err && k < img->n) {
+		uint32_t group = (img->inodes[k].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		uint64_t last = first;
+		blk64_t table = ext2fs_inode_table_loc(e, group);
+
+		if (img->inodes[k].existed != existed) {
+			k++;
+			continue;
+		}
+		for (j = k; j < img->n; j++) {
+			uint32_t ino = img->inodes[j].ino;
+			uint64_t b = (uint64_t)((ino - 1) % ipg) * isz / bs;
+
+			if ((ino - 1) / ipg != group || b >= first + ITABLE_RUN)
+				break;
+			if (img->inodes[j].existed == existed)
+				last = b;
+		}
+		if (!table || table + last >= ext2fs_blocks_count(e->super)) {
+			err = ORLOV_ERR_CORRUPT;
+			break;
+		}
+		err = io_channel_read_blk64(e->io, table + first,
+					    (int)(last - first + 1), buf);
+		for (; !err && k < j; k++) {
+			const struct staged *st = &img->inodes[k];
+			uint64_t off = (uint64_t)((st->ino - 1) % ipg) * isz -
+				       first * bs;
+
+			if (st->existed == existed)
+				encode_inode(img, st, buf + off, isz);
+		}
+		if (!err)
+			err = io_channel_write_blk64(e->io, table + first,
+						     (int)(last - first + 1), buf);
+	}
+	free(buf);
+	return err;
+}
+
+/* The held writes to blocks already in use (put_blocks), of one kind. */
+static errcode_t write_late(struct image *img, int link)
+{
+	errcode_t err;
+	size_t k;
+
+	for (k = 0; k < img->nlate; k++) {
+		if (img->late[k].link != link)
+			continue;
+		err = io_channel_write_blk64(img->fs->io, img->late[k].blk, 1,
+					     img->late[k].data);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* The allocators' bitmaps and counts into libext2fs's, marked dirty. */
+static errcode_t set_bitmaps(struct image *img, const struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	const struct fs_geom *g = &fs->g;
+	errcode_t err;
+	uint32_t i;
+
+	for (i = 0; i < g->ngroups; i++) {
+		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
+		uint32_t nb = g->blocks_per_group;
+
+		if (first + nb > g->blocks_count)
+			nb = (uint32_t)(g->blocks_count - first);
+		err = ext2fs_set_block_bitmap_range2(e->block_map, first, nb,
+						     group_bbitmap(fs, i));
+		if (!err)
+			err = ext2fs_set_inode_bitmap_range2(e->inode_map,
+				(ext2_ino_t)i * g->inodes_per_group + 1,
+				g->inodes_per_group, group_ibitmap(fs, i));
+		if (err)
+			return err;
+		ext2fs_bg_free_blocks_count_set(e, i, fs->free_blocks[i]);
+		ext2fs_bg_free_inodes_count_set(e, i, fs->free_inodes[i]);
+		ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
+		ext2fs_group_desc_csum_set(e, i);
+	}
+	ext2fs_free_blocks_count_set(e->super,
+				     (blk64_t)percpu_counter_sum(&fs->freeb));
+	e->super->s_free_inodes_count = (uint32_t)percpu_counter_sum(&fs->freei);
+	ext2fs_mark_super_dirty(e);
+	ext2fs_mark_bb_dirty(e);
+	ext2fs_mark_ib_dirty(e);
+	return 0;
+}
+
+/* The primary superblock alone (libext2fs flushes before and after). */
+static errcode_t write_super_only(ext2_filsys e)
+{
+	const int only = EXT2_FLAG_SUPER_ONLY | EXT2_FLAG_MASTER_SB_ONLY;
+	int had = e->flags & only;
+	errcode_t err;
+
+	e->flags |= only;
+	err = ext2fs_flush2(e, 0);
+	e->flags = (e->flags & ~only) | had;
+	return err;
+}
+
+/*
+ * Everything that changes blocks in use, in an order where each prefix is
+ * the old filesystem or one e2fsck repairs without losing a file that was
+ * there before: marked unclean, then "allocate before reference" (bitmaps
+ * and counts, then the new inodes, unreachable until the last step), then
+ * the link from the target directory, then clean again.
+ */
+static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
+				 const char **what)
+{
+	ext2_filsys e = img->fs;
+	uint16_t state = e->super->s_state;
+	errcode_t err;
+
+	/* Interrupted from here on, the filesystem is unclean, as after a
+	 * crash with it mounted: fsck -p checks it at boot, and this tool
+	 * and mount warn or refuse until then. */
+	*what = "starting the commit of";
+	e->super->s_state = (uint16_t)(state & ~EXT2_VALID_FS);
+	err = write_super_only(e);
+	if (err)
+		return err;
+	/* Blocks and inodes in use that nothing references yet: e2fsck
+	 * gives them back. */
+	*what = "updating bitmaps of";
+	err = set_bitmaps(img, fs);
+	if (!err)
+		err = ext2fs_flush2(e, 0);
+	if (err)
+		return err;
+	/* Refcounts of attribute blocks already on disk grow before the new
+	 * inodes that share them; those inodes are reachable only from
+	 * each other until the link (e2fsck -y: lost+found). */
+	*what = "writing attribute blocks of";
+	err = write_late(img, 0);
+	*what = "writing inodes of";
+	if (!err)
+		err = write_inodes(img, fs, 0);
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (err)
+		return err;
+	/* The link.  The directory's inode before its blocks: a block 0
+	 * turned into an htree root while the inode still said linear
+	 * would hide the entries moved out of it. */
+	*what = "linking the new entries into";
+	err = write_inodes(img, fs, 1);
+	if (!err)
+		err = write_late(img, 1);
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (err)
+		return err;
+	*what = "finishing the commit of";
+	e->super->s_state = state;
+	err = write_super_only(e);
+	if (!err)
+		err = ext2fs_close2(e, 0);	/* s_kbytes_written */
+	if (!err)
+		img->fs = NULL;		/* closed and freed */
+	return err;
+}
+
+/* ---- commit through an ext3 journal ------------------------------------- */
+
+#define JBD2_MAGIC 0xc03b3998U
+#define JBD2_DESCRIPTOR 1
+#define JBD2_COMMIT 2
+#define JBD2_SB_V1 3
+#define JBD2_SB_V2 4
+#define JBD2_FLAG_ESCAPE 1
+#define JBD2_FLAG_SAME_UUID 2
+#define JBD2_FLAG_LAST_TAG 8
+#define JBD2_INCOMPAT_REVOKE 1
+
+static uint32_t get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 24);
+	p[1] = (unsigned char)(v >> 16);
+	p[2] = (unsigned char)(v >> 8);
+	p[3] = (unsigned char)v;
+}
+
+static void put_be16(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+struct journal {
+	blk64_t *map;		/* physical block of each journal block */
+	uint32_t len, first, seq;
+	unsigned char *sb;	/* the journal superblock as read */
+};
+
+static void journal_free(struct journal *j)
+{
+	free(j->map);
+	free(j->sb);
+}
+
+/*
+ * The image's own journal, if a transaction of @need blocks can go
+ * through it: internal, empty, a version 2 superblock with no feature
+ * but revoke (no checksums, 32-bit block numbers: what mke2fs -t ext3
+ * makes), and long enough.  0 with j->map NULL when not.
+ */
+static errcode_t journal_open(struct image *img, size_t need,
+			      struct journal *j)
+{
+	ext2_filsys e = img->fs;
+	struct ext2_inode inode;
+	uint32_t bs = e->blocksize, i, type;
+	errcode_t err;
+
+	memset(j, 0, sizeof(*j));
+	if (!ext2fs_has_feature_journal(e->super) || !e->super->s_journal_inum ||
+	    ext2fs_has_feature_64bit(e->super))
+		return 0;
+	err = ext2fs_read_inode(e, e->super->s_journal_inum, &inode);
+	if (err)
+		return err;
+	if (EXT2_I_SIZE(&inode) / bs < 1024 || EXT2_I_SIZE(&inode) / bs > (1U << 24))
+		return 0;
+	j->sb = malloc(bs);
+	j->map = calloc(1, sizeof(*j->map));
+	if (!j->sb || !j->map)
+		return ENOMEM;
+	err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0, 0,
+			   NULL, &j->map[0]);
+	if (!err && !j->map[0])
+		err = ORLOV_ERR_CORRUPT;
+	if (!err)
+		err = io_channel_read_blk64(e->io, j->map[0], 1, j->sb);
+	if (err)
+		return err;
+	type = get_be32(j->sb + 4);
+	j->len = get_be32(j->sb + 16);
+	j->first = get_be32(j->sb + 20);
+	j->seq = get_be32(j->sb + 24);
+	if (get_be32(j->sb) != JBD2_MAGIC || (type != JBD2_SB_V2 && type != JBD2_SB_V1) ||
+	    get_be32(j->sb + 12) != bs || get_be32(j->sb + 28) != 0 ||
+	    j->first < 1 || j->len > EXT2_I_SIZE(&inode) / bs ||
+	    (type == JBD2_SB_V2 &&
+	     (get_be32(j->sb + 36) || (get_be32(j->sb + 40) & ~JBD2_INCOMPAT_REVOKE) ||
+	      get_be32(j->sb + 44))) ||
+	    need > j->len - j->first) {
+		journal_free(j);
+		memset(j, 0, sizeof(*j));
+		return 0;
+	}
+	free(j->map);
+	j->map = calloc(j->first + need, sizeof(*j->map));
+	if (!j->map)
+		return ENOMEM;
+	for (i = 0; !err && i < j->first + need; i++) {
+		err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0,
+				   i, NULL, &j->map[i]);
+		if (!err && !j->map[i])
+			err = ORLOV_ERR_CORRUPT;
+	}
+	return err;
+}
+
+/* Blocks of one descriptor: its header, then 8-byte tags, the first
+ * followed by the journal's UUID. */
+static size_t tags_per_descriptor(uint32_t bs)
+{
+	return 1 + (bs - 12 - 8 - 16) / 8;
+}
+
+/* A bound on the blocks the commit writes in place, before it is made:
+ * the journal must hold them all in one transaction. */
+static size_t commit_bound(const struct image *img, const struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	size_t n = img->nlate + 2 * (size_t)fs->g.ngroups + 8, i;
+	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
+
+	/* superblocks and descriptor tables, each copy */
+	for (i = 0; i < fs->g.ngroups; i++)
+		if (ext2fs_bg_has_super(e, (dgrp_t)i))
+			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
+	/* inode table blocks (inodes are sorted by then) */
+	for (i = 0; i < img->n; i++) {
+		uint32_t b = (img->inodes[i].ino - 1) / ipb;
+
+		n += b != last;
+		last = b;
+	}
+	return n + n / (tags_per_descriptor(e->blocksize) - 1) + 2;
+}
+
+/* Write @data to journal block @k. */
+static errcode_t jwrite(struct image *img, const struct journal *j,
+			uint32_t k, const void *data)
+{
+	return io_channel_write_blk64(img->fs->io, j->map[k], 1, data);
+}
+
+/* The primary superblock's block with needs_recovery set or cleared in
+ * what the disk holds now. */
+static errcode_t mark_recovery(struct image *img, int on)
+{
+	ext2_filsys e = img->fs;
+	blk64_t blk = 1024 / e->blocksize;
+	size_t off = 1024 % e->blocksize + 0x60;	/* s_feature_incompat */
+	unsigned char *b = malloc(e->blocksize);
+	errcode_t err;
+	uint32_t f;
+
+	if (!b)
+		return ENOMEM;
+	err = io_channel_read_blk64(e->io, blk, 1, b);
+	if (!err) {
+		f = get_le32(b + off);
+		f = on ? f | EXT3_FEATURE_INCOMPAT_RECOVER :
+			 f & ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
+		put_le32(b + off, f);
+		err = io_channel_write_blk64(e->io, blk, 1, b);
+	}
+	free(b);
+	return err ? err : io_channel_flush(e->io);
+}
+
+/*
+ * The commit as one transaction of the image's journal, as the kernel
+ * would make it, so that a kill anywhere leaves either the old filesystem
+ * or one that journal recovery (mount, e2fsck) makes the new one:
+ *   every in-place write is captured in memory; the primary superblock
+ *   is marked needs_recovery (the journal still empty: e2fsck and mount
+ *   see the old filesystem); descriptor, copies and commit block go into
+ *   the log; the journal superblock's s_start makes it count; the copies
+ *   are written home (the primary superblock's still marked
+ *   needs_recovery); s_start is cleared; needs_recovery is cleared.
+ */
+/* Every block the commit changes in place, in memory, none written. */
+static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
+				struct io_captured **c, size_t *n)
+{
+	ext2_filsys e = img->fs;
+	errcode_t err;
+
+	e->super->s_feature_incompat &= ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
+	io_guard_capture(e->io, 1);
+	err = set_bitmaps(img, fs);
+	if (!err)
+		err = write_late(img, 0);
+	if (!err)
+		err = write_inodes(img, fs, 0);
+	if (!err)
+		err = write_inodes(img, fs, 1);
+	if (!err)
+		err = write_late(img, 1);
+	if (!err)
+		err = ext2fs_flush2(e, 0);
+	io_guard_capture(e->io, 0);
+	io_guard_take_captured(e->io, c, n);
+	return err;
+}
+
+/*
+ * No journal takes the commit of an image file (too short, or of a kind
+ * not written here): the commit's blocks go to a copy of the image as it
+ * is now, new data and all, which then takes its name.  Killed before
+ * the rename, the image is the old filesystem, its free blocks aside.
+ */
+static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
+			     const char **what)
+{
+	ext2_filsys e = img->fs;
+	struct io_captured *c = NULL;
+	enum temp_step step;
+	size_t n = 0, i;
+	errcode_t err;
+	int fd = -1;
+
+	*what = "preparing the commit of";
+	err = capture_commit(img, fs, &c, &n);
+	if (!err) {
+		*what = "copying for the commit";
+		err = make_shadow(img, 1, &img->shadow_fd, &step);
+		fd = img->shadow_fd;
+	}
+	if (!err)
+		*what = "writing the commit to a copy of";
+	for (i = 0; !err && i < n; i++) {
+		err = io_guard_tick(e->io);
+		if (!err)
+			err = pwrite_all(fd, c[i].data, e->blocksize,
+					 (off_t)c[i].blk * e->blocksize);
+	}
+	if (!err)
+		err = io_guard_tick(e->io);	/* written, not yet renamed */
+	if (!err && fsync(fd))
+		err = (errcode_t)errno;
+	if (!err) {
+		/* all in the copy: nothing left for libext2fs to write */
+		e->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			      EXT2_FLAG_IB_DIRTY);
+		ext2fs_free(e);
+		img->fs = NULL;
+	}
+	io_guard_free_captured(c, n);
+	return err;
+}
+
+static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
+				const struct journal *j, const char **what)
+{
+	ext2_filsys e = img->fs;
+	struct io_captured *c = NULL;
+	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
+	uint32_t k = j->first, seq = j->seq;
+	blk64_t sb_blk = 1024 / bs;
+	unsigned char *d = NULL, *copy = NULL;
+	size_t n, i, t;
+	errcode_t err;
+
+	*what = "preparing the journal transaction of";
+	err = capture_commit(img, fs, &c, &n);
+	if (!err && n + (n + per - 1) / per + 1 > j->len - j->first)
+		err = ORLOV_ERR_CORRUPT;	/* commit_bound was wrong */
+	if (err)
+		goto out;
+	d = calloc(1, bs);
+	copy = malloc(bs);
+	if (!d || !copy) {
+		err = ENOMEM;
+		goto out;
+	}
+	*what = "starting the journal transaction of";
+	err = mark_recovery(img, 1);
+	/* the log: descriptors each followed by their blocks, the commit */
+	*what = "writing the journal of";
+	for (i = 0; !err && i < n; i += t) {
+		size_t off = 12;
+
+		memset(d, 0, bs);
+		put_be32(d, JBD2_MAGIC);
+		put_be32(d + 4, JBD2_DESCRIPTOR);
+		put_be32(d + 8, seq);
+		for (t = 0; t < per && i + t < n; t++) {
+			uint32_t flags = t ? JBD2_FLAG_SAME_UUID : 0;
+
+			if (get_be32(c[i + t].data) == JBD2_MAGIC)
+				flags |= JBD2_FLAG_ESCAPE;
+			if (t + 1 == per || i + t + 1 == n)
+				flags |= JBD2_FLAG_LAST_TAG;
+			put_be32(d + off, (uint32_t)c[i + t].blk);
+			put_be16(d + off + 4, 0);
+			put_be16(d + off + 6, flags);
+			off += 8;
+			if (!t) {
+				memcpy(d + off, j->sb + 48, 16);	/* s_uuid */
+				off += 16;
+			}
+		}
+		err = jwrite(img, j, k++, d);
+		for (t = 0; !err && t < per && i + t < n; t++) {
+			memcpy(copy, c[i + t].data, bs);
+			if (get_be32(copy) == JBD2_MAGIC)
+				memset(copy, 0, 4);
+			err = jwrite(img, j, k++, copy);
+		}
+	}
+	if (!err) {
+		memset(d, 0, bs);
+		put_be32(d, JBD2_MAGIC);
+		put_be32(d + 4, JBD2_COMMIT);
+		put_be32(d + 8, seq);
+		err = jwrite(img, j, k++, d);
+	}
+	if (!err)
+		err = io_channel_flush(e->io);
+	/* from here on, recovery gives the new filesystem */
+	*what = "committing the journal of";
+	if (!err) {
+		memcpy(d, j->sb, bs);
+		put_be32(d + 28, j->first);		/* s_start */
+		err = jwrite(img, j, 0, d);
+	}
+	if (!err)
+		err = io_channel_flush(e->io);
+	*what = "writing the journalled blocks of";
+	for (i = 0; !err && i < n; i++) {
+		const unsigned char *b = c[i].data;
+
+		if (c[i].blk == sb_blk) {
+			/* the new superblock, still needing recovery until
+			 * the journal is empty again */
+			size_t off = 1024 % bs + 0x60;
+
+			memcpy(copy, b, bs);
+			put_le32(copy + off, get_le32(copy + off) |
+				 EXT3_FEATURE_INCOMPAT_RECOVER);
+			b = copy;
+		}
+		err = io_channel_write_blk64(e->io, c[i].blk, 1, b);
+	}
+	if (!err)
+		err = io_channel_flush(e->io);
+	*what = "finishing the journal transaction of";
+	if (!err) {
+		memcpy(d, j->sb, bs);
+		put_be32(d + 24, seq + 1);		/* s_sequence */
+		put_be32(d + 28, 0);			/* empty again */
+		err = jwrite(img, j, 0, d);
+	}
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (!err)
+		err = mark_recovery(img, 0);
+	if (!err) {
+		/* all written: nothing left for libext2fs to write */
+		e->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
+			      EXT2_FLAG_IB_DIRTY);
+		err = ext2fs_close2(e, 0);
+		if (!err)
+			img->fs = NULL;
+	}
+out:
+	io_guard_free_captured(c, n);
+	free(d);
+	free(copy);
+	return err;
+}
+
+/* ---- room on the host for an in-place commit --------------------------- */
+
+struct blist {
+	blk64_t *b;
+	size_t n, cap;
+};
+
+static errcode_t bl_add(struct blist *l, blk64_t first, blk64_t count)
+{
+	for (; count; count--, first++) {
+		if (grow_array(&l->b, &l->cap, l->n + 1, sizeof(*l->b), 256))
+			return ENOMEM;
+		l->b[l->n++] = first;
+	}
+	return 0;
+}
+
+static int blk_cmp(const void *a, const void *b)
+{
+	blk64_t x = *(const blk64_t *)a, y = *(const blk64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Bytes [off, off + len) of @fd allocated, its holes filled with zeros
+ * where fallocate(2) is not supported: the contents stay the same. */
+static errcode_t fill_holes(int fd, off_t off, off_t len)
+{
+	static const char zero[4096];
+	off_t end = off + len, d, h;
+
+	if (!fallocate(fd, FALLOC_FL_KEEP_SIZE, off, len))
+		return 0;
+	if (errno != EOPNOTSUPP && errno != ENOSYS)
+		return (errcode_t)errno;
+	while (off < end) {
+		d = lseek(fd, off, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return 0;	/* no SEEK_DATA: nothing known of holes */
+		h = d < 0 ? end : d;
+		for (; off < h && off < end; off += (off_t)sizeof(zero)) {
+			size_t n = end - off < (off_t)sizeof(zero) ?
+				   (size_t)(end - off) : sizeof(zero);
+			errcode_t err = pwrite_all(fd, zero, n, off);
+
+			if (err)
+				return err;
+		}
+		if (d < 0 || d >= end)
+			break;
+		off = lseek(fd, d, SEEK_HOLE);
+		if (off < 0)
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * An image file on a host filesystem that runs out of room: a write of
+ * the commit into one of its holes fails half way, and writing the old
+ * contents back (zeros, into holes) fails the same way.  So every block
+ * the in-place commit writes (superblocks and descriptors, bitmaps, the
+ * staged inodes' table blocks, the held writes and @extra, the journal's)
+ * is allocated first; when it cannot be, nothing has been written.
+ */
+static errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
+				const blk64_t *extra, size_t nextra)
+{
+	ext2_filsys e = img->fs;
+	uint32_t ipg = fs->g.inodes_per_group, isz = fs->g.inode_size;
+	uint32_t bs = fs->g.block_size;
+	struct blist l = { 0 };
+	struct stat st;
+	errcode_t err = 0;
+	size_t i, k;
+	dgrp_t g;
+
+	if (img->lock_fd < 0 || fstat(img->lock_fd, &st) || !S_ISREG(st.st_mode))
+		return 0;
+	for (g = 0; !err && g < fs->g.ngroups; g++) {
+		blk64_t super = 0, old_desc = 0, new_desc = 0;
+		blk_t used = 0;
+
+		if (ext2fs_bg_has_super(e, g)) {
+			err = ext2fs_super_and_bgd_loc2(e, g, &super, &old_desc,
+							&new_desc, &used);
+			if (!err)
+				err = bl_add(&l, super, 1);
+			if (!err && old_desc)
+				err = bl_add(&l, old_desc, e->desc_blocks);
+			if (!err && new_desc)
+				err = bl_add(&l, new_desc, 1);
+		}
+		if (!err)
+			err = bl_add(&l, ext2fs_block_bitmap_loc(e, g), 1);
+		if (!err)
+			err = bl_add(&l, ext2fs_inode_bitmap_loc(e, g), 1);
+	}
+	/* write_inodes rewrites whole runs of table blocks: from the first
+	 * staged inode's block of a group to the last one's */
+	for (i = 0; !err && i < img->n; i = k) {
+		uint32_t group = (img->inodes[i].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->inodes[i].ino - 1) % ipg) * isz / bs;
+		uint64_t last = first;
+
+		for (k = i; k < img->n && (img->inodes[k].ino - 1) / ipg == group; k++)
+			last = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		err = bl_add(&l, ext2fs_inode_table_loc(e, group) + first,
+			     last - first + 1);
+	}
+	for (i = 0; !err && i < img->nlate; i++)
+		err = bl_add(&l, img->late[i].blk, 1);
+	for (i = 0; !err && i < nextra; i++)
+		err = bl_add(&l, extra[i], 1);
+	if (!err && l.n)
+		qsort(l.b, l.n, sizeof(*l.b), blk_cmp);
+	for (i = 0; !err && i < l.n; i = k) {
+		for (k = i + 1; k < l.n && l.b[k] <= l.b[k - 1] + 1; k++)
+			;
+		err = fill_holes(img->lock_fd, (off_t)l.b[i] * bs,
+				 (off_t)(l.b[k - 1] - l.b[i] + 1) * bs);
+	}
+	free(l.b);
+	return err == ENOSPC || err == EDQUOT || err == EFBIG ?
+	       ORLOV_ERR_NO_HOST_SPACE : err;
+}
+
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what)
+{
+	struct journal j;
+	errcode_t err;
+
+	/* In inode order, so inode table blocks are written sequentially. */
+	if (img->n > 1)
+		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
+	keymap_free(&img->idx);	/* positions the sort has changed */
+
+	/* Data and new blocks on disk before anything points at them.  A
+	 * failure here has changed no block in use. */
+	*what = "writing data blocks of";
+	err = io_channel_flush(img->fs->io);
+	memset(&j, 0, sizeof(j));
+	/* A copy, or a file nobody sees, needs no journal. */
+	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
+		err = journal_open(img, commit_bound(img, fs), &j);
+	/* the image file itself is written: room for it first */
+	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
+	    (j.map || !img->copy_at_commit)) {
+		*what = "reserving host space for the commit of";
+		err = reserve_commit(img, fs, j.map,
+				     j.map ? j.first + commit_bound(img, fs) : 0);
+	}
+	if (!err) {
+		io_guard_begin(img->fs->io);
+		if (!j.map && img->links_why)
+			*img->links_why = LINKS_WHY;
+		err = j.map ? commit_journal(img, fs, &j, what) :
+		      img->copy_at_commit ? commit_copy(img, fs, what) :
+			      commit_in_place(img, fs, what);
+		/* Put every block changed in place back as it was; a copy
+		 * that failed is removed, IMAGE was never written. */
+		if (err && !img->shadow && io_guard_rollback(img->fs->io))
+			err = ORLOV_ERR_ROLLBACK;
+	}
+	journal_free(&j);
+	if (err) {
+		image_abort(img);
+		return err;
+	}
+	if (img->shadow) {
+		*what = "renaming the committed copy over";
+		err = image_temp_commit(img->shadow, img->path, img->lock_fd);
+		if (!err) {
+			free(img->shadow);
+			img->shadow = NULL;
+		}
+	}
+	/* Nothing is left to write: image_abort only frees what remains
+	 * (and, if the rename failed, removes the copy). */
+	image_abort(img);
+	return err;
+}

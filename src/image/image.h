@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one module of orlov-populate that talks to libext2fs (image_read.c is
+ * its read-only half, for orlov-layout).  Nothing referenced by the image's
+ * metadata is written before image_commit(): data, indirect and new
+ * directory blocks go to blocks still free in the on-disk bitmaps, writes
+ * to blocks in use are held until the commit, so an abort leaves the
+ * filesystem as it was.
+ */
+#ifndef ORLOV_IMAGE_H
+#define ORLOV_IMAGE_H
+
+#include <sys/stat.h>
+#include <ext2fs/ext2_fs.h>
+
+#include "model/dir.h"
+#include "source/walk.h"
+
+struct image;
+
+/* How the commit is made safe against a kill or a crash. */
+enum image_commit {
+	IMAGE_COMMIT_AUTO,	/* an image file: its journal, else a copy */
+	IMAGE_COMMIT_COPY,	/* --atomic: a copy from the start, always */
+	IMAGE_COMMIT_IN_PLACE,	/* --in-place: the journal, else ordered */
+	IMAGE_COMMIT_UNSEEN,	/* a file nobody sees yet: just write it */
+};
+
+struct image_opts {
+	const char *undo;	/* a new undo file (libext2fs's undo I/O
+				   manager; e2undo restores), or NULL */
+	const char *fault;	/* a test's injected fault (io_guard_parse) */
+	enum image_commit commit;
+	const char **in_place_why; /* set when AUTO writes an image file in
+				      place: why no copy (static text) */
+	int dry;		/* --dry-run: opened read-only, nothing written */
+	int *mount_unknown;	/* set when it cannot be told if it is mounted */
+	int has_now;		/* the superblock's write time is @now */
+	uint32_t now;		/* (SOURCE_DATE_EPOCH), not the clock */
+	const int *held_fd;	/* the caller holds the flock of the file
+				   at the path, on *held_fd; or NULL */
+	unsigned int *stale;	/* set to the stale copies removed */
+};
+
+/* Open read-write; refuses a mounted image, a dirty or unrecovered one,
+ * and features the ext2 driver cannot write.  @opts may be NULL.  *what
+ * says what failed and *feature (static storage) which feature was
+ * refused. */
+errcode_t image_open(const char *path, const struct image_opts *opts,
+		     struct image **out, const char **what, const char **feature);
+/* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
+ * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
+errcode_t image_fsck(const char *path);
+/* The step of making a copy of the image that failed. */
+enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_XATTR, TEMP_COPY };
+
+/* A new empty file next to @path (.NAME.orlov-XXXXXX), flocked on *fd
+ * for as long as it stays open (image_remove_stale leaves it alone), with
+ * @st's mode and, where it may be given (or must, @keep_owner), owner,
+ * and the extended attributes and ACL of the file open as @from (-1:
+ * none); else the mode of a new file.  *step says which step failed. */
+errcode_t image_temp_create(const char *path, const struct stat *st,
+			    int keep_owner, int from, char **tmp, int *fd,
+			    enum temp_step *step);
+/* Rename @tmp over @path and sync the directory.  @path must still be the
+ * file open as @locked (ORLOV_ERR_IMAGE_REPLACED if not) or, with
+ * @locked -1, not exist (EEXIST). */
+errcode_t image_temp_commit(const char *tmp, const char *path, int locked);
+
+/* The file @path names once a final symbolic link is followed (a link
+ * to a link too): what a copy is renamed over. */
+errcode_t image_resolve(const char *path, char **out);
+/* An exclusive flock on the file @path; when there is none, *fd -1 (no
+ * error), or with @create a new empty file, locked.  ORLOV_ERR_BUSY when
+ * another holds it. */
+errcode_t image_lock(const char *path, int create, int *fd);
+/* Remove the copies of @path (.NAME.orlov-XXXXXX) that killed runs left:
+ * non-empty, one link, and flocked by no live process.  The caller holds
+ * the image's lock.  *removed counts them. */
+void image_remove_stale(const char *path, unsigned int *removed);
+
+/* What a file holds, as far as --create and SOURCE care. */
+enum image_probe { PROBE_MISSING, PROBE_EMPTY, PROBE_EXT, PROBE_OTHER };
+/* PROBE_EMPTY: no byte, or only zeros (of a device, in its first MiB). */
+errcode_t image_probe(const char *path, enum image_probe *kind);
+
+/* The files the open image is (the image, the copy being written): a
+ * walk of a SOURCE they lie in leaves them out.  Returns how many of
+ * @max it put into @ids. */
+size_t image_files(const struct image *img, struct file_id *ids, size_t max);
+
+/* Close without writing metadata back. */
+void image_abort(struct image *img);
+
+errcode_t image_load_state(struct image *img, struct fs_state *fs);
+void image_hash_seed(const struct image *img, uint32_t seed[4]);
+int image_has_filetype(const struct image *img);
+/* The dir_index feature; the default hash and the unsigned adjustment. */
+int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
+
+/* Resolve @path (absolute, inside the image) without following a final
+ * symlink; ORLOV_ERR_NOT_DIR when it is no directory. */
+errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino);
+errcode_t image_read_inode(struct image *img, uint32_t ino,
+			   struct ext2_inode_large *inode);
+/* Load an existing directory's blocks and block map. */
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d);
+
+errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+			     const void *buf);
+/* Write a file's indirect blocks (held in memory by bmap). */
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f);
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d);
+
+/* Metadata: queue the inode; written at commit. */
+errcode_t image_stage_inode(struct image *img, uint32_t ino,
+			    const struct ext2_inode_large *inode);
+struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
+
+void image_set_large_file(struct image *img);
+/* Bytes of an inode past struct ext2_inode_large (ext4's in-inode
+ * attributes live there), 0 for small inodes. */
+size_t image_inode_tail_size(const struct image *img);
+/* Give the staged inode @ino that tail (written with it at commit). */
+errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
+				 const unsigned char *tail);
+errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
+				unsigned char *tail);
+void image_set_ext_attr(struct image *img);
+/* acl among the default mount options: new inodes inherit default ACLs */
+int image_posix_acl(const struct image *img);
+/* user_xattr among the default mount options: user.* can be set */
+int image_user_xattr(const struct image *img);
+errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
+
+/* Write inodes, bitmaps, counters and the superblock, and close; @img is
+ * gone either way.  Ordered so that an interruption leaves the old
+ * filesystem or one e2fsck repairs without loss (image.c); a failed write
+ * puts every block changed in place back (io_guard.h). */
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what);
+
+#endif

@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/io_guard.h"
+#include "lib/keymap.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
+
+struct saved {
+	unsigned long long off;	/* byte offset of the region */
+	unsigned int len;
+	unsigned char *data;	/* NULL: the region was all zeros */
+};
+
+struct guard {
+	io_channel real;
+	struct io_fault fault;
+	unsigned long ops;	/* writes, byte writes and flushes so far */
+	unsigned long reads;	/* block reads so far (numbered apart) */
+	unsigned long begun;	/* ops before io_guard_begin */
+	int saving;
+	struct saved *saved;
+	size_t n, cap;
+	struct keymap saved_at;	/* offsets in saved */
+	/* capture: writes held in memory, block by block, for a journal */
+	int capturing;
+	struct io_captured *cb;
+	size_t ncb, cbcap;
+	struct keymap cb_at;	/* blocks in cb */
+};
+
+errcode_t io_guard_parse(const char *spec, struct io_fault *f)
+{
+	static const struct { const char *name; enum io_fault_kind kind; } k[] = {
+		{ "kill:", IO_FAULT_KILL }, { "eio:", IO_FAULT_EIO },
+		{ "enospc:", IO_FAULT_ENOSPC }, { "eioread:", IO_FAULT_EIO_READ },
+	};
+	size_t i;
+
+	memset(f, 0, sizeof(*f));
+	if (!spec || !*spec)
+		return 0;
+	if (!strcmp(spec, "count")) {
+		f->kind = IO_FAULT_COUNT;
+		return 0;
+	}
+	for (i = 0; i < sizeof(k) / sizeof(k[0]); i++) {
+		size_t n = strlen(k[i].name);
+		char *end;
+
+		if (strncmp(spec, k[i].name, n))
+			continue;
+		errno = 0;
+		f->at = strtoul(spec + n, &end, 10);
+		if (errno || *end || end == spec + n || !f->at)
+			return ORLOV_ERR_USAGE;
+		f->kind = k[i].kind;
+		return 0;
+	}
+	return ORLOV_ERR_USAGE;
+}
+
+static struct guard *guard_of(io_channel ch)
+{
+	return ch->private_data;
+}
+
+/* One more operation: the injected fault, if this is its number. */
+static errcode_t tick(struct guard *g)
+{
+	g->ops++;
+	if (g->fault.at != g->ops)
+		return 0;
+	switch (g->fault.kind) {
+	case IO_FAULT_KILL:
+		/* as kill -9: nothing cached in this process reaches the disk */
+		raise(SIGKILL);
+		return EINTR;
+	case IO_FAULT_EIO:
+		return EIO;
+	case IO_FAULT_ENOSPC:
+		return ENOSPC;
+	default:
+		return 0;
+	}
+}
+
+errcode_t io_guard_tick(io_channel ch)
+{
+	return tick(guard_of(ch));
+}
+
+static int is_saved(const struct guard *g, unsigned long long off)
+{
+	return keymap_get(&g->saved_at, off, NULL);
+}
+
+static errcode_t mark_saved(struct guard *g, unsigned long long off)
+{
+	return keymap_add(&g->saved_at, off, 0);
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Save the channel blocks under [off, off + len) not saved yet. */
+static errcode_t save_range(io_channel ch, unsigned long long off,
+			    unsigned long long len)
+{
+	struct guard *g = guard_of(ch);
+	unsigned long long bs = (unsigned long long)ch->block_size, b;
+	errcode_t err;
+
+	if (!g->saving || !len)
+		return 0;
+	for (b = off / bs; b <= (off + len - 1) / bs; b++) {
+		struct saved *s;
+		unsigned char *buf;
+
+		if (is_saved(g, b * bs))
+			continue;
+		if (grow_array(&g->saved, &g->cap, g->n + 1,
+			       sizeof(*g->saved), 256))
+			return ENOMEM;
+		buf = malloc((size_t)bs);
+		if (!buf)
+			return ENOMEM;
+		err = io_channel_read_blk64(g->real, b, 1, buf);
+		if (err == 0)
+			err = mark_saved(g, b * bs);
+		if (err) {
+			free(buf);
+			return err;
+		}
+		if (all_zero(buf, (size_t)bs)) {
+			free(buf);
+			buf = NULL;
+		}
+		s = &g->saved[g->n++];
+		s->off = b * bs;
+		s->len = (unsigned int)bs;
+		s->data = buf;
+	}
+	return 0;
+}
+
+static void capture_free(struct guard *g);
+
+static errcode_t guard_close(io_channel ch)
+{
+	struct guard *g = guard_of(ch);
+	errcode_t err;
+	size_t i;
+
+	if (--ch->refcount > 0)
+		return 0;
+	err = io_channel_close(g->real);
+	if (g->fault.kind == IO_FAULT_COUNT)
+		/* for the fault-injection tests: how many points there are */
+		fprintf(stderr, "orlov-populate: ORLOV_FAULT: %lu operations, "
+			"commit from %lu\norlov-populate: ORLOV_FAULT: %lu "
+			"reads\n", g->ops, g->begun + 1, g->reads);
+	for (i = 0; i < g->n; i++)
+		free(g->saved[i].data);
+	free(g->saved);
+	keymap_free(&g->saved_at);
+	capture_free(g);
+	free(g);
+	free(ch->name);
+	free(ch);
+	return err;
+}
+
+static errcode_t guard_set_blksize(io_channel ch, int blksize)
+{
+	errcode_t err = io_channel_set_blksize(guard_of(ch)->real, blksize);
+
+	if (!err)
+		ch->block_size = blksize;
+	return err;
+}
+
+static unsigned long long span(io_channel ch, int count)
+{
+	return count < 0 ? (unsigned long long)-(long long)count :
+			   (unsigned long long)count * (unsigned)ch->block_size;
+}
+
+static struct io_captured *captured(const struct guard *g,
+				    unsigned long long blk)
+{
+	size_t i;
+
+	return keymap_get(&g->cb_at, blk, &i) ? &g->cb[i] : NULL;
+}
+
+/* The captured copy of block @blk, made from the disk's on first use. */
+static errcode_t capture_block(io_channel ch, unsigned long long blk,
+			       struct io_captured **out)
+{
+	struct guard *g = guard_of(ch);
+	struct io_captured *c = captured(g, blk);
+	errcode_t err;
+
+	if (c) {
+		*out = c;
+		return 0;
+	}
+	if (grow_array(&g->cb, &g->cbcap, g->ncb + 1, sizeof(*g->cb), 256))
+		return ENOMEM;
+	c = &g->cb[g->ncb];
+	c->blk = blk;
+	c->data = malloc((size_t)ch->block_size);
+	if (!c->data)
+		return ENOMEM;
+	err = io_channel_read_blk64(g->real, blk, 1, c->data);
+	if (err) {
+		free(c->data);
+		return err;
+	}
+	err = keymap_add(&g->cb_at, blk, g->ncb);
+	if (err) {
+		free(c->data);
+		return err;
+	}
+	g->ncb++;
+	*out = c;
+	return 0;
+}
+
+/* A write while capturing: into the copies, bytes @off to @off + @len. */
+static errcode_t capture_write(io_channel ch, unsigned long long off,
+			       unsigned long long len, const unsigned char *p)
+{
+	unsigned long long bs = (unsigned)ch->block_size;
+
+	while (len) {
+		struct io_captured *c;
+		unsigned long long in = off % bs, n = bs - in < len ? bs - in : len;
+		errcode_t err = capture_block(ch, off / bs, &c);
+
+		if (err)
+			return err;
+		memcpy(c->data + in, p, (size_t)n);
+		off += n;
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+void io_guard_capture(io_channel ch, int on)
+{
+	guard_of(ch)->capturing = on;
+}
+
+void io_guard_take_captured(io_channel ch, struct io_captured **list,
+			    size_t *n)
+{
+	struct guard *g = guard_of(ch);
+
+	*list = g->cb;
+	*n = g->ncb;
+	/* reads see the disk again */
+	keymap_free(&g->cb_at);
+	g->cb = NULL;
+	g->ncb = g->cbcap = 0;
+}
+
+void io_guard_free_captured(struct io_captured *list, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(list[i].data);
+	free(list);
+}
+
+static void capture_free(struct guard *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->ncb; i++)
+		free(g->cb[i].data);
+	free(g->cb);
+	keymap_free(&g->cb_at);
+	g->cb = NULL;
+	g->ncb = g->cbcap = 0;
+}
+
+static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
+				  int count, void *data)
+{
+	struct guard *g = guard_of(ch);
+
+	if (++g->reads == g->fault.at && g->fault.kind == IO_FAULT_EIO_READ)
+		return EIO;
+	if (g->ncb) {
+		/* what was written while capturing reads back as written */
+		unsigned long long bs = (unsigned)ch->block_size, k;
+		unsigned long long len = span(ch, count);
+		unsigned char *p = data;
+		errcode_t err = io_channel_read_blk64(g->real, block, count, data);
+
+		for (k = 0; !err && k * bs < len; k++) {
+			const struct io_captured *c = captured(g, block + k);
+
+			if (c)
+				memcpy(p + k * bs, c->data,
+				       (size_t)(len - k * bs < bs ? len - k * bs : bs));
+		}
+		return err;
+	}
+	return io_channel_read_blk64(g->real, block, count, data);
+}
+
+static errcode_t guard_read_blk(io_channel ch, unsigned long block, int count,
+				void *data)
+{
+	return guard_read_blk64(ch, block, count, data);
+}
+
+static errcode_t guard_write_blk64(io_channel ch, unsigned long long block,
+				   int count, const void *data)
+{
+	struct guard *g = guard_of(ch);
+	errcode_t err;
+
+	if (g->capturing)
+		return capture_write(ch, block * (unsigned)ch->block_size,
+				     span(ch, count), data);
+	err = tick(g);
+	if (!err)
+		err = save_range(ch, block * (unsigned)ch->block_size,
+				 span(ch, count));
+	return err ? err : io_channel_write_blk64(g->real, block, count, data);
+}
+
+static errcode_t guard_write_blk(io_channel ch, unsigned long block, int count,
+				 const void *data)
+{
+	return guard_write_blk64(ch, block, count, data);
+}
+
+static errcode_t guard_write_byte(io_channel ch, unsigned long offset,
+				  int count, const void *data)
+{
+	struct guard *g = guard_of(ch);
+	errcode_t err;
+
+	if (g->capturing)
+		return capture_write(ch, offset, (unsigned long long)count, data);
+	if (!g->real->manager->write_byte)
+		return EXT2_ET_UNIMPLEMENTED;
+	err = tick(g);
+	if (!err)
+		err = save_range(ch, offset, (unsigned long long)count);
+	return err ? err : io_channel_write_byte(g->real, offset, count, data);
+}
+
+static errcode_t guard_flush(io_channel ch)
+{
+	struct guard *g = guard_of(ch);
+	errcode_t err;
+
+	if (g->capturing)
+		return 0;
+	err = tick(g);
+
+	return err ? err : io_channel_flush(g->real);
+}
+
+static errcode_t guard_set_option(io_channel ch, const char *option,
+				  const char *arg)
+{
+	io_channel real = guard_of(ch)->real;
+
+	if (!real->manager->set_option)
+		return EXT2_ET_INVALID_ARGUMENT;
+	return real->manager->set_option(real, option, arg);
+}
+
+static errcode_t guard_get_stats(io_channel ch, io_stats *stats)
+{
+	io_channel real = guard_of(ch)->real;
+
+	if (!real->manager->get_stats)
+		return EXT2_ET_UNIMPLEMENTED;
+	return real->manager->get_stats(real, stats);
+}
+
+static struct struct_io_manager guard_manager = {
+	.magic = EXT2_ET_MAGIC_IO_MANAGER,
+	.name = "orlov-populate guard I/O manager",
+	.close = guard_close,
+	.set_blksize = guard_set_blksize,
+	.read_blk = guard_read_blk,
+	.write_blk = guard_write_blk,
+	.flush = guard_flush,
+	.write_byte = guard_write_byte,
+	.set_option = guard_set_option,
+	.get_stats = guard_get_stats,
+	.read_blk64 = guard_read_blk64,
+	.write_blk64 = guard_write_blk64,
+};
+
+errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
+			io_channel *out)
+{
+	io_channel ch = calloc(1, sizeof(*ch));
+	struct guard *g = calloc(1, sizeof(*g));
+
+	if (ch)
+		ch->name = strdup(backing->name ? backing->name : "");
+	if (!ch || !g || !ch->name) {
+		if (ch)
+			free(ch->name);
+		free(ch);
+		free(g);
+		return ENOMEM;
+	}
+	g->real = backing;
+	if (f)
+		g->fault = *f;
+	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
+	ch->manager = &guard_manager;
+	ch->block_size = backing->block_size;
+	ch->refcount = 1;
+	ch->flags = backing->flags;
+	ch->align = backing->align;
+	ch->private_data = g;
+	*out = ch;
+	return 0;
+}
+
+void io_guard_begin(io_channel ch)
+{
+	guard_of(ch)->saving = 1;
+	guard_of(ch)->begun = guard_of(ch)->ops;
+}
+
+errcode_t io_guard_rollback(io_channel ch)
+{
+	struct guard *g = guard_of(ch);
+	unsigned char *zero;
+	unsigned int max = 0;
+	errcode_t err = 0, e;
+	size_t i;
+	int bs = g->real->block_size;
+
+	g->saving = 0;
+	g->fault.kind = IO_FAULT_NONE;
+	for (i = 0; i < g->n; i++)
+		max = g->saved[i].len > max ? g->saved[i].len : max;
+	zero = calloc(1, max ? max : 1);
+	if (!zero)
+		return ENOMEM;
+	/* Newest first: where regions overlap (the block size changed in
+	 * between), the oldest save, the true original, is written last. */
+	for (i = g->n; i-- > 0;) {
+		const struct saved *s = &g->saved[i];
+
+		e = io_channel_set_blksize(g->real, (int)s->len);
+		if (!e)
+			e = io_channel_write_blk64(g->real, s->off / s->len, 1,
+						   s->data ? s->data : zero);
+		if (e && !err)
+			err = e;	/* go on: put back as much as can be */
+	}
+	free(zero);
+	e = io_channel_set_blksize(g->real, bs);
+	if (!err)
+		err = e;
+	e = io_channel_flush(g->real);
+	return err ? err : e;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The block map of one inode and its growth one block at a time, read
+ * side by side with ext2_get_blocks() in fs/ext2/inode.c (Linux 6.1):
+ * the goal (ext2_find_goal / ext2_find_near with the writer's colour), the
+ * indirect blocks a new branch needs and their allocation order
+ * (ext2_alloc_branch), and the sequential-allocation hint.
+ */
+#ifndef ORLOV_BMAP_H
+#define ORLOV_BMAP_H
+
+#include "model/balloc.h"
+#include "model/mballoc.h"
+
+#ifndef EXT2_N_BLOCKS	/* also in ext2fs/ext2_fs.h */
+#define EXT2_NDIR_BLOCKS 12
+#define EXT2_IND_BLOCK 12
+#define EXT2_DIND_BLOCK 13
+#define EXT2_TIND_BLOCK 14
+#define EXT2_N_BLOCKS 15
+#endif
+
+/* An indirect block held in memory until the inode is finished. */
+struct ind_node {
+	uint32_t blk;
+	uint32_t *ptr;			/* addr_per_block entries */
+	struct ind_node **child;	/* NULL at the last level */
+};
+
+struct ifile {
+	uint32_t ino;
+	uint32_t group;			/* i_block_group */
+	int has_alloc_info;		/* regular files, from their first block */
+	struct blk_alloc_info bi;
+	uint32_t i_block[EXT2_N_BLOCKS];
+	struct ind_node *ind[3];	/* under i_block[12], [13], [14] */
+	uint64_t nblocks;		/* blocks held, indirect included */
+	struct mb_inode mb;		/* ext4: preallocations, i_size */
+	unsigned char *ibody;		/* ext4: the inode past i_extra_isize */
+	size_t ibody_size;		/* (attributes in the inode), or NULL */
+};
+
+void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg);
+void ifile_release(const struct fs_state *fs, struct ifile *f);
+
+/*
+ * Map logical block @iblock of @f, allocating it (and the indirect blocks
+ * on its path) if it is not mapped yet, as a page-cache write of that one
+ * block makes the kernel do.  @is_reg: regular files get reservation info.
+ */
+errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
+			 uint32_t iblock, uint32_t *phys);
+
+/*
+ * Map up to @len blocks from logical @iblock in one request, allocating
+ * what is not mapped yet: ext4_ind_map_blocks with a length (ext4's
+ * writeback of delayed blocks), at most to the end of the indirect block
+ * holding them; ext2 maps one.  *phys is the first block, *got how many
+ * (contiguous).
+ */
+errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
+			  uint32_t iblock, uint32_t len, uint32_t *phys,
+			  uint32_t *got);
+
+/* Look up without allocating: 0 in *phys for a hole. */
+void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
+		 uint32_t iblock, uint32_t *phys);
+
+/* Add an existing indirect block read from the image (slot 0..2 for
+ * i_block[12..14]; @path gives the child indices below it). */
+errcode_t bmap_attach(const struct fs_state *fs, struct ifile *f, int level,
+		      const uint32_t *path, int depth, uint32_t blk,
+		      const uint32_t *ptrs);
+
+/* Visit every indirect block (to write it out). */
+typedef errcode_t (*ind_visit_fn)(void *ctx, uint32_t blk, const uint32_t *ptr);
+errcode_t bmap_visit_indirect(const struct fs_state *fs, const struct ifile *f,
+			      ind_visit_fn fn, void *ctx);
+
+/* Number of blocks (data and indirect) a file of @nblocks data blocks,
+ * all mapped, needs: used for the up-front space check. */
+uint64_t bmap_blocks_needed(uint32_t addr_per_block, uint64_t nblocks);
+
+/* ext2_max_size(): the driver's s_maxbytes for blocks of 1 << @bits
+ * bytes, the largest size a file can be written or truncated to (EFBIG
+ * past it): what the block tree addresses, or less where a dense file's
+ * i_blocks (512-byte sectors, 32 bits) would overflow. */
+uint64_t ext2_max_size(unsigned int bits);
+
+#endif

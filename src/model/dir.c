@@ -1,0 +1,638 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dir.h"
+#include "lib/orlov_err.h"
+#include "lib/util.h"
+#include "model/dirhash.h"
+
+
+
+
+
+/* ext2_rec_len_from_disk for block sizes up to 64 KiB */
+static uint32_t rec_len(const unsigned char *de, uint32_t bs)
+{
+	uint32_t len = get_le16(de + 4);
+
+	if (len == 65535 || len == 0)
+		return bs > 65535 ? 65536 : len;
+	return len;
+}
+
+/* How big a new name record the entry at @de could take. */
+static uint32_t entry_room(const unsigned char *de, uint32_t bs)
+{
+	uint32_t rl = rec_len(de, bs);
+
+	if (!get_le32(de))
+		return rl;
+	return rl - DIR_REC_LEN(de[6]);
+}
+
+static uint16_t block_room(const unsigned char *blk, uint32_t bs)
+{
+	uint32_t off = 0, best = 0;
+
+	while (off + 8 <= bs) {
+		uint32_t rl = rec_len(blk + off, bs), r;
+
+		if (rl < 8 || off + rl > bs)
+			break;	/* corrupt: nothing here can be used */
+		r = entry_room(blk + off, bs);
+		if (r > best)
+			best = r;
+		off += rl;
+	}
+	return (uint16_t)(best > 65535 ? 65535 : best);
+}
+
+void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype)
+{
+	memset(d, 0, sizeof(*d));
+	ifile_init(&d->map, ino, ipg);
+	d->filetype = filetype;
+}
+
+void dirbuf_release(const struct fs_state *fs, struct dirbuf *d)
+{
+	ifile_release(fs, &d->map);
+	free(d->data);
+	free(d->phys);
+	free(d->room);
+	memset(d, 0, sizeof(*d));
+}
+
+static errcode_t grow(struct dirbuf *d, uint32_t bs)
+{
+	uint32_t cap;
+	void *p;
+
+	if (d->nblocks < d->cap)
+		return 0;
+	cap = d->cap ? d->cap * 2 : 4;
+	p = realloc(d->data, (size_t)cap * bs);
+	if (!p)
+		return ENOMEM;
+	d->data = p;
+	p = realloc(d->phys, cap * sizeof(*d->phys));
+	if (!p)
+		return ENOMEM;
+	d->phys = p;
+	p = realloc(d->room, cap * sizeof(*d->room));
+	if (!p)
+		return ENOMEM;
+	d->room = p;
+	d->cap = cap;
+	return 0;
+}
+
+errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
+			   const unsigned char *data)
+{
+	errcode_t err = grow(d, bs);
+
+	if (err)
+		return err;
+	memcpy(d->data + (size_t)d->nblocks * bs, data, bs);
+	d->phys[d->nblocks] = phys;
+	d->room[d->nblocks] = block_room(data, bs);
+	d->nblocks++;
+	return 0;
+}
+
+/* A new block: ext2_get_block for the directory, then one empty entry. */
+static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, phys;
+	unsigned char *blk;
+	errcode_t err;
+
+	err = grow(d, bs);
+	if (err)
+		return err;
+	err = bmap_get_block(fs, &d->map, 0, d->nblocks, &phys);
+	if (err)
+		return err;
+	blk = d->data + (size_t)d->nblocks * bs;
+	memset(blk, 0, bs);
+	put_le16(blk + 4, bs > 65535 ? 65535 : bs);
+	d->phys[d->nblocks] = phys;
+	d->room[d->nblocks] = (uint16_t)(bs > 65535 ? 65535 : bs);
+	d->nblocks++;
+	return 0;
+}
+
+static void set_entry(unsigned char *de, uint32_t ino, const char *name,
+		      size_t len, unsigned int ftype, int filetype)
+{
+	put_le32(de, ino);
+	de[6] = (unsigned char)len;
+	de[7] = filetype ? (unsigned char)ftype : 0;
+	memcpy(de + 8, name, len);
+}
+
+errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
+			 uint32_t parent_ino)
+{
+	uint32_t bs = fs->g.block_size;
+	unsigned char *blk;
+	errcode_t err = new_block(fs, d);
+
+	if (err)
+		return err;
+	blk = d->data;
+	put_le16(blk + 4, DIR_REC_LEN(1));
+	set_entry(blk, d->map.ino, ".", 1, EXT2_FT_DIR, d->filetype);
+	put_le16(blk + 12 + 4, bs - 12);
+	set_entry(blk + 12, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
+	d->room[0] = block_room(blk, bs);
+	return 0;
+}
+
+/* Put the name record at @de, after the live entry there if any (the
+ * live one keeps its own record, the new one the rest). */
+static void insert_at(struct dirbuf *d, uint32_t bs, unsigned char *de,
+		      const char *name, size_t len, uint32_t ino,
+		      unsigned int ftype)
+{
+	if (get_le32(de)) {
+		uint32_t own = DIR_REC_LEN(de[6]);
+		uint32_t rl = rec_len(de, bs);
+
+		put_le16(de + 4, own);
+		de += own;
+		memset(de, 0, 8);
+		put_le16(de + 4, rl - own);
+	}
+	set_entry(de, ino, name, len, ftype, d->filetype);
+}
+
+/* The first entry of block @b with room for the name, as
+ * ext2_add_link and ext4_find_dest_de search; 0 if none. */
+static int add_to_block(struct dirbuf *d, uint32_t bs, uint32_t b,
+			const char *name, size_t len, uint32_t ino,
+			unsigned int ftype)
+{
+	unsigned char *blk = d->data + (size_t)b * bs;
+	uint32_t off, reclen = DIR_REC_LEN(len);
+
+	if (d->room[b] < reclen)
+		return 0;
+	for (off = 0; off + 8 <= bs; off += rec_len(blk + off, bs))
+		if (entry_room(blk + off, bs) >= reclen)
+			break;
+	if (off + 8 > bs)
+		return 0;
+	insert_at(d, bs, blk + off, name, len, ino, ftype);
+	d->room[b] = block_room(blk, bs);
+	return 1;
+}
+
+/* ---- ext4's htree (fs/ext4/namei.c) ---------------------------------- */
+
+#define DX_ROOT_INFO 24		/* after "." and ".." */
+#define DX_NODE_ENTRIES 8	/* after the fake dirent */
+#define DX_MAX_LEVELS 2		/* without large_dir */
+
+struct dx_frame {
+	uint32_t blk;		/* logical block of the index */
+	uint32_t eoff;		/* offset of its entries */
+	uint32_t at;		/* the entry followed */
+};
+
+static unsigned char *dx_entries(const struct dirbuf *d, uint32_t bs,
+				 const struct dx_frame *f)
+{
+	return d->data + (size_t)f->blk * bs + f->eoff;
+}
+
+static uint32_t dx_count(const unsigned char *e) { return get_le16(e + 2); }
+static uint32_t dx_limit(const unsigned char *e) { return get_le16(e); }
+static uint32_t dx_hash(const unsigned char *e, uint32_t i) { return get_le32(e + 8 * i); }
+static uint32_t dx_block(const unsigned char *e, uint32_t i)
+{
+	return get_le32(e + 8 * i + 4) & 0x0fffffff;
+}
+
+/* The hash the root asks for (dx_probe's hinfo). */
+static errcode_t dx_name_hash(const struct fs_state *fs, int root_version,
+			      const char *name, size_t len, uint32_t *hash)
+{
+	int v = root_version, ok;
+
+	if (v <= DX_HASH_TEA)
+		v += fs->dx.unsigned_adj;
+	*hash = ext4fs_dirhash(v, fs->dx.seed, name, (int)len, &ok);
+	return ok ? 0 : ORLOV_ERR_CORRUPT;
+}
+
+/* dx_probe: root to leaf, at each level the last entry whose hash is not
+ * above @hash.  Every field read is checked: the tree may come from the
+ * image. */
+static errcode_t dx_probe(const struct fs_state *fs, const struct dirbuf *d,
+			  const char *name, size_t len, uint32_t *hash,
+			  struct dx_frame *frames, int *nframes)
+{
+	uint32_t bs = fs->g.block_size;
+	const unsigned char *root = d->data;
+	uint32_t info_len = root[DX_ROOT_INFO + 5];
+	uint32_t levels = root[DX_ROOT_INFO + 6];
+	struct dx_frame f = { 0, DX_ROOT_INFO + info_len, 0 };
+	uint32_t lvl;
+	errcode_t err;
+
+	if (info_len < 8 || DX_ROOT_INFO + info_len + 8 > bs ||
+	    levels >= DX_MAX_LEVELS)
+		return ORLOV_ERR_CORRUPT;
+	err = dx_name_hash(fs, root[DX_ROOT_INFO + 4], name, len, hash);
+	if (err)
+		return err;
+	for (lvl = 0;; lvl++) {
+		const unsigned char *e = dx_entries(d, bs, &f);
+		uint32_t count = dx_count(e), lo = 1, hi;
+
+		if (!count || count > dx_limit(e) ||
+		    f.eoff + 8 * dx_limit(e) > bs)
+			return ORLOV_ERR_CORRUPT;
+		hi = count;	/* search [lo, hi) */
+		while (lo < hi) {
+			uint32_t m = lo + (hi - lo) / 2;
+
+			if (dx_hash(e, m) > *hash)
+				hi = m;
+			else
+				lo = m + 1;
+		}
+		f.at = lo - 1;
+		frames[lvl] = f;
+		if (dx_block(e, f.at) == 0 || dx_block(e, f.at) >= d->nblocks)
+			return ORLOV_ERR_CORRUPT;
+		if (lvl == levels)
+			break;
+		f.blk = dx_block(e, f.at);
+		f.eoff = DX_NODE_ENTRIES;
+	}
+	*nframes = (int)levels + 1;
+	return 0;
+}
+
+/* dx_insert_block: a new entry right after the one followed. */
+static void dx_insert_block(struct dirbuf *d, uint32_t bs,
+			    const struct dx_frame *f, uint32_t hash,
+			    uint32_t blk)
+{
+	unsigned char *e = dx_entries(d, bs, f);
+	uint32_t count = dx_count(e);
+
+	memmove(e + 8 * (f->at + 2), e + 8 * (f->at + 1),
+		8 * (count - f->at - 1));
+	put_le32(e + 8 * (f->at + 1), hash);
+	put_le32(e + 8 * (f->at + 1) + 4, blk);
+	put_le16(e + 2, count + 1);
+}
+
+struct dx_map {
+	uint32_t hash, offs, size;
+};
+
+/* dx_sort_map: comb sort, then bubble sort, in this order of swaps (it
+ * decides where names with equal hashes land). */
+static void dx_sort_map(struct dx_map *map, uint32_t count)
+{
+	struct dx_map t;
+	uint32_t gap = count, i;
+	int more;
+
+	while (gap > 2) {
+		gap = gap * 10 / 13;
+		if (gap == 9 || gap == 10)
+			gap = 11;
+		for (i = count - 1; i >= gap; i--)
+			if (map[i].hash < map[i - gap].hash) {
+				t = map[i];
+				map[i] = map[i - gap];
+				map[i - gap] = t;
+			}
+	}
+	do {
+		more = 0;
+		for (i = count - 1; i > 0; i--)
+			if (map[i].hash < map[i - 1].hash) {
+				t = map[i];
+				map[i] = map[i - 1];
+				map[i - 1] = t;
+				more = 1;
+			}
+	} while (more);
+}
+
+/* A new block at the end of the directory, its logical number. */
+static errcode_t dir_append(struct fs_state *fs, struct dirbuf *d,
+			    uint32_t *lblk)
+{
+	errcode_t err = new_block(fs, d);
+
+	*lblk = d->nblocks - 1;
+	return err;
+}
+
+/*
+ * do_split: a new block takes the entries of leaf @lb with the higher
+ * hashes, so that neither is over half full; the index gets the new
+ * block; *tb and *toff say where the name hashing to @hash goes.
+ */
+static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
+			  const struct dx_frame *frame, uint32_t hash,
+			  int root_version, uint32_t *tb, uint32_t *toff)
+{
+	uint32_t bs = fs->g.block_size, nb, off, count = 0, n = 0;
+	uint32_t size = 0, move = 0, split, hash2, to, last2 = 0, prev = 0;
+	unsigned char *d1, *d2;
+	struct dx_map *map;
+	int i, continued;
+	errcode_t err;
+
+	err = dir_append(fs, d, &nb);
+	if (err)
+		return err;
+	d1 = d->data + (size_t)lb * bs;
+	d2 = d->data + (size_t)nb * bs;
+	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
+		if (rec_len(d1 + off, bs) < 8)
+			return ORLOV_ERR_CORRUPT;
+		count++;
+	}
+	map = calloc(count ? count : 1, sizeof(*map));
+	if (!map)
+		return ENOMEM;
+	/* dx_make_map fills from the top down: the first entry is last */
+	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
+		const unsigned char *de = d1 + off;
+
+		if (!de[6] || !get_le32(de))
+			continue;
+		err = dx_name_hash(fs, root_version, (const char *)de + 8,
+				   de[6], &map[n].hash);
+		if (err)
+			goto out;
+		map[n].offs = off;
+		map[n].size = rec_len(de, bs);
+		n++;
+	}
+	count = n;
+	if (count < 2) {
+		err = ORLOV_ERR_CORRUPT;
+		goto out;
+	}
+	for (n = 0; n < count / 2; n++) {
+		struct dx_map t = map[n];
+
+		map[n] = map[count - 1 - n];
+		map[count - 1 - n] = t;
+	}
+	dx_sort_map(map, count);
+	/* neither half over half full: the top entries move */
+	for (i = (int)count - 1; i >= 0; i--) {
+		if (size + map[i].size / 2 > bs / 2)
+			break;
+		size += map[i].size;
+		move++;
+	}
+	split = i > 0 ? count - move : count / 2;
+	hash2 = map[split].hash;
+	continued = hash2 == map[split - 1].hash;
+
+	/* dx_move_dirents: packed into the new block, wiped in the old */
+	to = 0;
+	for (n = split; n < count; n++) {
+		unsigned char *de = d1 + map[n].offs;
+		uint32_t rl = DIR_REC_LEN(de[6]);
+
+		memcpy(d2 + to, de, rl);
+		put_le16(d2 + to + 4, rl);
+		last2 = to;
+		to += rl;
+		put_le32(de, 0);
+		memset(de + 6, 0, rec_len(de, bs) - 6);
+	}
+	/* dx_pack_dirents: the rest slides to the front, in order */
+	to = 0;
+	for (off = 0; off + 8 <= bs;) {
+		uint32_t next = off + rec_len(d1 + off, bs);
+
+		if (d1[off + 6] && get_le32(d1 + off)) {
+			uint32_t rl = DIR_REC_LEN(d1[off + 6]);
+
+			if (off > to)
+				memmove(d1 + to, d1 + off, rl);
+			put_le16(d1 + to + 4, rl);
+			prev = to;
+			to += rl;
+		}
+		off = next;
+	}
+	put_le16(d1 + prev + 4, bs - prev);
+	put_le16(d2 + last2 + 4, bs - last2);
+	d->room[lb] = block_room(d1, bs);
+	d->room[nb] = block_room(d2, bs);
+	if (hash >= hash2) {
+		*tb = nb;
+		*toff = last2;
+	} else {
+		*tb = lb;
+		*toff = prev;
+	}
+	dx_insert_block(d, bs, frame, hash2 + (uint32_t)continued, nb);
+out:
+	free(map);
+	return err;
+}
+
+/* do_split, then add_dirent_to_buf at the entry it returns. */
+static errcode_t split_insert(struct fs_state *fs, struct dirbuf *d,
+			      uint32_t lb, const struct dx_frame *frame,
+			      uint32_t hash, int root_version, const char *name,
+			      size_t len, uint32_t ino, unsigned int ftype)
+{
+	uint32_t bs = fs->g.block_size, tb, toff;
+	errcode_t err = do_split(fs, d, lb, frame, hash, root_version, &tb,
+				 &toff);
+
+	if (err)
+		return err;
+	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
+	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs);
+	return 0;
+}
+
+/* make_indexed_dir: block 0 becomes the root, its entries move to a new
+ * block 1, which is split at once. */
+static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
+				  const char *name, size_t len, uint32_t ino,
+				  unsigned int ftype)
+{
+	uint32_t bs = fs->g.block_size, lb, de_off, length, off, hash;
+	struct dx_frame frame = { 0, DX_ROOT_INFO + 8, 0 };
+	unsigned char *root, *b1, *e;
+	errcode_t err;
+
+	de_off = 12 + rec_len(d->data + 12, bs);
+	if (rec_len(d->data, bs) != 12 || de_off >= bs)
+		return ORLOV_ERR_CORRUPT;
+	length = bs - de_off;
+	err = dir_append(fs, d, &lb);
+	if (err)
+		return err;
+	root = d->data;
+	b1 = d->data + (size_t)lb * bs;
+	memcpy(b1, root + de_off, length);
+	memset(root + de_off, 0, length);
+	for (off = 0; off + rec_len(b1 + off, bs) < length;)
+		off += rec_len(b1 + off, bs);
+	put_le16(b1 + off + 4, bs - off);
+
+	put_le16(root + 12 + 4, bs - 12);
+	memset(root + DX_ROOT_INFO, 0, 8);
+	root[DX_ROOT_INFO + 4] = (unsigned char)fs->dx.def_version;
+	root[DX_ROOT_INFO + 5] = 8;
+	e = root + DX_ROOT_INFO + 8;
+	put_le16(e, (bs - DX_ROOT_INFO - 8) / 8);
+	put_le16(e + 2, 1);
+	put_le32(e + 4, lb);
+	d->indexed = 1;
+	d->room[0] = 0;
+	d->room[lb] = block_room(b1, bs);
+
+	err = dx_name_hash(fs, fs->dx.def_version, name, len, &hash);
+	return err ? err : split_insert(fs, d, lb, &frame, hash,
+					fs->dx.def_version, name, len, ino, ftype);
+}
+
+/* ext4_dx_add_entry */
+static errcode_t dx_add_entry(struct fs_state *fs, struct dirbuf *d,
+			      const char *name, size_t len, uint32_t ino,
+			      unsigned int ftype)
+{
+	uint32_t bs = fs->g.block_size, hash, leaf;
+	struct dx_frame frames[DX_MAX_LEVELS];
+	int nframes, fi;
+	errcode_t err;
+
+again:
+	err = dx_probe(fs, d, name, len, &hash, frames, &nframes);
+	if (err)
+		return err;
+	fi = nframes - 1;
+	leaf = dx_block(dx_entries(d, bs, &frames[fi]), frames[fi].at);
+	if (add_to_block(d, bs, leaf, name, len, ino, ftype))
+		return 0;
+	if (dx_count(dx_entries(d, bs, &frames[fi])) ==
+	    dx_limit(dx_entries(d, bs, &frames[fi]))) {
+		int add_level = 1, restart = 0;
+		uint32_t icount, nb;
+		unsigned char *e, *e2, *node;
+
+		while (fi > 0) {
+			e = dx_entries(d, bs, &frames[fi - 1]);
+			if (dx_count(e) < dx_limit(e)) {
+				add_level = 0;
+				break;
+			}
+			fi--;
+			restart = 1;
+		}
+		if (add_level && nframes == DX_MAX_LEVELS)
+			return ORLOV_ERR_DIR_INDEX_FULL;
+		err = dir_append(fs, d, &nb);
+		if (err)
+			return err;
+		e = dx_entries(d, bs, &frames[fi]);
+		icount = dx_count(e);
+		node = d->data + (size_t)nb * bs;
+		memset(node, 0, 8);
+		put_le16(node + 4, bs);
+		e2 = node + DX_NODE_ENTRIES;
+		d->room[nb] = 0;
+		if (!add_level) {
+			uint32_t ic1 = icount / 2, ic2 = icount - ic1;
+			uint32_t hash2 = dx_hash(e, ic1);
+
+			memcpy(e2, e + 8 * ic1, 8 * ic2);
+			put_le16(e + 2, ic1);
+			put_le16(e2 + 2, ic2);
+			put_le16(e2, (bs - DX_NODE_ENTRIES) / 8);
+			if (frames[fi].at >= ic1) {
+				frames[fi].blk = nb;
+				frames[fi].eoff = DX_NODE_ENTRIES;
+				frames[fi].at -= ic1;
+			}
+			dx_insert_block(d, bs, &frames[fi - 1], hash2, nb);
+			if (restart)
+				goto again;
+		} else {
+			memcpy(e2, e, 8 * icount);
+			put_le16(e2, (bs - DX_NODE_ENTRIES) / 8);
+			put_le16(e + 2, 1);
+			put_le32(e + 4, nb);
+			d->data[DX_ROOT_INFO + 6]++;
+			goto again;
+		}
+	}
+	return split_insert(fs, d, leaf, &frames[fi], hash,
+			    d->data[DX_ROOT_INFO + 4], name, len, ino, ftype);
+}
+
+errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
+		       const char *name, size_t len, uint32_t ino,
+		       unsigned int ftype)
+{
+	uint32_t bs = fs->g.block_size, b;
+	errcode_t err;
+
+	if (len > EXT2_NAME_LEN)
+		return ORLOV_ERR_NAME_TOO_LONG;
+	if (fs->dx.enabled && d->indexed)
+		return dx_add_entry(fs, d, name, len, ino, ftype);
+	if (fs->dx.enabled && d->nblocks == 1 &&
+	    d->room[0] < DIR_REC_LEN(len))
+		return make_indexed_dir(fs, d, name, len, ino, ftype);
+	for (b = 0; b < d->nblocks; b++)
+		if (add_to_block(d, bs, b, name, len, ino, ftype))
+			return 0;
+	err = new_block(fs, d);
+	if (err)
+		return err;
+	if (!add_to_block(d, bs, d->nblocks - 1, name, len, ino, ftype))
+		return ORLOV_ERR_CORRUPT;
+	return 0;
+}
+
+int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
+	       size_t len, uint32_t *ino)
+{
+	uint32_t b, off;
+
+	for (b = 0; b < d->nblocks; b++) {
+		const unsigned char *blk = d->data + (size_t)b * bs;
+
+		for (off = 0; off + 8 <= bs;) {
+			const unsigned char *de = blk + off;
+			uint32_t rl = rec_len(de, bs);
+
+			if (rl < 8)
+				break;
+			if (get_le32(de) && de[6] == len && !memcmp(de + 8, name, len)) {
+				if (ino)
+					*ino = get_le32(de);
+				return 1;
+			}
+			off += rl;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Directory contents in memory, grown as ext2_add_link() in fs/ext2/dir.c
+ * (Linux 6.1) grows them: the first entry with room (a free entry, or the
+ * slack after a live one) takes the name; past the end, a new block.
+ */
+#ifndef ORLOV_DIR_H
+#define ORLOV_DIR_H
+
+#include "model/bmap.h"
+
+#ifndef EXT2_NAME_LEN
+#define EXT2_NAME_LEN 255
+#endif
+/* EXT2_DIR_REC_LEN of the kernel; ext2_fs.h has a macro of that name too */
+#define DIR_REC_LEN(n) (((n) + 8 + 3) & ~3U)
+
+/* ext2 dirent file types */
+#ifndef EXT2_FT_UNKNOWN
+#define EXT2_FT_UNKNOWN 0
+#define EXT2_FT_REG_FILE 1
+#define EXT2_FT_DIR 2
+#define EXT2_FT_CHRDEV 3
+#define EXT2_FT_BLKDEV 4
+#define EXT2_FT_FIFO 5
+#define EXT2_FT_SOCK 6
+#define EXT2_FT_SYMLINK 7
+#endif
+
+struct dirbuf {
+	struct ifile map;
+	unsigned char *data;	/* nblocks * block_size */
+	uint32_t *phys;		/* physical block of each logical block */
+	uint16_t *room;		/* largest name record that fits, per block */
+	uint32_t nblocks, cap;
+	int filetype;		/* the filetype feature: store d_type */
+	int indexed;		/* an htree (EXT2_INDEX_FL), ext4 only */
+};
+
+void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype);
+void dirbuf_release(const struct fs_state *fs, struct dirbuf *d);
+
+/* Append an existing block read from the image. */
+errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
+			   const unsigned char *data);
+
+/* ext2_make_empty: the first block with "." and "..". */
+errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
+			 uint32_t parent_ino);
+
+/* ext2_add_link, or ext4_add_entry when fs->dx.enabled (an htree once
+ * the first block is full): may allocate blocks for the directory. */
+errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
+		       const char *name, size_t len, uint32_t ino,
+		       unsigned int ftype);
+
+/* Does @name exist among the live entries? */
+int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
+	       size_t len, uint32_t *ino);
+
+/* i_size in bytes */
+static inline uint64_t dir_size(const struct dirbuf *d, uint32_t bs)
+{
+	return (uint64_t)d->nblocks * bs;
+}
+
+#endif

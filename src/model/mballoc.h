@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Block allocation of the ext4 driver for indirect-mapped (ext2/ext3)
+ * images mounted without delayed allocation (-t ext2 or -t ext3 on a
+ * kernel with CONFIG_EXT4_USE_FOR_EXT2), read side by side with
+ * fs/ext4/mballoc.c of Linux 6.1: ext4_mb_new_blocks() with its
+ * locality-group and inode preallocations, the stream goal, the buddy
+ * scans by criteria 0-3 and the discards on close and on ENOSPC.
+ *
+ * The buddy is not stored: its maximal aligned free chunks are recomputed
+ * from an in-memory bitmap that is the on-disk bitmap plus the space
+ * preallocations hold (what ext4_mb_load_buddy sees), per group and only
+ * after every change, as mb_mark_used and mb_free_blocks keep it.  With
+ * 16 groups or more the kernel turns mb_optimize_scan on: after a few
+ * groups in turn, criteria 0 and 1 pick groups from lists by largest free
+ * order and by average fragment size, each list in the order groups
+ * joined it; those lists are kept here the same way.  Not modelled: RAID
+ * stripes, bigalloc, flex_bg.
+ */
+#ifndef ORLOV_MBALLOC_H
+#define ORLOV_MBALLOC_H
+
+#include "model/fsstate.h"
+
+#define MB_PREALLOC_TB_SIZE 10
+
+/* An ext4_prealloc_space: inode (logical range of one file) or group
+ * (the writer's locality group, used front to back). */
+struct mb_inode;
+
+struct mb_pa {
+	uint32_t pstart, lstart, len, free;
+	int group_pa;
+	struct mb_inode *owner;	/* an inode preallocation's file */
+};
+
+/* A growable list of preallocations in the kernel's list order. */
+struct mb_pa_list {
+	struct mb_pa **pa;
+	unsigned int n, cap;
+};
+
+/* Per regular file: what ext4_inode_info holds for mballoc. */
+struct mb_inode {
+	struct mb_pa_list pas;	/* i_prealloc_list, most recently used first */
+	uint64_t i_size;	/* i_size when the block is asked for */
+	int closed;		/* written back after the last close */
+};
+
+struct mb_group {
+	uint32_t free;		/* bb_free */
+	uint32_t fragments;	/* bb_fragments */
+	int largest_order;	/* bb_largest_free_order, -1 if none */
+	uint32_t counters[16];	/* bb_counters[order] */
+	int lfo_list;		/* the largest-free-order list it is on, -1 */
+	int avg_order;		/* bb_avg_fragment_size_order, -1 */
+};
+
+/* One of the optimize_scan lists: groups in the order they joined. */
+struct mb_glist {
+	uint32_t *g;
+	unsigned int n;
+};
+
+struct mb_state {
+	uint8_t *map;		/* the buddy's order-0 bitmap, all groups */
+	struct mb_group *grp;
+	uint32_t cpg;		/* clusters (blocks) per group */
+	unsigned int max_order;	/* blocksize_bits + 1 */
+	struct mb_pa_list lg[MB_PREALLOC_TB_SIZE];	/* the writer's CPU's */
+	struct mb_pa_list all;	/* every live one, oldest first (the groups'
+				   bb_prealloc_list, discarded in that order) */
+	uint32_t last_group, last_start;	/* s_mb_last_group/start */
+	uint32_t group_prealloc;	/* s_mb_group_prealloc */
+	uint32_t stream_request;	/* s_mb_stream_request */
+	int delalloc;			/* mounted with delayed allocation */
+	struct percpu_counter dirty;	/* s_dirtyclusters_counter */
+	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
+	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
+	struct mb_glist lfo[16];	/* s_mb_largest_free_orders */
+	struct mb_glist avg[16];	/* s_mb_avg_fragment_size */
+};
+
+/* After the bitmaps are loaded: every group's buddy loaded in group
+ * order, as reading /proc/fs/ext4/DEV/mb_groups after mount does.
+ * @rotational: the disk's queue/rotational (4 groups in turn before the
+ * optimize_scan lists, else none). */
+errcode_t mb_state_init(struct fs_state *fs, int rotational);
+void mb_state_free(struct fs_state *fs);
+
+/*
+ * ext4_mb_new_blocks(): up to @len blocks from @goal (ext4_find_near's,
+ * or the group's first block for an attribute block); @mi and @logical
+ * for file data (EXT4_MB_HINT_DATA), NULL for metadata, directories and
+ * symlinks.  *block is the first block, *got how many (at least one).
+ * ORLOV_ERR_NO_BLOCKS when the filesystem is full.
+ */
+errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t logical, uint32_t goal, uint32_t len,
+			     uint32_t *block, uint32_t *got);
+/* One block, as a page-cache write without delayed allocation asks. */
+errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
+			    uint32_t logical, uint32_t goal, uint32_t *block);
+
+/* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
+void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi);
+/* @mi was copied to a new place: its preallocations follow it. */
+void mb_inode_moved(struct mb_inode *mi);
+/* Forget the file; its preallocations stay until a discard. */
+void mb_inode_release(struct mb_inode *mi);
+
+/* ext4_free_blocks() without a journal: back in the bitmap and buddy. */
+void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_POPULATE_H
+#define ORLOV_POPULATE_H
+
+#include "cli/options.h"
+
+struct populate_result {
+	/* On error: what was being done and where (a source or image path). */
+	const char *what;
+	char *where;
+	char what_buf[80];	/* a "what" made up on the spot: it points here */
+	/* On success: the summary line's figures. */
+	uint64_t entries, bytes;
+	uint32_t groups_used;
+	double seconds;
+	/* The first pass's bound, what was free, and what the write pass
+	 * took (a dry run's figures are the real run's). */
+	uint64_t need_inodes, need_blocks;
+	uint64_t free_inodes, free_blocks;
+	uint64_t inodes_used, blocks_used;
+	uint32_t block_size;
+	/* The filesystem's size (--dry-run --create: what would be made). */
+	uint64_t fs_blocks, fs_inodes;
+	/* --delalloc: the first file at which delayed data reached half the
+	 * free space (ext4 then starts writeback in the background: what
+	 * follows is not reproducible), or NULL. */
+	char *racy_at;
+	/* No mount table to check IMAGE against (warned about, as mke2fs). */
+	int mount_unknown;
+	/* An image file written in place for want of a copy: why. */
+	const char *in_place_why;
+	/* Copies of IMAGE that killed runs had left, removed. */
+	unsigned int stale_removed;
+};
+
+/* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */
+errcode_t populate(const struct options *o, struct populate_result *res);
+void populate_result_free(struct populate_result *res);
+/* --json: the error as one JSON object on standard output, for a caller
+ * that reads only that; @res NULL and @usage the message for a usage
+ * error. */
+void populate_json_error(const struct options *o, errcode_t err,
+			 const struct populate_result *res, const char *usage);
+
+#endif

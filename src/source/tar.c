@@ -1,0 +1,812 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <grp.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "source/tar.h"
+#include "source/nametree.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
+
+#ifdef HAVE_LIBARCHIVE
+#include <archive.h>
+#include <archive_entry.h>
+
+/* One stretch of a file's data, and where the spool holds it. */
+struct text {
+	uint64_t loff, len, soff;
+};
+
+struct tinode {
+	const struct tar_tree *t;
+	struct stat st;
+	char *link;		/* symlink target */
+	struct src_xattr *x;
+	size_t nx;
+	struct text *ext;
+	size_t next, ecap;
+};
+
+struct tar_tree {
+	struct name_tree names;	/* every member's name, and their parents */
+	uint32_t *ino;		/* by node: its inode in @in */
+	size_t ino_cap;
+	struct tinode *in;
+	size_t ni, icap;
+	int spool;		/* unlinked file with every file's data */
+	uint64_t spool_len;
+};
+
+int tar_supported(void)
+{
+	return 1;
+}
+
+static errcode_t new_inode(struct tar_tree *t, uint32_t *out)
+{
+	if (grow_array(&t->in, &t->icap, t->ni + 1, sizeof(*t->in), 256))
+		return ENOMEM;
+	memset(&t->in[t->ni], 0, sizeof(*t->in));
+	t->in[t->ni].t = t;
+	*out = (uint32_t)t->ni++;
+	return 0;
+}
+
+static const struct stat *node_st(const struct tar_tree *t, uint32_t node)
+{
+	return &t->in[t->ino[node]].st;
+}
+
+/* A directory no member names but one below it: as tar would make it. */
+static void implicit_dir(struct stat *st, const struct stat *child)
+{
+	memset(st, 0, sizeof(*st));
+	st->st_mode = S_IFDIR | 0755;
+	st->st_mtim = st->st_atim = st->st_ctim = child->st_mtim;
+}
+
+/* The node of normalized @p (n bytes), or NAME_NONE; a component at a
+ * time from the root, so that no path is ever stored or hashed whole. */
+static uint32_t find_path(const struct tar_tree *t, const char *p, size_t n)
+{
+	uint32_t node = 0;
+	size_t i = 0;
+
+	while (i < n && node != NAME_NONE) {
+		const char *slash = memchr(p + i, '/', n - i);
+		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
+
+		node = name_find(&t->names, node, p + i, c);
+		i += c + 1;
+	}
+	return node;
+}
+
+/* The node for normalized @p (n bytes), made with its parents as needed. */
+static errcode_t node_at(struct tar_tree *t, const char *p, size_t n,
+			 const struct stat *st, uint32_t *out)
+{
+	uint32_t node = 0, kid;
+	size_t i = 0;
+	errcode_t err;
+
+	while (i < n) {
+		const char *slash = memchr(p + i, '/', n - i);
+		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
+
+		kid = name_find(&t->names, node, p + i, c);
+		if (kid == NAME_NONE) {
+			if (!S_ISDIR(node_st(t, node)->st_mode))
+				return ORLOV_ERR_NOT_DIR;
+			err = name_add(&t->names, node, p + i, c, &kid);
+			if (!err && grow_array(&t->ino, &t->ino_cap, t->names.nn,
+					       sizeof(*t->ino), 256))
+				err = ENOMEM;
+			if (!err)
+				err = new_inode(t, &t->ino[kid]);
+			if (err)
+				return err;
+			/* until its member comes */
+			implicit_dir(&t->in[t->ino[kid]].st, st);
+		}
+		node = kid;
+		i += c + 1;
+	}
+	*out = node;
+	return 0;
+}
+
+/* "./a//b/" -> "a/b"; ".." refused (the archive would leave the tree). */
+static errcode_t normalize(const char *in, char **out, size_t *len)
+{
+	size_t n = strlen(in), i = 0, o = 0;
+	char *p = malloc(n + 1);
+
+	if (!p)
+		return ENOMEM;
+	while (i < n) {
+		size_t c;
+
+		while (i < n && in[i] == '/')
+			i++;
+		c = strcspn(in + i, "/");
+		if (c == 2 && in[i] == '.' && in[i + 1] == '.') {
+			free(p);
+			return ORLOV_ERR_ARCHIVE_PATH;
+		}
+		if (c && !(c == 1 && in[i] == '.')) {
+			if (o)
+				p[o++] = '/';
+			memcpy(p + o, in + i, c);
+			o += c;
+		}
+		i += c;
+	}
+	p[o] = 0;
+	*out = p;
+	*len = o;
+	return 0;
+}
+
+static errcode_t entry_stat(struct archive_entry *ae, struct stat *st)
+{
+	la_int64_t uid = archive_entry_uid(ae), gid = archive_entry_gid(ae);
+
+	/* pax and base-256 headers hold more than ext2's 32 bits: refused
+	 * as GNU tar refuses them, not cut to another owner (2^32: root) */
+	if (uid < 0 || uid > UINT32_MAX || gid < 0 || gid > UINT32_MAX)
+		return ORLOV_ERR_ARCHIVE_ID;
+	memset(st, 0, sizeof(*st));
+	st->st_mode = (mode_t)archive_entry_mode(ae);
+	st->st_uid = (uid_t)uid;
+	st->st_gid = (gid_t)gid;
+	st->st_rdev = makedev((unsigned int)archive_entry_rdevmajor(ae),
+			      (unsigned int)archive_entry_rdevminor(ae));
+	st->st_size = S_ISREG(st->st_mode) ? archive_entry_size(ae) : 0;
+	st->st_mtim.tv_sec = archive_entry_mtime(ae);
+	st->st_mtim.tv_nsec = archive_entry_mtime_nsec(ae);
+	st->st_atim = st->st_ctim = st->st_mtim;
+	if (archive_entry_atime_is_set(ae)) {
+		st->st_atim.tv_sec = archive_entry_atime(ae);
+		st->st_atim.tv_nsec = archive_entry_atime_nsec(ae);
+	}
+	if (archive_entry_ctime_is_set(ae)) {
+		st->st_ctim.tv_sec = archive_entry_ctime(ae);
+		st->st_ctim.tv_nsec = archive_entry_ctime_nsec(ae);
+	}
+	return 0;
+}
+
+static errcode_t add_xattr(struct tinode *in, const char *name,
+			   const void *value, size_t size)
+{
+	struct src_xattr *x;
+	size_t cap = in->nx;
+
+	if (grow_array(&in->x, &cap, in->nx + 1, sizeof(*in->x), 1))
+		return ENOMEM;
+	x = &in->x[in->nx];
+	x->name = strdup(name);
+	x->value = malloc(size ? size : 1);
+	x->size = size;
+	if (!x->name || !x->value) {
+		free(x->name);
+		free(x->value);
+		return ENOMEM;
+	}
+	memcpy(x->value, value, size);
+	in->nx++;
+	return 0;
+}
+
+static int acl_tag(int tag)
+{
+	switch (tag) {
+	case ARCHIVE_ENTRY_ACL_USER_OBJ: return 0x01;
+	case ARCHIVE_ENTRY_ACL_USER: return 0x02;
+	case ARCHIVE_ENTRY_ACL_GROUP_OBJ: return 0x04;
+	case ARCHIVE_ENTRY_ACL_GROUP: return 0x08;
+	case ARCHIVE_ENTRY_ACL_MASK: return 0x10;
+	case ARCHIVE_ENTRY_ACL_OTHER: return 0x20;
+	default: return -1;
+	}
+}
+
+static int acl_cmp(const void *a, const void *b)
+{
+	const unsigned char *x = a, *y = b;
+	uint32_t tx = get_le16(x), ty = get_le16(y);
+
+	if (tx != ty)
+		return tx < ty ? -1 : 1;
+	return get_le32(x + 4) < get_le32(y + 4) ? -1 :
+	       get_le32(x + 4) > get_le32(y + 4);
+}
+
+/* The uid or gid a named entry stands for.  GNU tar writes names only
+ * (libarchive's id is then -1): tar resolves them on the host it
+ * extracts on, and so does this. */
+static errcode_t acl_qualifier(int lt, int id, const char *who, uint32_t *out)
+{
+	char small[1024], *buf = small;
+	size_t size = sizeof(small);
+	errcode_t err;
+	int r;
+
+	if (id >= 0) {
+		*out = (uint32_t)id;
+		return 0;
+	}
+	if (!who || !*who)
+		return ORLOV_ERR_ARCHIVE_ACL_NAME;
+	for (;;) {
+		struct passwd pw, *pwp = NULL;
+		struct group gr, *grp = NULL;
+
+		if (lt == 0x02) {
+			r = getpwnam_r(who, &pw, buf, size, &pwp);
+			if (!r && pwp)
+				*out = (uint32_t)pwp->pw_uid;
+		} else {
+			r = getgrnam_r(who, &gr, buf, size, &grp);
+			if (!r && grp)
+				*out = (uint32_t)grp->gr_gid;
+		}
+		if (r != ERANGE || size >= (1 << 20)) {
+			err = r ? (errcode_t)r :
+			      !pwp && !grp ? ORLOV_ERR_ARCHIVE_ACL_NAME : 0;
+			break;
+		}
+		if (buf != small)
+			free(buf);
+		size *= 2;
+		buf = malloc(size);
+		if (!buf)
+			return ENOMEM;
+	}
+	if (buf != small)
+		free(buf);
+	return err;
+}
+
+/* libarchive's POSIX.1e ACL of one kind, as Linux's system.posix_acl_*
+ * value (version 2, entries sorted by tag and id); *mask: its mask
+ * entry's permissions, -1 without one. */
+static errcode_t add_acl(struct archive_entry *ae, struct tinode *in,
+			 int type, const char *name, int *mask)
+{
+	int n = archive_entry_acl_reset(ae, type), t, perm, tag, id, k = 0;
+	const char *who;
+	unsigned char *v;
+	uint32_t q;
+	size_t size;
+	errcode_t err;
+
+	*mask = -1;
+	if (n <= 0)
+		return 0;
+	/* the access kind comes with the three entries of the mode */
+	size = 4 + 8 * (size_t)(n + 3);
+	v = calloc(1, size);
+	if (!v)
+		return ENOMEM;
+	put_le32(v, 2);
+	while (archive_entry_acl_next(ae, type, &t, &perm, &tag, &id, &who) ==
+	       ARCHIVE_OK && k < n + 3) {
+		unsigned char *e = v + 4 + 8 * k;
+		int lt = acl_tag(tag);
+
+		if (lt < 0) {
+			free(v);
+			return ORLOV_ERR_BAD_XATTR;
+		}
+		q = UINT32_MAX;
+		if (lt == 0x02 || lt == 0x08) {
+			err = acl_qualifier(lt, id, who, &q);
+			if (err) {
+				free(v);
+				return err;
+			}
+		}
+		if (lt == 0x10)
+			*mask = perm & 7;
+		put_le16(e, (uint32_t)lt);
+		put_le16(e + 2, (uint32_t)perm & 7);
+		put_le32(e + 4, q);
+		k++;
+	}
+	qsort(v + 4, (size_t)k, 8, acl_cmp);
+	err = add_xattr(in, name, v, 4 + 8 * (size_t)k);
+	free(v);
+	return err;
+}
+
+static errcode_t read_meta(struct archive_entry *ae, struct tinode *in)
+{
+	const char *name;
+	const void *value;
+	size_t size;
+	errcode_t err = 0;
+	int mask, unused;
+
+	archive_entry_xattr_reset(ae);
+	while (!err && archive_entry_xattr_next(ae, &name, &value, &size) ==
+		       ARCHIVE_OK)
+		err = add_xattr(in, name, value, size);
+	if (!err)
+		err = add_acl(ae, in, ARCHIVE_ENTRY_ACL_TYPE_ACCESS,
+			      "system.posix_acl_access", &mask);
+	/* libarchive gives the group entry's bits as the mode's; with a
+	 * mask the kernel shows (and chmod sets) the mask there */
+	if (!err && mask >= 0)
+		in->st.st_mode = (in->st.st_mode & ~(mode_t)070) |
+				 (mode_t)mask << 3;
+	if (!err && S_ISDIR(in->st.st_mode))
+		err = add_acl(ae, in, ARCHIVE_ENTRY_ACL_TYPE_DEFAULT,
+			      "system.posix_acl_default", &unused);
+	return err;
+}
+
+static void inode_release(struct tinode *in)
+{
+	size_t i;
+
+	for (i = 0; i < in->nx; i++) {
+		free(in->x[i].name);
+		free(in->x[i].value);
+	}
+	free(in->x);
+	free(in->link);
+	free(in->ext);
+	in->x = NULL;
+	in->nx = 0;
+	in->link = NULL;
+	in->ext = NULL;
+	in->next = in->ecap = 0;
+}
+
+/* The member's data, to the spool: its stretches, holes left out. */
+static errcode_t read_data(struct archive *a, struct tar_tree *t,
+			   struct tinode *in)
+{
+	const void *buf;
+	size_t size;
+	la_int64_t off;
+	errcode_t err;
+	int r;
+
+	while ((r = archive_read_data_block(a, &buf, &size, &off)) ==
+	       ARCHIVE_OK) {
+		struct text *last = in->next ? &in->ext[in->next - 1] : NULL;
+
+		if (!size)
+			continue;
+		err = pwrite_all(t->spool, buf, size, (off_t)t->spool_len);
+		if (err)
+			return err;
+		if (last && last->loff + last->len == (uint64_t)off &&
+		    last->soff + last->len == t->spool_len) {
+			last->len += size;
+		} else {
+			if (grow_array(&in->ext, &in->ecap, in->next + 1,
+				       sizeof(*in->ext), 4))
+				return ENOMEM;
+			in->ext[in->next].loff = (uint64_t)off;
+			in->ext[in->next].len = size;
+			in->ext[in->next].soff = t->spool_len;
+			in->next++;
+		}
+		t->spool_len += size;
+	}
+	return r == ARCHIVE_EOF ? 0 : ORLOV_ERR_ARCHIVE;
+}
+
+/* One member: its name into the tree, its inode filled. */
+static errcode_t add_member(struct archive *a, struct tar_tree *t,
+			    struct archive_entry *ae, char **where)
+{
+	struct stat st;
+	char *path = NULL, *lpath = NULL;
+	size_t len, llen;
+	const char *hl = archive_entry_hardlink(ae), *sl;
+	uint32_t idx, ino = 0;
+	struct tinode *in;
+	errcode_t err;
+
+	err = entry_stat(ae, &st);
+	if (!err)
+		err = normalize(archive_entry_pathname(ae) ?
+				archive_entry_pathname(ae) : "", &path, &len);
+	if (err)
+		goto out;
+	if (hl) {
+		err = normalize(hl, &lpath, &llen);
+		if (err)
+			goto out;
+		idx = find_path(t, lpath, llen);
+		if (idx == NAME_NONE || S_ISDIR(node_st(t, idx)->st_mode)) {
+			err = ORLOV_ERR_ARCHIVE_LINK;
+			goto out;
+		}
+		ino = t->ino[idx];
+	}
+	if (!len && (hl || !S_ISDIR(st.st_mode))) {
+		err = ORLOV_ERR_ARCHIVE_PATH;	/* the root, not a directory */
+		goto out;
+	}
+	err = node_at(t, path, len, &st, &idx);
+	if (err)
+		goto out;
+	in = &t->in[t->ino[idx]];
+	if (S_ISDIR(in->st.st_mode) && t->names.n[idx].nkids &&
+	    (hl || !S_ISDIR(st.st_mode))) {
+		err = ORLOV_ERR_ARCHIVE_DUP;	/* a file over a full directory */
+		goto out;
+	}
+	if (hl) {
+		/* a second name; with cpio's newc the data comes with the last */
+		if (t->ino[idx] != ino) {
+			if (in->st.st_nlink)
+				in->st.st_nlink--;
+			t->ino[idx] = ino;
+			t->in[ino].st.st_nlink++;
+		}
+		if (archive_entry_size_is_set(ae) && archive_entry_size(ae) > 0) {
+			in = &t->in[ino];
+			free(in->ext);
+			in->ext = NULL;
+			in->next = in->ecap = 0;
+			in->st.st_size = archive_entry_size(ae);
+			err = read_data(a, t, in);
+		}
+		goto out;
+	}
+	/* A later member of a name replaces the earlier one (a directory
+	 * keeps its entries); an inode other names share is left to them. */
+	if (in->st.st_nlink > 1 && !S_ISDIR(in->st.st_mode)) {
+		in->st.st_nlink--;
+		err = new_inode(t, &t->ino[idx]);
+		if (err)
+			goto out;
+	}
+	in = &t->in[t->ino[idx]];
+	inode_release(in);
+	in->st = st;
+	in->st.st_nlink = 1;
+	if (S_ISLNK(st.st_mode)) {
+		sl = archive_entry_symlink(ae);
+		in->link = strdup(sl ? sl : "");
+		if (!in->link) {
+			err = ENOMEM;
+			goto out;
+		}
+		in->st.st_size = (off_t)strlen(in->link);
+	}
+	err = read_meta(ae, in);
+	if (!err && S_ISREG(st.st_mode))
+		err = read_data(a, t, in);
+out:
+	if (err && where && !*where)
+		*where = strdup(archive_entry_pathname(ae) ?
+				archive_entry_pathname(ae) : "");
+	free(path);
+	free(lpath);
+	return err;
+}
+
+errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
+		   char **where)
+{
+	struct tar_tree *t = calloc(1, sizeof(*t));
+	struct archive *a = NULL;
+	struct archive_entry *ae;
+	struct stat root;
+	const char *tmp = getenv("TMPDIR");
+	char *tpl = NULL;
+	errcode_t err = 0;
+	size_t i;
+	int r;
+
+	*out = NULL;
+	*msg = *where = NULL;
+	if (!t)
+		return ENOMEM;
+	t->spool = -1;
+	/* the root: the target directory, whatever the archive says */
+	memset(&root, 0, sizeof(root));
+	root.st_mode = S_IFDIR | 0755;
+	err = name_tree_init(&t->names);
+	if (!err && grow_array(&t->ino, &t->ino_cap, 1, sizeof(*t->ino), 256))
+		err = ENOMEM;
+	if (!err)
+		err = new_inode(t, &t->ino[0]);
+	if (err) {
+		tar_free(t);
+		return err;
+	}
+	t->in[0].st = root;
+	if (asprintf(&tpl, "%s/orlov-spool.XXXXXX",
+			     tmp && *tmp ? tmp : "/tmp") < 0)
+		err = ENOMEM;
+	if (!err) {
+		t->spool = mkstemp(tpl);
+		if (t->spool < 0)
+			err = (errcode_t)errno;
+		else
+			unlink(tpl);
+	}
+	free(tpl);
+	if (!err) {
+		a = archive_read_new();
+		if (!a)
+			err = ENOMEM;
+	}
+	if (!err) {
+		archive_read_support_filter_all(a);
+		/* not format_all: mtree would take any text file for a
+		 * description of files that are not there */
+		archive_read_support_format_tar(a);
+		archive_read_support_format_gnutar(a);
+		archive_read_support_format_cpio(a);
+		archive_read_support_format_zip(a);
+		archive_read_support_format_7zip(a);
+		archive_read_support_format_iso9660(a);
+		archive_read_support_format_empty(a);
+		if (archive_read_open_filename(a, strcmp(path, "-") ? path : NULL,
+					       1 << 16) != ARCHIVE_OK)
+			err = ORLOV_ERR_ARCHIVE;
+	}
+	while (!err && (r = archive_read_next_header(a, &ae)) != ARCHIVE_EOF) {
+		if (r != ARCHIVE_OK && r != ARCHIVE_WARN) {
+			err = ORLOV_ERR_ARCHIVE;
+			break;
+		}
+		err = add_member(a, t, ae, where);
+	}
+	if (err == ORLOV_ERR_ARCHIVE && a && archive_error_string(a))
+		*msg = strdup(archive_error_string(a));
+	if (a)
+		archive_read_free(a);
+	if (err) {
+		tar_free(t);
+		return err;
+	}
+	/* names in creation order; link counts of directories as ext2's */
+	name_tree_sort(&t->names);
+	for (i = 0; i < t->names.nn; i++) {
+		const struct name_node *x = &t->names.n[i];
+
+		if (S_ISDIR(node_st(t, (uint32_t)i)->st_mode)) {
+			size_t k, sub = 0;
+
+			for (k = 0; k < x->nkids; k++)
+				sub += S_ISDIR(node_st(t, x->kids[k])->st_mode);
+			t->in[t->ino[i]].st.st_nlink = (nlink_t)(2 + sub);
+		}
+	}
+	for (i = 0; i < t->ni; i++)
+		t->in[i].st.st_ino = (ino_t)(i + 1);
+	*out = t;
+	return 0;
+}
+
+void tar_free(struct tar_tree *t)
+{
+	size_t i;
+
+	if (!t)
+		return;
+	name_tree_free(&t->names);
+	for (i = 0; i < t->ni; i++)
+		inode_release(&t->in[i]);
+	free(t->ino);
+	free(t->in);
+	if (t->spool >= 0)
+		close(t->spool);
+	free(t);
+}
+
+/* ---- the walk ------------------------------------------------------------ */
+
+static const struct text *ext_at(const struct tinode *in, uint64_t off)
+{
+	size_t lo = 0, hi = in->next;
+
+	/* the first stretch that ends after @off */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (in->ext[mid].loff + in->ext[mid].len <= off)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < in->next ? &in->ext[lo] : NULL;
+}
+
+static errcode_t tar_next_data(const struct src_entry *e, uint64_t off,
+			       uint64_t *start, uint64_t *end)
+{
+	const struct tinode *in = e->priv;
+	uint64_t size = (uint64_t)e->st.st_size;
+	const struct text *x = off < size ? ext_at(in, off) : NULL;
+
+	*start = *end = size;
+	if (!x || x->loff >= size)
+		return 0;
+	*start = x->loff > off ? x->loff : off;
+	*end = x->loff + x->len < size ? x->loff + x->len : size;
+	return 0;
+}
+
+static errcode_t tar_read(const struct src_entry *e, void *buf, size_t len,
+			  uint64_t off)
+{
+	const struct tinode *in = e->priv;
+	unsigned char *p = buf;
+
+	while (len) {
+		const struct text *x = ext_at(in, off);
+		size_t n = len;
+
+		if (!x || x->loff > off) {
+			/* a hole up to the next stretch */
+			if (x && x->loff - off < n)
+				n = (size_t)(x->loff - off);
+			memset(p, 0, n);
+		} else {
+			ssize_t r;
+
+			if (x->loff + x->len - off < n)
+				n = (size_t)(x->loff + x->len - off);
+			r = pread(in->t->spool, p, n,
+				  (off_t)(x->soff + (off - x->loff)));
+			if (r < 0)
+				return (errcode_t)errno;
+			if ((size_t)r != n)
+				return EIO;
+		}
+		p += n;
+		off += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static const struct src_data_ops tar_data_ops = {
+	.next_data = tar_next_data,
+	.read = tar_read,
+};
+
+/* @path: the node's, built by the walk (the tree keeps no paths). */
+static void fill_entry(const struct tar_tree *t, uint32_t node,
+		       const struct strbuf *path, size_t name_at,
+		       const struct walk_opts *wo, struct src_entry *e)
+{
+	const struct tinode *in = &t->in[t->ino[node]];
+
+	memset(e, 0, sizeof(*e));
+	e->path = path->s;
+	e->name = path->s + name_at;
+	e->name_len = path->len - name_at;
+	e->st = in->st;
+	e->link_target = in->link;
+	e->link_len = in->link ? strlen(in->link) : 0;
+	if (wo->want_xattrs) {
+		e->xattrs = in->x;
+		e->nxattrs = in->nx;
+	}
+	if (wo->want_data && S_ISREG(in->st.st_mode))
+		e->data = &tar_data_ops;
+	e->priv = (void *)in;
+}
+
+errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
+		   const struct walk_visitor *v)
+{
+	/* the directories entered: as deep as the archive, on the heap */
+	struct {
+		uint32_t node, next;
+		size_t name_at;	/* where its name starts in @path */
+	} *st = NULL;
+	const struct name_tree *nt = &t->names;
+	struct strbuf path = { 0 };
+	size_t depth = 0, cap = 0;
+	struct src_entry e;
+	errcode_t err;
+
+	err = sb_append(&path, "", 0);
+	if (!err) {
+		fill_entry(t, 0, &path, 0, wo, &e);
+		err = v->enter_dir(v->ctx, &e);
+	}
+	if (!err && grow_array(&st, &cap, 1, sizeof(*st), 16))
+		err = ENOMEM;
+	if (!err) {
+		st[0].node = 0;
+		st[0].next = 0;
+		st[0].name_at = 0;
+		depth = 1;
+	}
+	while (!err && depth) {
+		const struct name_node *d = &nt->n[st[depth - 1].node];
+		/* this directory's own path: the root's is "" */
+		size_t own = depth > 1 ? st[depth - 1].name_at + d->len : 0;
+		size_t name_at;
+		uint32_t x;
+
+		sb_truncate(&path, own);
+		if (st[depth - 1].next == d->nkids) {
+			fill_entry(t, st[depth - 1].node, &path,
+				   st[depth - 1].name_at, wo, &e);
+			err = v->leave_dir(v->ctx, &e);
+			depth--;
+			continue;
+		}
+		x = d->kids[st[depth - 1].next++];
+		if (own)
+			err = sb_append(&path, "/", 1);
+		name_at = path.len;
+		if (!err)
+			err = sb_append(&path, name_of(nt, x), nt->n[x].len);
+		if (err)
+			break;
+		fill_entry(t, x, &path, name_at, wo, &e);
+		if (!S_ISDIR(e.st.st_mode)) {
+			err = v->leaf(v->ctx, &e);
+			continue;
+		}
+		err = v->enter_dir(v->ctx, &e);
+		if (!err && grow_array(&st, &cap, depth + 1, sizeof(*st), 16))
+			err = ENOMEM;
+		if (!err) {
+			st[depth].node = x;
+			st[depth].next = 0;
+			st[depth].name_at = name_at;
+			depth++;
+		}
+	}
+	free(st);
+	sb_free(&path);
+	return err;
+}
+
+#else /* !HAVE_LIBARCHIVE */
+
+int tar_supported(void)
+{
+	return 0;
+}
+
+errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
+		   char **where)
+{
+	(void)path;
+	*out = NULL;
+	*msg = *where = NULL;
+	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+}
+
+errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
+		   const struct walk_visitor *v)
+{
+	(void)t;
+	(void)wo;
+	(void)v;
+	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+}
+
+void tar_free(struct tar_tree *t)
+{
+	(void)t;
+}
+
+#endif

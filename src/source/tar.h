@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * An archive as a source tree (libarchive: tar, pax, cpio and the rest,
+ * compressed or not, a file or standard input).  The archive is read once,
+ * in its own order, into a tree of names and inodes, file data going to an
+ * unlinked spool file in TMPDIR; the tree is then walked as many times as
+ * populate needs, in creation order, through walk.h's visitor.  Hard
+ * links, devices, FIFOs, owners, modes, times (nanoseconds where the
+ * format has them), extended attributes, POSIX ACLs (as their
+ * system.posix_acl_* attributes) and sparse files come from the archive.
+ */
+#ifndef ORLOV_TAR_H
+#define ORLOV_TAR_H
+
+#include "source/walk.h"
+
+struct tar_tree;
+
+/* 1 when this build reads archives. */
+int tar_supported(void);
+
+/* Read the archive at @path ("-": standard input).  On failure *msg may
+ * hold libarchive's words (malloc'ed) and *where the member at fault. */
+errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
+		   char **where);
+errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
+		   const struct walk_visitor *v);
+void tar_free(struct tar_tree *t);
+
+#endif

@@ -1,0 +1,591 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Host directory walker.  Everything is opened relative to the directory
+ * being read, with O_NOFOLLOW, so nothing outside the source root is ever
+ * read: symlinks are copied, never followed.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/ioctl.h>
+#include <sys/xattr.h>
+#include <linux/fs.h>
+
+#include "source/walk.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
+
+struct host_file {
+	int dirfd;
+	int fd;			/* opened on first data access */
+};
+
+struct walker {
+	const struct walk_opts *opts;
+	const struct walk_visitor *v;
+	struct strbuf path;
+	const char *root;
+	int have_proc;		/* /proc/self/fd names what we hold open */
+};
+
+int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int c = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (c)
+		return c;
+	return alen < blen ? -1 : alen > blen;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	const struct walk_name *x = a, *y = b;
+
+	return walk_name_cmp(x->s, x->len, y->s, y->len);
+}
+
+void walk_free_names(struct walk_name *names, size_t count)
+{
+	while (count)
+		free(names[--count].s);
+	free(names);
+}
+
+static errcode_t fail(struct walker *w, errcode_t err, const char *what)
+{
+	if (w->v->error)
+		w->v->error(w->v->ctx, err, what, w->path.s ? w->path.s : "");
+	return err;
+}
+
+/*
+ * Open @name in @dirfd as what fstatat() saw there (@st): never through a
+ * symlink, without blocking on a FIFO swapped in, without touching its
+ * atime where we may (O_NOATIME needs ownership or CAP_FOWNER), and
+ * ORLOV_ERR_SOURCE_CHANGED when another file took its place.
+ */
+errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
+			 int flags, int *out)
+{
+	struct stat now;
+	int fd;
+
+	flags |= O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	fd = openat(dirfd, name, flags | O_NOATIME);
+	if (fd < 0 && errno == EPERM)
+		fd = openat(dirfd, name, flags);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR || errno == ENXIO ?
+		       ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
+	if (fstat(fd, &now) || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino ||
+	    (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
+	    (S_ISREG(st->st_mode) && now.st_size != st->st_size)) {
+		close(fd);
+		return ORLOV_ERR_SOURCE_CHANGED;
+	}
+	*out = fd;
+	return 0;
+}
+
+static errcode_t host_open(const struct src_entry *e)
+{
+	struct host_file *h = e->priv;
+
+	if (h->fd >= 0)
+		return 0;
+	return walk_open_same(h->dirfd, e->name, &e->st, 0, &h->fd);
+}
+
+static errcode_t host_next_data(const struct src_entry *e, uint64_t off,
+				uint64_t *start, uint64_t *end)
+{
+	struct host_file *h = e->priv;
+	uint64_t size = (uint64_t)e->st.st_size;
+	off_t s, t;
+	errcode_t err;
+
+	*start = *end = size;
+	if (off >= size)
+		return 0;
+	err = host_open(e);
+	if (err)
+		return err;
+	s = lseek(h->fd, (off_t)off, SEEK_DATA);
+	if (s < 0) {
+		if (errno == ENXIO)
+			return 0;	/* only a hole after off */
+		if (errno != EINVAL && errno != EOPNOTSUPP)
+			return (errcode_t)errno;
+		/* No hole support: all of the rest is data. */
+		*start = off;
+		*end = size;
+		return 0;
+	}
+	t = lseek(h->fd, s, SEEK_HOLE);
+	if (t < 0)
+		return (errcode_t)errno;
+	*start = (uint64_t)s < size ? (uint64_t)s : size;
+	*end = (uint64_t)t < size ? (uint64_t)t : size;
+	return 0;
+}
+
+static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
+			   uint64_t off)
+{
+	struct host_file *h = e->priv;
+	char *p = buf;
+	errcode_t err = host_open(e);
+
+	if (err)
+		return err;
+	while (len) {
+		ssize_t n = pread(h->fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return (errcode_t)errno;
+		}
+		if (n == 0)
+			return ORLOV_ERR_SOURCE_CHANGED;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+static const struct src_data_ops host_data_ops = {
+	.next_data = host_next_data,
+	.read = host_read,
+};
+
+static void free_xattrs(struct src_entry *e)
+{
+	size_t i;
+
+	for (i = 0; i < e->nxattrs; i++) {
+		free(e->xattrs[i].name);
+		free(e->xattrs[i].value);
+	}
+	free(e->xattrs);
+	e->xattrs = NULL;
+	e->nxattrs = 0;
+}
+
+static int xattr_cmp(const void *a, const void *b)
+{
+	const struct src_xattr *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* Attributes through the open file @fd, or where none can be opened (a
+ * symlink, a device, a FIFO) through @path, which names it from the
+ * directory we hold open (/proc/self/fd) without following it, or
+ * without /proc (a chroot, a container) from the source root. */
+static ssize_t x_list(int fd, const char *path, char *buf, size_t n)
+{
+	return fd >= 0 ? flistxattr(fd, buf, n) : llistxattr(path, buf, n);
+}
+
+static ssize_t x_get(int fd, const char *path, const char *name, void *buf,
+		     size_t n)
+{
+	return fd >= 0 ? fgetxattr(fd, name, buf, n) :
+			 lgetxattr(path, name, buf, n);
+}
+
+static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
+			     struct src_entry *e)
+{
+	char *list = NULL, *p;
+	struct strbuf path = { 0 };
+	const char *proc;
+	ssize_t len, vlen;
+	errcode_t err = 0;
+
+	if (fd >= 0)
+		err = sb_append(&path, "", 0);
+	else if (w->have_proc)
+		err = sb_printf(&path, "/proc/self/fd/%d/%s", dirfd, e->name);
+	else
+		err = sb_printf(&path, "%s/%s", w->root, e->path);
+	if (err)
+		goto out;
+	proc = path.s;
+	len = x_list(fd, proc, NULL, 0);
+	if (len <= 0) {
+		if (len < 0 && errno != ENOTSUP && errno != ENODATA)
+			err = (errcode_t)errno;
+		goto out;
+	}
+	list = malloc((size_t)len);
+	if (!list) {
+		err = ENOMEM;
+		goto out;
+	}
+	len = x_list(fd, proc, list, (size_t)len);
+	if (len < 0) {
+		err = (errcode_t)errno;
+		goto out;
+	}
+	for (p = list; p < list + len; p += strlen(p) + 1) {
+		struct src_xattr *nx, *x;
+
+		nx = realloc(e->xattrs, (e->nxattrs + 1) * sizeof(*nx));
+		if (!nx) {
+			err = ENOMEM;
+			goto out;
+		}
+		e->xattrs = nx;
+		x = &e->xattrs[e->nxattrs];
+		memset(x, 0, sizeof(*x));
+		x->name = strdup(p);
+		if (!x->name) {
+			err = ENOMEM;
+			goto out;
+		}
+		e->nxattrs++;
+		vlen = x_get(fd, proc, p, NULL, 0);
+		if (vlen < 0) {
+			err = (errcode_t)errno;
+			goto out;
+		}
+		x->value = malloc(vlen ? (size_t)vlen : 1);
+		if (!x->value) {
+			err = ENOMEM;
+			goto out;
+		}
+		vlen = x_get(fd, proc, p, x->value, (size_t)vlen);
+		if (vlen < 0) {
+			err = (errcode_t)errno;
+			goto out;
+		}
+		x->size = (size_t)vlen;
+	}
+	qsort(e->xattrs, e->nxattrs, sizeof(*e->xattrs), xattr_cmp);
+out:
+	free(list);
+	sb_free(&path);
+	return err;
+}
+
+errcode_t walk_read_names(int fd, struct walk_name **out, size_t *count)
+{
+	struct walk_name *names = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+	int dfd = dup(fd);
+
+	if (dfd < 0)
+		return (errcode_t)errno;
+	d = fdopendir(dfd);
+	if (!d) {
+		close(dfd);
+		return (errcode_t)errno;
+	}
+	rewinddir(d);	/* the offset is shared with @fd, which may have been read */
+	errno = 0;
+	while ((de = readdir(d)) != NULL) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (grow_array(&names, &cap, n + 1, sizeof(*names), 64))
+			goto nomem;
+		names[n].len = strlen(de->d_name);
+		names[n].s = strdup(de->d_name);
+		if (!names[n].s)
+			goto nomem;
+		n++;
+	}
+	if (errno) {
+		errcode_t err = (errcode_t)errno;
+
+		closedir(d);
+		walk_free_names(names, n);
+		return err;
+	}
+	closedir(d);
+	if (n)
+		qsort(names, n, sizeof(*names), name_cmp);
+	*out = names;
+	*count = n;
+	return 0;
+nomem:
+	closedir(d);
+	walk_free_names(names, n);
+	return ENOMEM;
+}
+
+/*
+ * One directory being walked.  The walk keeps its own stack, not the C
+ * one, so that no depth of tree overflows it; and only the innermost
+ * OPEN_DIRS directories stay open: an outer one closed on the way down is
+ * opened again on the way up as ".." of its child, checked to be the same
+ * directory.
+ */
+struct frame {
+	int fd;			/* -1 while closed */
+	struct stat st;		/* what it was when entered */
+	struct walk_name *names;
+	size_t n, next;
+	size_t mark;		/* path length before its name */
+	const char *name;	/* in the parent's names ("" for the root) */
+	size_t name_len;
+};
+
+#define OPEN_DIRS 64
+
+/* One of the files the walk leaves out (walk_opts.skip)? */
+static int skipped(const struct walker *w, const struct stat *st)
+{
+	size_t i;
+
+	for (i = 0; i < w->opts->nskip; i++)
+		if (w->opts->skip[i].dev == st->st_dev &&
+		    w->opts->skip[i].ino == st->st_ino)
+			return 1;
+	return 0;
+}
+
+/*
+ * Read what a leaf or directory is, without following it.  A directory,
+ * and a regular file whose data or attributes are wanted, is opened here
+ * (*fd) and everything else read from that descriptor: what is copied is
+ * the file lstat described, not one put in its place since.
+ */
+static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
+			    char **target, int *fd, int *skip)
+{
+	errcode_t err;
+
+	*fd = -1;
+	if (fstatat(dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW))
+		return fail(w, (errcode_t)errno, "reading attributes of");
+	/* the image inside SOURCE: its copy would be half written */
+	*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
+	if (*skip)
+		return 0;
+	if (S_ISDIR(e->st.st_mode) ||
+	    (S_ISREG(e->st.st_mode) && (w->opts->want_data || w->opts->want_xattrs))) {
+		err = walk_open_same(dirfd, e->name, &e->st,
+				S_ISDIR(e->st.st_mode) ? O_DIRECTORY : 0, fd);
+		if (err)
+			return fail(w, err, S_ISDIR(e->st.st_mode) ?
+				    "opening directory" : "opening");
+	}
+	if (S_ISLNK(e->st.st_mode)) {
+		size_t cap = (size_t)e->st.st_size + 1;
+		ssize_t n;
+
+		*target = malloc(cap + 1);
+		if (!*target)
+			return ENOMEM;
+		n = readlinkat(dirfd, e->name, *target, cap);
+		if (n < 0)
+			return fail(w, (errcode_t)errno, "reading symlink");
+		/* a longer target than lstat said: replaced meanwhile */
+		if ((size_t)n >= cap)
+			return fail(w, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
+		(*target)[n] = '\0';
+		e->link_target = *target;
+		e->link_len = (size_t)n;
+	}
+	if (w->opts->want_xattrs) {
+		err = read_xattrs(w, dirfd, *fd, e);
+		if (err)
+			return fail(w, err, "reading extended attributes of");
+	}
+	if (S_ISREG(e->st.st_mode) && w->opts->want_data)
+		e->data = &host_data_ops;
+	return 0;
+}
+
+/* Push the directory @e, open as @fd (which the stack takes over). */
+static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
+			  size_t *depth, int fd, struct src_entry *e,
+			  size_t mark)
+{
+	struct frame *f;
+	errcode_t err;
+	int flags = 0;
+
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0)
+		e->fsflags = (uint32_t)flags;
+	err = grow_array(stack, cap, *depth + 1, sizeof(**stack), 64);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	f = &(*stack)[*depth];
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	f->st = e->st;
+	f->mark = mark;
+	f->name = e->name;
+	f->name_len = e->name_len;
+	(*depth)++;
+	err = w->v->enter_dir(w->v->ctx, e);
+	if (!err) {
+		err = walk_read_names(fd, &f->names, &f->n);
+		if (err)
+			err = fail(w, err, "reading directory");
+	}
+	/* deep enough: the outer directory closes until the way back */
+	if (*depth > OPEN_DIRS && (*stack)[*depth - 1 - OPEN_DIRS].fd >= 0) {
+		close((*stack)[*depth - 1 - OPEN_DIRS].fd);
+		(*stack)[*depth - 1 - OPEN_DIRS].fd = -1;
+	}
+	return err;
+}
+
+/* The top directory is done: leave it, and reopen its parent if closed. */
+static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
+{
+	struct frame *f = &stack[*depth - 1];
+	struct src_entry e;
+	errcode_t err;
+
+	memset(&e, 0, sizeof(e));
+	sb_truncate(&w->path, f->mark);
+	if (*depth > 1) {
+		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
+			return err;
+		if ((err = sb_append(&w->path, f->name, f->name_len)))
+			return err;
+	}
+	e.path = w->path.s;
+	e.name = f->name;
+	e.name_len = f->name_len;
+	e.st = f->st;
+	err = w->v->leave_dir(w->v->ctx, &e);
+	if (!err && *depth > 1 && stack[*depth - 2].fd < 0) {
+		err = walk_open_same(f->fd, "..", &stack[*depth - 2].st, O_DIRECTORY,
+				&stack[*depth - 2].fd);
+		if (err) {
+			sb_truncate(&w->path, f->mark);
+			err = fail(w, err, "opening directory");
+		}
+	}
+	sb_truncate(&w->path, f->mark);
+	close(f->fd);
+	walk_free_names(f->names, f->n);
+	(*depth)--;
+	return err;
+}
+
+static errcode_t walk_stack(struct walker *w, struct frame **stack,
+			    size_t *cap, size_t *depth)
+{
+	errcode_t err = 0;
+
+	while (!err && *depth > 0) {
+		struct frame *f = &(*stack)[*depth - 1];
+		struct src_entry e;
+		struct host_file h = { .dirfd = f->fd, .fd = -1 };
+		char *target = NULL;
+		size_t mark = w->path.len;
+		int fd, skip = 0;
+
+		if (f->next == f->n) {
+			err = pop_dir(w, *stack, depth);
+			continue;
+		}
+		memset(&e, 0, sizeof(e));
+		e.name = f->names[f->next].s;
+		e.name_len = f->names[f->next].len;
+		f->next++;
+		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
+			break;
+		if ((err = sb_append(&w->path, e.name, e.name_len)))
+			break;
+		e.path = w->path.s;
+		e.priv = &h;
+		err = read_entry(w, f->fd, &e, &target, &fd, &skip);
+		if (!err && skip) {
+			sb_truncate(&w->path, mark);
+			continue;
+		}
+		if (!err && S_ISDIR(e.st.st_mode)) {
+			/* its own entries follow it; the path keeps its name */
+			err = push_dir(w, stack, cap, depth, fd, &e, mark);
+			free(target);
+			free_xattrs(&e);
+			continue;
+		}
+		h.fd = fd;
+		if (!err)
+			err = w->v->leaf(w->v->ctx, &e);
+		if (h.fd >= 0)
+			close(h.fd);
+		free(target);
+		free_xattrs(&e);
+		sb_truncate(&w->path, mark);
+	}
+	return err;
+}
+
+errcode_t walk_tree(const char *root, const struct walk_opts *opts,
+		    const struct walk_visitor *v)
+{
+	struct walker w = { .opts = opts, .v = v, .root = root };
+	struct frame *stack = NULL;
+	size_t cap = 0, depth = 0;
+	struct src_entry e;
+	errcode_t err;
+	int fd;
+
+	memset(&e, 0, sizeof(e));
+	w.have_proc = access("/proc/self/fd", X_OK) == 0;
+	if ((err = sb_append(&w.path, "", 0)))
+		return err;
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		err = (errcode_t)errno;
+		if (v->error)
+			v->error(v->ctx, err, "opening source directory", "");
+		sb_free(&w.path);
+		return err;
+	}
+	if (fstat(fd, &e.st)) {
+		err = (errcode_t)errno;
+		if (v->error)
+			v->error(v->ctx, err, "reading attributes of", "");
+		close(fd);
+		sb_free(&w.path);
+		return err;
+	}
+	e.path = "";
+	e.name = "";
+	/* the root's own attributes (orlov-populate --root-attrs) */
+	err = opts->want_xattrs ? read_xattrs(&w, -1, fd, &e) : 0;
+	if (err) {
+		if (v->error)
+			v->error(v->ctx, err, "reading extended attributes of", "");
+		close(fd);
+	}
+	if (!err)
+		err = push_dir(&w, &stack, &cap, &depth, fd, &e, 0);
+	free_xattrs(&e);
+	if (!err)
+		err = walk_stack(&w, &stack, &cap, &depth);
+	/* after a failure: close what is still open, without leave_dir */
+	while (depth > 0) {
+		struct frame *f = &stack[--depth];
+
+		if (f->fd >= 0)
+			close(f->fd);
+		walk_free_names(f->names, f->n);
+	}
+	free(stack);
+	sb_free(&w.path);
+	return err;
+}
