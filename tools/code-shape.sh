@@ -1,0 +1,66 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# code-shape.sh [SRCDIR]: the shape src/ keeps (README, "Code map").
+# Fails, naming each offender, when a file is over 800 lines, a function
+# over 100, or a layer includes a header of a layer above it:
+#   lib <- model <- source <- image <- populate <- layout <- cli
+# (model may use lib only; image.h may name model/ headers only through
+# image/bridge.h).  Functions are found as the project writes them: the
+# definition's closing brace alone in column 0.
+set -eu
+src=${1:-$(cd "$(dirname "$0")/.." && pwd)/src}
+max_file=${CODE_SHAPE_MAX_FILE:-800}
+max_func=${CODE_SHAPE_MAX_FUNC:-100}
+bad=0
+for f in $(find "$src" -name '*.[ch]' | sort); do
+	rel=${f#"$src"/}
+	n=$(wc -l <"$f")
+	if [ "$n" -gt "$max_file" ]; then
+		echo "code-shape: $rel: $n lines (limit $max_file)"
+		bad=1
+	fi
+	# a function body: from a line "{" in column 0 after a line with "(",
+	# to the next "}" in column 0
+	awk -v rel="$rel" -v max="$max_func" '
+		/^\{/ && prev ~ /\)/ { start = NR; name = head; next }
+		{ if ($0 ~ /^[A-Za-z_].*\(/) head = $0 }
+		/^\}/ && start { len = NR - start - 1
+			if (len > max) { sub(/\(.*/, "", name); sub(/.*[ *]/, "", name)
+				printf "code-shape: %s:%d: %s(): %d lines (limit %d)\n", rel, start, name, len, max; bad = 1 }
+			start = 0 }
+		{ prev = $0 }
+		END { exit bad }' "$f" || bad=1
+done
+# layering: a folder may include headers of its own folder and of the
+# folders below it only
+rank() {
+	case $1 in
+	lib) echo 0 ;; model) echo 1 ;; source) echo 2 ;; image) echo 3 ;;
+	populate) echo 4 ;; layout) echo 5 ;; cli) echo 6 ;; *) echo 9 ;;
+	esac
+}
+for f in $(find "$src" -mindepth 2 -name '*.[ch]' | sort); do
+	rel=${f#"$src"/}
+	layer=${rel%%/*}
+	r=$(rank "$layer")
+	for inc in $(sed -n 's|^#include "\([a-z_]*\)/[^"]*".*|\1|p' "$f" | sort -u); do
+		ri=$(rank "$inc")
+		if [ "$ri" -gt "$r" ]; then
+			echo "code-shape: $rel: $layer/ includes $inc/ (a layer above it)"
+			bad=1
+		fi
+	done
+done
+# the image layer's interface names the model only through its bridge
+for f in $(find "$src/image" -name '*.h' ! -name bridge.h 2>/dev/null | sort); do
+	if grep -q '^#include "model/' "$f"; then
+		echo "code-shape: ${f#"$src"/}: includes a model/ header (only image/bridge.h may)"
+		bad=1
+	fi
+done
+# the model does no I/O: no libext2fs call that reads or writes an image
+if grep -nE '\b(ext2fs_(read|write|open|close|flush)[a-z_0-9]*|io_channel_[a-z_]+)\(' \
+	"$src"/model/*.[ch] 2>/dev/null | sed 's|^|code-shape: model does I/O: |' | grep .; then
+	bad=1
+fi
+exit $bad
