@@ -19,45 +19,12 @@
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
 
-#include "image/image.h"
+#include "image/image_int.h"
 #include "image/image_read.h"
 #include "image/io_guard.h"
 #include "lib/keymap.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
-
-struct staged {
-	uint32_t ino;
-	struct ext2_inode_large inode;
-	unsigned char *tail;	/* the rest of a large inode, or NULL */
-	int existed;		/* in use on disk before this run */
-};
-
-/* A write to a block in use on disk before this run, held until commit. */
-struct late {
-	uint32_t blk;
-	int link;		/* a directory or its map: written last */
-	unsigned char *data;
-};
-
-struct image {
-	ext2_filsys fs;
-	int lock_fd;		/* holds the flock, -1 when none */
-	int dry;		/* --dry-run: every write dropped */
-	char *shadow;		/* a copy being written (image_opts.commit) */
-	int shadow_fd;		/* holds the copy's flock, -1 when none */
-	char *path;		/* the image as opened: what the copy replaces */
-	enum image_commit commit;
-	int copy_at_commit;	/* no journal takes it: copy, then rename */
-	const char **links_why;	/* ... or in place, hard links: say so */
-	struct staged *inodes;
-	size_t n, cap;
-	struct keymap idx;	/* inodes, by number */
-	char *buf;		/* one block, for reads */
-	unsigned char *ibuf;	/* one whole inode, for writes */
-	struct late *late;
-	size_t nlate, late_cap;
-};
 
 /* What waits for the commit: staged inodes and held block writes. */
 static void free_held(struct image *img)
@@ -117,83 +84,6 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
 	if (err)
 		return err;
 	return have < ext2fs_blocks_count(fs->super) ? ORLOV_ERR_SHORT_IMAGE : 0;
-}
-
-/*
- * One writer at a time: an exclusive flock on the image, held until the
- * image is committed or abandoned.  A second orlov-populate, or anything
- * else holding the lock (flock(1); other libext2fs tools take none), is
- * refused instead of cross-linking directories.
- */
-static errcode_t lock_image(const char *path, int dry, int held, int *fd)
-{
-	struct stat a, b;
-	int tries, e;
-
-	if (held >= 0) {
-		/* the caller's lock (--create holds it from before mke2fs):
-		 * a second flock of ours would be refused by it */
-		if (fstat(held, &a) || stat(path, &b))
-			return (errcode_t)errno;
-		if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-			return ORLOV_ERR_IMAGE_REPLACED;
-		*fd = fcntl(held, F_DUPFD_CLOEXEC, 0);
-		return *fd < 0 ? (errcode_t)errno : 0;
-	}
-	for (tries = 0; tries < 8; tries++) {
-		/* a dry run shares the lock: no writer changes the image
-		 * under it */
-		*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
-		if (*fd < 0)
-			return (errcode_t)errno;
-		if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
-			e = errno;
-			close(*fd);
-			*fd = -1;
-			return e == EWOULDBLOCK ? ORLOV_ERR_BUSY : (errcode_t)e;
-		}
-		/* Locked the file a committed copy has just replaced (opened
-		 * before the rename): its writes would go nowhere.  Again,
-		 * on the file the name stands for now. */
-		if (fstat(*fd, &a) || stat(path, &b) ||
-		    (a.st_dev == b.st_dev && a.st_ino == b.st_ino))
-			return 0;
-		close(*fd);
-	}
-	*fd = -1;
-	return ORLOV_ERR_BUSY;
-}
-
-errcode_t image_lock(const char *path, int create, int *fd)
-{
-	errcode_t err = lock_image(path, 0, -1, fd);
-
-	if (err != ENOENT)
-		return err;
-	*fd = -1;
-	if (!create)
-		return 0;
-	/* as mke2fs would make it; nobody else has it yet */
-	*fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-	if (*fd < 0 || flock(*fd, LOCK_EX | LOCK_NB)) {
-		err = (errcode_t)errno;
-		if (*fd >= 0)
-			close(*fd);
-		*fd = -1;
-	}
-	return err;
-}
-
-static void drop_shadow(struct image *img);
-
-static void unlock_image(struct image *img)
-{
-	if (img->lock_fd >= 0)
-		close(img->lock_fd);	/* drops the flock */
-	img->lock_fd = -1;
-	drop_shadow(img);	/* after the rename, only frees */
-	free(img->path);
-	img->path = NULL;
 }
 
 /* Bytes [off, end) of @from into @to at the same offsets. */
@@ -562,20 +452,6 @@ out:
 	return err;
 }
 
-size_t image_files(const struct image *img, struct file_id *ids, size_t max)
-{
-	int fds[2] = { img->lock_fd, img->shadow_fd };
-	size_t i, n = 0;
-	struct stat st;
-
-	for (i = 0; i < 2 && n < max; i++)
-		if (fds[i] >= 0 && !fstat(fds[i], &st)) {
-			ids[n].dev = st.st_dev;
-			ids[n++].ino = st.st_ino;
-		}
-	return n;
-}
-
 /*
  * A copy of the image, made next to it, which the run (or only the
  * commit) writes and the commit renames over the image: a reflink where
@@ -637,7 +513,7 @@ static errcode_t open_shadow(struct image *img, int keep_owner,
 }
 
 /* Forget a copy that failed: the run writes the image itself. */
-static void drop_shadow(struct image *img)
+void drop_shadow(struct image *img)
 {
 	if (img->shadow)
 		unlink(img->shadow);

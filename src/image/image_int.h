@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside the image layer: the open image as its files share it.  Nothing
+ * outside src/image/ includes this; the API is image.h (and bridge.h for
+ * what crosses to the model).
+ */
+#ifndef ORLOV_IMAGE_INT_H
+#define ORLOV_IMAGE_INT_H
+
+#include <ext2fs/ext2fs.h>
+
+#include "image/image.h"
+#include "lib/keymap.h"
+
+struct staged {
+	uint32_t ino;
+	struct ext2_inode_large inode;
+	unsigned char *tail;	/* the rest of a large inode, or NULL */
+	int existed;		/* in use on disk before this run */
+};
+
+/* A write to a block in use on disk before this run, held until commit. */
+struct late {
+	uint32_t blk;
+	int link;		/* a directory or its map: written last */
+	unsigned char *data;
+};
+
+struct image {
+	ext2_filsys fs;
+	int lock_fd;		/* holds the flock, -1 when none */
+	int dry;		/* --dry-run: every write dropped */
+	char *shadow;		/* a copy being written (image_opts.commit) */
+	int shadow_fd;		/* holds the copy's flock, -1 when none */
+	char *path;		/* the image as opened: what the copy replaces */
+	enum image_commit commit;
+	int copy_at_commit;	/* no journal takes it: copy, then rename */
+	const char **links_why;	/* ... or in place, hard links: say so */
+	struct staged *inodes;
+	size_t n, cap;
+	struct keymap idx;	/* inodes, by number */
+	char *buf;		/* one block, for reads */
+	unsigned char *ibuf;	/* one whole inode, for writes */
+	struct late *late;
+	size_t nlate, late_cap;
+};
+
+/* lock.c */
+errcode_t lock_image(const char *path, int dry, int held, int *fd);
+void unlock_image(struct image *img);
+errcode_t image_names_locked(const char *path, int fd);
+
+/* shadow.c */
+void drop_shadow(struct image *img);
+
+#endif
