@@ -51,6 +51,9 @@ void unlock_image(struct image *img);
 errcode_t image_names_locked(const char *path, int fd);
 
 /* shadow.c */
+errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
+		      enum temp_step *step);
+errcode_t open_shadow(struct image *img, int keep_owner, enum temp_step *step);
 void drop_shadow(struct image *img);
 
 #endif
