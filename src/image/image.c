@@ -351,59 +351,6 @@ void image_abort(struct image *img)
 	free(img);
 }
 
-errcode_t image_load_state(struct image *img, struct fs_state *fs)
-{
-	ext2_filsys e = img->fs;
-	struct fs_geom g;
-	errcode_t err;
-	uint32_t i;
-
-	memset(&g, 0, sizeof(g));
-	g.ngroups = e->group_desc_count;
-	g.inodes_per_group = e->super->s_inodes_per_group;
-	g.blocks_per_group = e->super->s_blocks_per_group;
-	g.inodes_count = e->super->s_inodes_count;
-	g.blocks_count = (uint32_t)ext2fs_blocks_count(e->super);
-	g.first_data_block = e->super->s_first_data_block;
-	g.first_ino = EXT2_FIRST_INODE(e->super);
-	g.block_size = e->blocksize;
-	g.inode_size = EXT2_INODE_SIZE(e->super);
-	err = fs_state_init(fs, &g);
-	if (err)
-		return err;
-	for (i = 0; i < g.ngroups; i++) {
-		blk64_t first = g.first_data_block + (blk64_t)i * g.blocks_per_group;
-		uint32_t nb = g.blocks_per_group;
-
-		if (first + nb > g.blocks_count)
-			nb = (uint32_t)(g.blocks_count - first);
-		fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
-		fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
-		fs->used_dirs[i] = ext2fs_bg_used_dirs_count(e, i);
-		err = ext2fs_get_block_bitmap_range2(e->block_map, first, nb,
-						     group_bbitmap(fs, i));
-		if (!err)
-			err = ext2fs_get_inode_bitmap_range2(e->inode_map,
-				(ext2_ino_t)i * g.inodes_per_group + 1,
-				g.inodes_per_group, group_ibitmap(fs, i));
-		if (err)
-			return err;
-		/* The allocators trust the descriptors' counts where the
-		 * kernel does; counts that disagree with the bitmaps are
-		 * damage e2fsck would repair, and writing on top of it
-		 * would make it worse. */
-		if (count_zero_bits(group_bbitmap(fs, i), nb) != fs->free_blocks[i] ||
-		    count_zero_bits(group_ibitmap(fs, i), g.inodes_per_group) !=
-		    fs->free_inodes[i])
-			return ORLOV_ERR_BAD_COUNTS;
-		/* Past the end of the last group: in use, as on disk. */
-		for (; nb < g.blocks_per_group; nb++)
-			bit_set(group_bbitmap(fs, i), nb);
-	}
-	fs_state_sum(fs);
-	return 0;
-}
-
 void image_hash_seed(const struct image *img, uint32_t seed[4])
 {
 	const unsigned char *s = (const unsigned char *)img->fs->super->s_hash_seed;
@@ -455,80 +402,6 @@ errcode_t image_read_inode(struct image *img, uint32_t ino,
 				      sizeof(*inode));
 }
 
-static errcode_t read_ptrs(struct image *img, uint32_t blk, uint32_t *ptrs)
-{
-	uint32_t apb = img->fs->blocksize / 4, i;
-	errcode_t err = io_channel_read_blk64(img->fs->io, blk, 1, img->buf);
-
-	if (err)
-		return err;
-	for (i = 0; i < apb; i++)
-		ptrs[i] = ext2fs_le32_to_cpu(((uint32_t *)img->buf)[i]);
-	return 0;
-}
-
-/* Load the indirect tree under i_block[12 + level] into the block map. */
-static errcode_t load_ind(struct image *img, const struct fs_state *fs,
-			  struct ifile *f, int level, uint32_t *path,
-			  int depth, uint32_t blk)
-{
-	uint32_t apb = fs->g.block_size / 4, i, *ptrs;
-	errcode_t err;
-
-	if (blk >= fs->g.blocks_count)
-		return ORLOV_ERR_CORRUPT;
-	ptrs = malloc(apb * sizeof(*ptrs));
-	if (!ptrs)
-		return ENOMEM;
-	err = read_ptrs(img, blk, ptrs);
-	if (!err)
-		err = bmap_attach(fs, f, level, path, depth, blk, ptrs);
-	for (i = 0; !err && depth < level && i < apb; i++) {
-		if (!ptrs[i])
-			continue;
-		path[depth] = i;
-		err = load_ind(img, fs, f, level, path, depth + 1, ptrs[i]);
-	}
-	free(ptrs);
-	return err;
-}
-
-errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
-			 const struct ext2_inode_large *inode,
-			 struct dirbuf *d)
-{
-	uint32_t bs = fs->g.block_size, nblocks, lb, phys, path[3];
-	errcode_t err;
-	int level;
-
-	if (inode->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
-		return ORLOV_ERR_UNSUPP_FEATURE;
-	memcpy(d->map.i_block, inode->i_block, sizeof(d->map.i_block));
-	for (level = 0; level < 3; level++) {
-		if (!inode->i_block[EXT2_IND_BLOCK + level])
-			continue;
-		err = load_ind(img, fs, &d->map, level, path, 0,
-			       inode->i_block[EXT2_IND_BLOCK + level]);
-		if (err)
-			return err;
-	}
-	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);
-	for (lb = 0; lb < nblocks; lb++) {
-		bmap_lookup(fs, &d->map, lb, &phys);
-		if (!phys)
-			return ORLOV_ERR_CORRUPT;	/* ext2 dirs have no holes */
-		err = io_channel_read_blk64(img->fs->io, phys, 1, img->buf);
-		if (!err)
-			err = dirbuf_add_block(d, bs, phys,
-					       (unsigned char *)img->buf);
-		if (err)
-			return err;
-	}
-	/* i_blocks counts an attribute block too; the map does not. */
-	d->map.nblocks = inode->i_blocks / (bs / 512) - (inode->i_file_acl ? 1 : 0);
-	return 0;
-}
-
 /*
  * The one way blocks reach the image before commit.  Blocks free on disk
  * are written now: nothing points at them yet.  A block already in use (an
@@ -536,8 +409,8 @@ errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
  * for image_commit, so that until then the filesystem on disk is the one
  * that was opened.
  */
-static errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
-			    const void *buf, int link)
+errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+		     const void *buf, int link)
 {
 	ext2_filsys e = img->fs;
 	const unsigned char *p = buf;
@@ -576,40 +449,6 @@ errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 			     const void *buf)
 {
 	return put_blocks(img, blk, count, buf, 0);
-}
-
-static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
-{
-	struct image *img = ctx;
-	uint32_t apb = img->fs->blocksize / 4, i;
-
-	for (i = 0; i < apb; i++)
-		((uint32_t *)img->buf)[i] = ext2fs_cpu_to_le32(ptr[i]);
-	return put_blocks(img, blk, 1, img->buf, 1);
-}
-
-errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
-			       const struct ifile *f)
-{
-	return bmap_visit_indirect(fs, f, write_ind, img);
-}
-
-errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
-			  const struct dirbuf *d)
-{
-	uint32_t bs = fs->g.block_size, b, run;
-	errcode_t err;
-
-	for (b = 0; b < d->nblocks; b += run) {
-		for (run = 1; b + run < d->nblocks &&
-		     d->phys[b + run] == d->phys[b] + run; run++)
-			;
-		err = put_blocks(img, d->phys[b], run,
-				 d->data + (size_t)b * bs, 1);
-		if (err)
-			return err;
-	}
-	return image_write_indirect(img, fs, &d->map);
 }
 
 struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
@@ -825,42 +664,6 @@ static errcode_t write_late(struct image *img, int link)
 	return 0;
 }
 
-/* The allocators' bitmaps and counts into libext2fs's, marked dirty. */
-static errcode_t set_bitmaps(struct image *img, const struct fs_state *fs)
-{
-	ext2_filsys e = img->fs;
-	const struct fs_geom *g = &fs->g;
-	errcode_t err;
-	uint32_t i;
-
-	for (i = 0; i < g->ngroups; i++) {
-		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
-		uint32_t nb = g->blocks_per_group;
-
-		if (first + nb > g->blocks_count)
-			nb = (uint32_t)(g->blocks_count - first);
-		err = ext2fs_set_block_bitmap_range2(e->block_map, first, nb,
-						     group_bbitmap(fs, i));
-		if (!err)
-			err = ext2fs_set_inode_bitmap_range2(e->inode_map,
-				(ext2_ino_t)i * g->inodes_per_group + 1,
-				g->inodes_per_group, group_ibitmap(fs, i));
-		if (err)
-			return err;
-		ext2fs_bg_free_blocks_count_set(e, i, fs->free_blocks[i]);
-		ext2fs_bg_free_inodes_count_set(e, i, fs->free_inodes[i]);
-		ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
-		ext2fs_group_desc_csum_set(e, i);
-	}
-	ext2fs_free_blocks_count_set(e->super,
-				     (blk64_t)percpu_counter_sum(&fs->freeb));
-	e->super->s_free_inodes_count = (uint32_t)percpu_counter_sum(&fs->freei);
-	ext2fs_mark_super_dirty(e);
-	ext2fs_mark_bb_dirty(e);
-	ext2fs_mark_ib_dirty(e);
-	return 0;
-}
-
 /* The primary superblock alone (libext2fs flushes before and after). */
 static errcode_t write_super_only(ext2_filsys e)
 {
@@ -899,7 +702,7 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	/* Blocks and inodes in use that nothing references yet: e2fsck
 	 * gives them back. */
 	*what = "updating bitmaps of";
-	err = set_bitmaps(img, fs);
+	err = image_store_state(img, fs);
 	if (!err)
 		err = ext2fs_flush2(e, 0);
 	if (err)
@@ -1125,7 +928,7 @@ static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
 
 	e->super->s_feature_incompat &= ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
 	io_guard_capture(e->io, 1);
-	err = set_bitmaps(img, fs);
+	err = image_store_state(img, fs);
 	if (!err)
 		err = write_late(img, 0);
 	if (!err)

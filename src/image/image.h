@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 
-#include "model/dir.h"
 #include "source/walk.h"
 
 struct image;
@@ -92,7 +91,6 @@ size_t image_files(const struct image *img, struct file_id *ids, size_t max);
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 
-errcode_t image_load_state(struct image *img, struct fs_state *fs);
 void image_hash_seed(const struct image *img, uint32_t seed[4]);
 int image_has_filetype(const struct image *img);
 /* The dir_index feature; the default hash and the unsigned adjustment. */
@@ -103,18 +101,9 @@ int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
 errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino);
 errcode_t image_read_inode(struct image *img, uint32_t ino,
 			   struct ext2_inode_large *inode);
-/* Load an existing directory's blocks and block map. */
-errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
-			 const struct ext2_inode_large *inode,
-			 struct dirbuf *d);
 
 errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 			     const void *buf);
-/* Write a file's indirect blocks (held in memory by bmap). */
-errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
-			       const struct ifile *f);
-errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
-			  const struct dirbuf *d);
 
 /* Metadata: queue the inode; written at commit. */
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
@@ -137,11 +126,10 @@ int image_posix_acl(const struct image *img);
 int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
 
-/* Write inodes, bitmaps, counters and the superblock, and close; @img is
- * gone either way.  Ordered so that an interruption leaves the old
- * filesystem or one e2fsck repairs without loss (image.c); a failed write
- * puts every block changed in place back (io_guard.h). */
-errcode_t image_commit(struct image *img, const struct fs_state *fs,
-		       const char **what);
+/* What crosses to the model (fs_state, dirbuf, ifile) is declared in
+ * bridge.h, the one image header that includes model/ headers.  Included
+ * here for the callers that still take it from image.h; they should
+ * include image/bridge.h themselves. */
+#include "image/bridge.h"
 
 #endif

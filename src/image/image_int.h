@@ -56,4 +56,8 @@ errcode_t make_shadow(struct image *img, int keep_owner, int *fd,
 errcode_t open_shadow(struct image *img, int keep_owner, enum temp_step *step);
 void drop_shadow(struct image *img);
 
+/* stage.c */
+errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+		     const void *buf, int link);
+
 #endif

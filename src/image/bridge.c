@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Between the model and libext2fs: the model's per-group counts and
+ * bitmaps loaded from the image's and stored back (one loop, either way),
+ * and directories and indirect blocks read into the model's structures
+ * and written from them.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/bridge.h"
+#include "image/image_int.h"
+#include "lib/orlov_err.h"
+
+/* The counts of group @i (@nb blocks) from its descriptor, checked
+ * against the bitmaps just loaded; the bits past the end of the last
+ * group set. */
+static errcode_t load_group(ext2_filsys e, struct fs_state *fs, uint32_t i,
+			    uint32_t nb)
+{
+	fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
+	fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
+	fs->used_dirs[i] = ext2fs_bg_used_dirs_count(e, i);
+	/* The allocators trust the descriptors' counts where the
+	 * kernel does; counts that disagree with the bitmaps are
+	 * damage e2fsck would repair, and writing on top of it
+	 * would make it worse. */
+	if (count_zero_bits(group_bbitmap(fs, i), nb) != fs->free_blocks[i] ||
+	    count_zero_bits(group_ibitmap(fs, i), fs->g.inodes_per_group) !=
+	    fs->free_inodes[i])
+		return ORLOV_ERR_BAD_COUNTS;
+	/* Past the end of the last group: in use, as on disk. */
+	for (; nb < fs->g.blocks_per_group; nb++)
+		bit_set(group_bbitmap(fs, i), nb);
+	return 0;
+}
+
+/* Group @i's counts into its descriptor, its checksum updated. */
+static void store_group(ext2_filsys e, const struct fs_state *fs, uint32_t i)
+{
+	ext2fs_bg_free_blocks_count_set(e, i, fs->free_blocks[i]);
+	ext2fs_bg_free_inodes_count_set(e, i, fs->free_inodes[i]);
+	ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
+	ext2fs_group_desc_csum_set(e, i);
+}
+
+/*
+ * Every group's block and inode bitmaps between libext2fs's (whole
+ * filesystem) and the model's (one per group), and its counts: @load
+ * (not NULL) is filled from the image, else @store goes into it.
+ */
+static errcode_t bridge_groups(ext2_filsys e, struct fs_state *load,
+			       const struct fs_state *store)
+{
+	const struct fs_state *fs = load ? load : store;
+	const struct fs_geom *g = &fs->g;
+	errcode_t err;
+	uint32_t i;
+
+	for (i = 0; i < g->ngroups; i++) {
+		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
+		uint32_t nb = g->blocks_per_group;
+		ext2_ino_t ifirst = (ext2_ino_t)i * g->inodes_per_group + 1;
+
+		if (first + nb > g->blocks_count)
+			nb = (uint32_t)(g->blocks_count - first);
+		if (load) {
+			err = ext2fs_get_block_bitmap_range2(e->block_map, first,
+						nb, group_bbitmap(fs, i));
+			if (!err)
+				err = ext2fs_get_inode_bitmap_range2(e->inode_map,
+					ifirst, g->inodes_per_group,
+					group_ibitmap(fs, i));
+			if (!err)
+				err = load_group(e, load, i, nb);
+		} else {
+			err = ext2fs_set_block_bitmap_range2(e->block_map, first,
+						nb, group_bbitmap(fs, i));
+			if (!err)
+				err = ext2fs_set_inode_bitmap_range2(e->inode_map,
+					ifirst, g->inodes_per_group,
+					group_ibitmap(fs, i));
+			if (!err)
+				store_group(e, store, i);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+errcode_t image_load_state(struct image *img, struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	struct fs_geom g;
+	errcode_t err;
+
+	memset(&g, 0, sizeof(g));
+	g.ngroups = e->group_desc_count;
+	g.inodes_per_group = e->super->s_inodes_per_group;
+	g.blocks_per_group = e->super->s_blocks_per_group;
+	g.inodes_count = e->super->s_inodes_count;
+	g.blocks_count = (uint32_t)ext2fs_blocks_count(e->super);
+	g.first_data_block = e->super->s_first_data_block;
+	g.first_ino = EXT2_FIRST_INODE(e->super);
+	g.block_size = e->blocksize;
+	g.inode_size = EXT2_INODE_SIZE(e->super);
+	err = fs_state_init(fs, &g);
+	if (!err)
+		err = bridge_groups(e, fs, NULL);
+	if (err)
+		return err;
+	fs_state_sum(fs);
+	return 0;
+}
+
+errcode_t image_store_state(struct image *img, const struct fs_state *fs)
+{
+	ext2_filsys e = img->fs;
+	errcode_t err = bridge_groups(e, NULL, fs);
+
+	if (err)
+		return err;
+	ext2fs_free_blocks_count_set(e->super,
+				     (blk64_t)percpu_counter_sum(&fs->freeb));
+	e->super->s_free_inodes_count = (uint32_t)percpu_counter_sum(&fs->freei);
+	ext2fs_mark_super_dirty(e);
+	ext2fs_mark_bb_dirty(e);
+	ext2fs_mark_ib_dirty(e);
+	return 0;
+}
+
+static errcode_t read_ptrs(struct image *img, uint32_t blk, uint32_t *ptrs)
+{
+	uint32_t apb = img->fs->blocksize / 4, i;
+	errcode_t err = io_channel_read_blk64(img->fs->io, blk, 1, img->buf);
+
+	if (err)
+		return err;
+	for (i = 0; i < apb; i++)
+		ptrs[i] = ext2fs_le32_to_cpu(((uint32_t *)img->buf)[i]);
+	return 0;
+}
+
+/* Load the indirect tree under i_block[12 + level] into the block map. */
+static errcode_t load_ind(struct image *img, const struct fs_state *fs,
+			  struct ifile *f, int level, uint32_t *path,
+			  int depth, uint32_t blk)
+{
+	uint32_t apb = fs->g.block_size / 4, i, *ptrs;
+	errcode_t err;
+
+	if (blk >= fs->g.blocks_count)
+		return ORLOV_ERR_CORRUPT;
+	ptrs = malloc(apb * sizeof(*ptrs));
+	if (!ptrs)
+		return ENOMEM;
+	err = read_ptrs(img, blk, ptrs);
+	if (!err)
+		err = bmap_attach(fs, f, level, path, depth, blk, ptrs);
+	for (i = 0; !err && depth < level && i < apb; i++) {
+		if (!ptrs[i])
+			continue;
+		path[depth] = i;
+		err = load_ind(img, fs, f, level, path, depth + 1, ptrs[i]);
+	}
+	free(ptrs);
+	return err;
+}
+
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, nblocks, lb, phys, path[3];
+	errcode_t err;
+	int level;
+
+	if (inode->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	memcpy(d->map.i_block, inode->i_block, sizeof(d->map.i_block));
+	for (level = 0; level < 3; level++) {
+		if (!inode->i_block[EXT2_IND_BLOCK + level])
+			continue;
+		err = load_ind(img, fs, &d->map, level, path, 0,
+			       inode->i_block[EXT2_IND_BLOCK + level]);
+		if (err)
+			return err;
+	}
+	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);
+	for (lb = 0; lb < nblocks; lb++) {
+		bmap_lookup(fs, &d->map, lb, &phys);
+		if (!phys)
+			return ORLOV_ERR_CORRUPT;	/* ext2 dirs have no holes */
+		err = io_channel_read_blk64(img->fs->io, phys, 1, img->buf);
+		if (!err)
+			err = dirbuf_add_block(d, bs, phys,
+					       (unsigned char *)img->buf);
+		if (err)
+			return err;
+	}
+	/* i_blocks counts an attribute block too; the map does not. */
+	d->map.nblocks = inode->i_blocks / (bs / 512) - (inode->i_file_acl ? 1 : 0);
+	return 0;
+}
+
+static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
+{
+	struct image *img = ctx;
+	uint32_t apb = img->fs->blocksize / 4, i;
+
+	for (i = 0; i < apb; i++)
+		((uint32_t *)img->buf)[i] = ext2fs_cpu_to_le32(ptr[i]);
+	return put_blocks(img, blk, 1, img->buf, 1);
+}
+
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f)
+{
+	return bmap_visit_indirect(fs, f, write_ind, img);
+}
+
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, b, run;
+	errcode_t err;
+
+	for (b = 0; b < d->nblocks; b += run) {
+		for (run = 1; b + run < d->nblocks &&
+		     d->phys[b + run] == d->phys[b] + run; run++)
+			;
+		err = put_blocks(img, d->phys[b], run,
+				 d->data + (size_t)b * bs, 1);
+		if (err)
+			return err;
+	}
+	return image_write_indirect(img, fs, &d->map);
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The one place where the image layer meets the model's types: the
+ * model's fs_state loaded from libext2fs's bitmaps and group descriptors
+ * and stored back into them, a directory (dirbuf) and a file's block map
+ * (ifile) read from the image and written to it, and the commit of it
+ * all.  image.h names no model type; what crosses is declared here.
+ */
+#ifndef ORLOV_IMAGE_BRIDGE_H
+#define ORLOV_IMAGE_BRIDGE_H
+
+#include <ext2fs/ext2_fs.h>
+#include <et/com_err.h>
+
+#include "model/dir.h"
+
+struct image;
+
+/* The model's state of the open image: geometry, per-group counts and
+ * bitmaps.  ORLOV_ERR_BAD_COUNTS when the descriptors' counts disagree
+ * with the bitmaps. */
+errcode_t image_load_state(struct image *img, struct fs_state *fs);
+/* The model's bitmaps and counts into libext2fs's, marked dirty: what
+ * the commit writes. */
+errcode_t image_store_state(struct image *img, const struct fs_state *fs);
+
+/* Load an existing directory's blocks and block map. */
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d);
+/* Write a file's indirect blocks (held in memory by bmap). */
+errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
+			       const struct ifile *f);
+errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
+			  const struct dirbuf *d);
+
+/* Write inodes, bitmaps, counters and the superblock, and close; @img is
+ * gone either way.  Ordered so that an interruption leaves the old
+ * filesystem or one e2fsck repairs without loss (commit.c); a failed
+ * write puts every block changed in place back (io_guard.h). */
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       const char **what);
+
+#endif
