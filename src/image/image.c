@@ -26,22 +26,6 @@
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
-/* What waits for the commit: staged inodes and held block writes. */
-static void free_held(struct image *img)
-{
-	size_t k;
-
-	for (k = 0; k < img->n; k++)
-		free(img->inodes[k].tail);
-	for (k = 0; k < img->nlate; k++)
-		free(img->late[k].data);
-	free(img->inodes);
-	free(img->late);
-	img->inodes = NULL;
-	img->late = NULL;
-	img->n = img->nlate = 0;
-}
-
 /* What the ext2 driver of Linux 6.1 mounts read-write. */
 #define OK_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG)
 #define OK_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
@@ -344,7 +328,6 @@ void image_abort(struct image *img)
 		ext2fs_free(img->fs);
 	}
 	free_held(img);
-	keymap_free(&img->idx);
 	free(img->buf);
 	free(img->ibuf);
 	unlock_image(img);
@@ -376,159 +359,6 @@ int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
 	return ext2fs_has_feature_dir_index(sb);
 }
 
-errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino)
-{
-	ext2_ino_t i;
-	struct ext2_inode inode;
-	errcode_t err;
-
-	err = ext2fs_namei(img->fs, EXT2_ROOT_INO, EXT2_ROOT_INO, path, &i);
-	if (err)
-		return err;
-	err = ext2fs_read_inode(img->fs, i, &inode);
-	if (err)
-		return err;
-	if (!LINUX_S_ISDIR(inode.i_mode))
-		return ORLOV_ERR_NOT_DIR;
-	*ino = i;
-	return 0;
-}
-
-errcode_t image_read_inode(struct image *img, uint32_t ino,
-			   struct ext2_inode_large *inode)
-{
-	memset(inode, 0, sizeof(*inode));
-	return ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)inode,
-				      sizeof(*inode));
-}
-
-/*
- * The one way blocks reach the image before commit.  Blocks free on disk
- * are written now: nothing points at them yet.  A block already in use (an
- * existing directory's, an attribute block whose refcount grows) is held
- * for image_commit, so that until then the filesystem on disk is the one
- * that was opened.
- */
-errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
-		     const void *buf, int link)
-{
-	ext2_filsys e = img->fs;
-	const unsigned char *p = buf;
-	uint32_t i;
-
-	if (img->dry)
-		return 0;
-	if (ext2fs_test_block_bitmap_range2(e->block_map, blk, count))
-		return io_channel_write_blk64(e->io, blk, (int)count, buf);
-	for (i = 0; i < count; i++, p += e->blocksize) {
-		struct late *l;
-		errcode_t err;
-
-		if (!ext2fs_test_block_bitmap2(e->block_map, blk + i)) {
-			err = io_channel_write_blk64(e->io, blk + i, 1, p);
-			if (err)
-				return err;
-			continue;
-		}
-		if (grow_array(&img->late, &img->late_cap, img->nlate + 1,
-			       sizeof(*img->late), 64))
-			return ENOMEM;
-		l = &img->late[img->nlate];
-		l->data = malloc(e->blocksize);
-		if (!l->data)
-			return ENOMEM;
-		memcpy(l->data, p, e->blocksize);
-		l->blk = blk + i;
-		l->link = link;
-		img->nlate++;
-	}
-	return 0;
-}
-
-errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
-			     const void *buf)
-{
-	return put_blocks(img, blk, count, buf, 0);
-}
-
-struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
-{
-	size_t i;
-
-	return keymap_get(&img->idx, ino, &i) ? &img->inodes[i].inode : NULL;
-}
-
-errcode_t image_stage_inode(struct image *img, uint32_t ino,
-			    const struct ext2_inode_large *inode)
-{
-	struct ext2_inode_large *old = image_staged_inode(img, ino);
-
-	if (old) {
-		*old = *inode;
-		return 0;
-	}
-	if (grow_array(&img->inodes, &img->cap, img->n + 1,
-		       sizeof(*img->inodes), 1024) ||
-	    keymap_add(&img->idx, ino, img->n))
-		return ENOMEM;
-	img->inodes[img->n].ino = ino;
-	img->inodes[img->n].inode = *inode;
-	img->inodes[img->n].tail = NULL;
-	/* the on-disk map: image_commit has not touched it yet */
-	img->inodes[img->n].existed =
-		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
-	img->n++;
-	return 0;
-}
-
-/* The staged entry of @ino, or NULL. */
-static struct staged *staged_of(struct image *img, uint32_t ino)
-{
-	struct ext2_inode_large *in = image_staged_inode(img, ino);
-
-	return in ? (struct staged *)((char *)in - offsetof(struct staged, inode)) :
-		    NULL;
-}
-
-size_t image_inode_tail_size(const struct image *img)
-{
-	size_t isz = EXT2_INODE_SIZE(img->fs->super);
-
-	return isz > sizeof(struct ext2_inode_large) ?
-	       isz - sizeof(struct ext2_inode_large) : 0;
-}
-
-errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
-				 const unsigned char *tail)
-{
-	struct staged *st = staged_of(img, ino);
-	size_t n = image_inode_tail_size(img);
-
-	if (!st || !n)
-		return ORLOV_ERR_CORRUPT;
-	if (!st->tail && !(st->tail = malloc(n)))
-		return ENOMEM;
-	memcpy(st->tail, tail, n);
-	return 0;
-}
-
-errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
-				unsigned char *tail)
-{
-	size_t isz = EXT2_INODE_SIZE(img->fs->super), n = image_inode_tail_size(img);
-	unsigned char *buf = malloc(isz);
-	errcode_t err;
-
-	if (!buf)
-		return ENOMEM;
-	err = ext2fs_read_inode_full(img->fs, ino, (struct ext2_inode *)buf,
-				     (int)isz);
-	if (!err)
-		memcpy(tail, buf + isz - n, n);
-	free(buf);
-	return err;
-}
-
 void image_set_large_file(struct image *img)
 {
 	ext2fs_set_feature_large_file(img->fs->super);
@@ -545,123 +375,10 @@ int image_posix_acl(const struct image *img)
 	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_ACL);
 }
 
-errcode_t image_read_block(struct image *img, uint32_t blk, void *buf)
-{
-	return io_channel_read_blk64(img->fs->io, blk, 1, buf);
-}
-
 void image_set_ext_attr(struct image *img)
 {
 	/* ext2_xattr_update_super_block, on the first new attribute block */
 	ext2fs_set_feature_xattr(img->fs->super);
-}
-
-static int staged_cmp(const void *a, const void *b)
-{
-	const struct staged *x = a, *y = b;
-
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-/* Inode-table blocks read and written at a time. */
-#define ITABLE_RUN 64
-
-/* Put staged inode @st into its slot in the table blocks at @slot. */
-static void encode_inode(struct image *img, const struct staged *st,
-			 unsigned char *slot, uint32_t isz)
-{
-	size_t n = isz < sizeof(st->inode) ? isz : sizeof(st->inode);
-
-	/* A new inode is zeroed to its full size first, as the kernel's
-	 * first write of a new inode does: nothing of a deleted one stays. */
-	if (!st->existed)
-		memset(slot, 0, isz);
-#ifdef WORDS_BIGENDIAN
-	ext2fs_swap_inode_full(img->fs, (struct ext2_inode_large *)img->ibuf,
-			       (struct ext2_inode_large *)&st->inode, 1, (int)n);
-	memcpy(slot, img->ibuf, n);
-#else
-	memcpy(slot, &st->inode, n);
-#endif
-	if (st->tail)	/* the rest of a large inode: in-inode attributes */
-		memcpy(slot + sizeof(st->inode), st->tail,
-		       image_inode_tail_size(img));
-}
-
-/*
- * The staged inodes that existed on disk before this run (@existed), or
- * the new ones, written as runs of whole inode-table blocks (they are in
- * inode order): a few large writes instead of one per inode.
- */
-static errcode_t write_inodes(struct image *img, const struct fs_state *fs,
-			      int existed)
-{
-	ext2_filsys e = img->fs;
-	uint32_t isz = fs->g.inode_size, bs = fs->g.block_size;
-	uint32_t ipg = fs->g.inodes_per_group;
-	unsigned char *buf;
-	errcode_t err = 0;
-	size_t k = 0, j;
-
-	buf = malloc((size_t)ITABLE_RUN * bs);
-	if (!buf)
-		return ENOMEM;
-	while (!err && k < img->n) {
-		uint32_t group = (img->inodes[k].ino - 1) / ipg;
-		uint64_t first = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
-		uint64_t last = first;
-		blk64_t table = ext2fs_inode_table_loc(e, group);
-
-		if (img->inodes[k].existed != existed) {
-			k++;
-			continue;
-		}
-		for (j = k; j < img->n; j++) {
-			uint32_t ino = img->inodes[j].ino;
-			uint64_t b = (uint64_t)((ino - 1) % ipg) * isz / bs;
-
-			if ((ino - 1) / ipg != group || b >= first + ITABLE_RUN)
-				break;
-			if (img->inodes[j].existed == existed)
-				last = b;
-		}
-		if (!table || table + last >= ext2fs_blocks_count(e->super)) {
-			err = ORLOV_ERR_CORRUPT;
-			break;
-		}
-		err = io_channel_read_blk64(e->io, table + first,
-					    (int)(last - first + 1), buf);
-		for (; !err && k < j; k++) {
-			const struct staged *st = &img->inodes[k];
-			uint64_t off = (uint64_t)((st->ino - 1) % ipg) * isz -
-				       first * bs;
-
-			if (st->existed == existed)
-				encode_inode(img, st, buf + off, isz);
-		}
-		if (!err)
-			err = io_channel_write_blk64(e->io, table + first,
-						     (int)(last - first + 1), buf);
-	}
-	free(buf);
-	return err;
-}
-
-/* The held writes to blocks already in use (put_blocks), of one kind. */
-static errcode_t write_late(struct image *img, int link)
-{
-	errcode_t err;
-	size_t k;
-
-	for (k = 0; k < img->nlate; k++) {
-		if (img->late[k].link != link)
-			continue;
-		err = io_channel_write_blk64(img->fs->io, img->late[k].blk, 1,
-					     img->late[k].data);
-		if (err)
-			return err;
-	}
-	return 0;
 }
 
 /* The primary superblock alone (libext2fs flushes before and after). */
@@ -711,10 +428,10 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	 * inodes that share them; those inodes are reachable only from
 	 * each other until the link (e2fsck -y: lost+found). */
 	*what = "writing attribute blocks of";
-	err = write_late(img, 0);
+	err = write_late(img, &img->held, 0);
 	*what = "writing inodes of";
 	if (!err)
-		err = write_inodes(img, fs, 0);
+		err = write_inodes(img, &img->icache, 0);
 	if (!err)
 		err = io_channel_flush(e->io);
 	if (err)
@@ -723,9 +440,9 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	 * turned into an htree root while the inode still said linear
 	 * would hide the entries moved out of it. */
 	*what = "linking the new entries into";
-	err = write_inodes(img, fs, 1);
+	err = write_inodes(img, &img->icache, 1);
 	if (!err)
-		err = write_late(img, 1);
+		err = write_late(img, &img->held, 1);
 	if (!err)
 		err = io_channel_flush(e->io);
 	if (err)
@@ -859,7 +576,7 @@ static size_t tags_per_descriptor(uint32_t bs)
 static size_t commit_bound(const struct image *img, const struct fs_state *fs)
 {
 	ext2_filsys e = img->fs;
-	size_t n = img->nlate + 2 * (size_t)fs->g.ngroups + 8, i;
+	size_t n = img->held.n + 2 * (size_t)fs->g.ngroups + 8, i;
 	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
 
 	/* superblocks and descriptor tables, each copy */
@@ -867,8 +584,8 @@ static size_t commit_bound(const struct image *img, const struct fs_state *fs)
 		if (ext2fs_bg_has_super(e, (dgrp_t)i))
 			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
 	/* inode table blocks (inodes are sorted by then) */
-	for (i = 0; i < img->n; i++) {
-		uint32_t b = (img->inodes[i].ino - 1) / ipb;
+	for (i = 0; i < img->icache.n; i++) {
+		uint32_t b = (img->icache.inodes[i].ino - 1) / ipb;
 
 		n += b != last;
 		last = b;
@@ -930,13 +647,13 @@ static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
 	io_guard_capture(e->io, 1);
 	err = image_store_state(img, fs);
 	if (!err)
-		err = write_late(img, 0);
+		err = write_late(img, &img->held, 0);
 	if (!err)
-		err = write_inodes(img, fs, 0);
+		err = write_inodes(img, &img->icache, 0);
 	if (!err)
-		err = write_inodes(img, fs, 1);
+		err = write_inodes(img, &img->icache, 1);
 	if (!err)
-		err = write_late(img, 1);
+		err = write_late(img, &img->held, 1);
 	if (!err)
 		err = ext2fs_flush2(e, 0);
 	io_guard_capture(e->io, 0);
@@ -1211,18 +928,18 @@ static errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
 	}
 	/* write_inodes rewrites whole runs of table blocks: from the first
 	 * staged inode's block of a group to the last one's */
-	for (i = 0; !err && i < img->n; i = k) {
-		uint32_t group = (img->inodes[i].ino - 1) / ipg;
-		uint64_t first = (uint64_t)((img->inodes[i].ino - 1) % ipg) * isz / bs;
+	for (i = 0; !err && i < img->icache.n; i = k) {
+		uint32_t group = (img->icache.inodes[i].ino - 1) / ipg;
+		uint64_t first = (uint64_t)((img->icache.inodes[i].ino - 1) % ipg) * isz / bs;
 		uint64_t last = first;
 
-		for (k = i; k < img->n && (img->inodes[k].ino - 1) / ipg == group; k++)
-			last = (uint64_t)((img->inodes[k].ino - 1) % ipg) * isz / bs;
+		for (k = i; k < img->icache.n && (img->icache.inodes[k].ino - 1) / ipg == group; k++)
+			last = (uint64_t)((img->icache.inodes[k].ino - 1) % ipg) * isz / bs;
 		err = bl_add(&l, ext2fs_inode_table_loc(e, group) + first,
 			     last - first + 1);
 	}
-	for (i = 0; !err && i < img->nlate; i++)
-		err = bl_add(&l, img->late[i].blk, 1);
+	for (i = 0; !err && i < img->held.n; i++)
+		err = bl_add(&l, img->held.late[i].blk, 1);
 	for (i = 0; !err && i < nextra; i++)
 		err = bl_add(&l, extra[i], 1);
 	if (!err && l.n)
@@ -1244,10 +961,7 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	struct journal j;
 	errcode_t err;
 
-	/* In inode order, so inode table blocks are written sequentially. */
-	if (img->n > 1)
-		qsort(img->inodes, img->n, sizeof(*img->inodes), staged_cmp);
-	keymap_free(&img->idx);	/* positions the sort has changed */
+	icache_sort(&img->icache);
 
 	/* Data and new blocks on disk before anything points at them.  A
 	 * failure here has changed no block in use. */

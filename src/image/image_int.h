@@ -26,6 +26,21 @@ struct late {
 	unsigned char *data;
 };
 
+/* The staged inodes: the cache the engine reads back and edits
+ * (image_staged_inode) and the commit writes, in inode order once
+ * icache_sort has run. */
+struct inode_cache {
+	struct staged *inodes;
+	size_t n, cap;
+	struct keymap idx;	/* positions in inodes[], by number */
+};
+
+/* The writes to blocks in use, held for the commit. */
+struct held_writes {
+	struct late *late;
+	size_t n, cap;
+};
+
 struct image {
 	ext2_filsys fs;
 	int lock_fd;		/* holds the flock, -1 when none */
@@ -36,13 +51,10 @@ struct image {
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	const char **links_why;	/* ... or in place, hard links: say so */
-	struct staged *inodes;
-	size_t n, cap;
-	struct keymap idx;	/* inodes, by number */
+	struct inode_cache icache;
+	struct held_writes held;
 	char *buf;		/* one block, for reads */
 	unsigned char *ibuf;	/* one whole inode, for writes */
-	struct late *late;
-	size_t nlate, late_cap;
 };
 
 /* lock.c */
@@ -59,5 +71,13 @@ void drop_shadow(struct image *img);
 /* stage.c */
 errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
 		     const void *buf, int link);
+void free_held(struct image *img);
+void icache_sort(struct inode_cache *c);
+/* The staged inodes that existed on disk before this run, or the new
+ * ones, into the inode tables (@c sorted). */
+errcode_t write_inodes(struct image *img, const struct inode_cache *c,
+		       int existed);
+/* The held writes of one kind: @link, directories and their maps. */
+errcode_t write_late(struct image *img, const struct held_writes *h, int link);
 
 #endif
