@@ -457,185 +457,6 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
-/* ---- commit through an ext3 journal ------------------------------------- */
-
-#define JBD2_MAGIC 0xc03b3998U
-#define JBD2_DESCRIPTOR 1
-#define JBD2_COMMIT 2
-#define JBD2_SB_V1 3
-#define JBD2_SB_V2 4
-#define JBD2_FLAG_ESCAPE 1
-#define JBD2_FLAG_SAME_UUID 2
-#define JBD2_FLAG_LAST_TAG 8
-#define JBD2_INCOMPAT_REVOKE 1
-
-static uint32_t get_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-static void put_be16(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 8);
-	p[1] = (unsigned char)v;
-}
-
-struct journal {
-	blk64_t *map;		/* physical block of each journal block */
-	uint32_t len, first, seq;
-	unsigned char *sb;	/* the journal superblock as read */
-};
-
-static void journal_free(struct journal *j)
-{
-	free(j->map);
-	free(j->sb);
-}
-
-/*
- * The image's own journal, if a transaction of @need blocks can go
- * through it: internal, empty, a version 2 superblock with no feature
- * but revoke (no checksums, 32-bit block numbers: what mke2fs -t ext3
- * makes), and long enough.  0 with j->map NULL when not.
- */
-static errcode_t journal_open(struct image *img, size_t need,
-			      struct journal *j)
-{
-	ext2_filsys e = img->fs;
-	struct ext2_inode inode;
-	uint32_t bs = e->blocksize, i, type;
-	errcode_t err;
-
-	memset(j, 0, sizeof(*j));
-	if (!ext2fs_has_feature_journal(e->super) || !e->super->s_journal_inum ||
-	    ext2fs_has_feature_64bit(e->super))
-		return 0;
-	err = ext2fs_read_inode(e, e->super->s_journal_inum, &inode);
-	if (err)
-		return err;
-	if (EXT2_I_SIZE(&inode) / bs < 1024 || EXT2_I_SIZE(&inode) / bs > (1U << 24))
-		return 0;
-	j->sb = malloc(bs);
-	j->map = calloc(1, sizeof(*j->map));
-	if (!j->sb || !j->map)
-		return ENOMEM;
-	err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0, 0,
-			   NULL, &j->map[0]);
-	if (!err && !j->map[0])
-		err = ORLOV_ERR_CORRUPT;
-	if (!err)
-		err = io_channel_read_blk64(e->io, j->map[0], 1, j->sb);
-	if (err)
-		return err;
-	type = get_be32(j->sb + 4);
-	j->len = get_be32(j->sb + 16);
-	j->first = get_be32(j->sb + 20);
-	j->seq = get_be32(j->sb + 24);
-	if (get_be32(j->sb) != JBD2_MAGIC || (type != JBD2_SB_V2 && type != JBD2_SB_V1) ||
-	    get_be32(j->sb + 12) != bs || get_be32(j->sb + 28) != 0 ||
-	    j->first < 1 || j->len > EXT2_I_SIZE(&inode) / bs ||
-	    (type == JBD2_SB_V2 &&
-	     (get_be32(j->sb + 36) || (get_be32(j->sb + 40) & ~JBD2_INCOMPAT_REVOKE) ||
-	      get_be32(j->sb + 44))) ||
-	    need > j->len - j->first) {
-		journal_free(j);
-		memset(j, 0, sizeof(*j));
-		return 0;
-	}
-	free(j->map);
-	j->map = calloc(j->first + need, sizeof(*j->map));
-	if (!j->map)
-		return ENOMEM;
-	for (i = 0; !err && i < j->first + need; i++) {
-		err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0,
-				   i, NULL, &j->map[i]);
-		if (!err && !j->map[i])
-			err = ORLOV_ERR_CORRUPT;
-	}
-	return err;
-}
-
-/* Blocks of one descriptor: its header, then 8-byte tags, the first
- * followed by the journal's UUID. */
-static size_t tags_per_descriptor(uint32_t bs)
-{
-	return 1 + (bs - 12 - 8 - 16) / 8;
-}
-
-/* A bound on the blocks the commit writes in place, before it is made:
- * the journal must hold them all in one transaction. */
-static size_t commit_bound(const struct image *img, const struct fs_state *fs)
-{
-	ext2_filsys e = img->fs;
-	size_t n = img->held.n + 2 * (size_t)fs->g.ngroups + 8, i;
-	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
-
-	/* superblocks and descriptor tables, each copy */
-	for (i = 0; i < fs->g.ngroups; i++)
-		if (ext2fs_bg_has_super(e, (dgrp_t)i))
-			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
-	/* inode table blocks (inodes are sorted by then) */
-	for (i = 0; i < img->icache.n; i++) {
-		uint32_t b = (img->icache.inodes[i].ino - 1) / ipb;
-
-		n += b != last;
-		last = b;
-	}
-	return n + n / (tags_per_descriptor(e->blocksize) - 1) + 2;
-}
-
-/* Write @data to journal block @k. */
-static errcode_t jwrite(struct image *img, const struct journal *j,
-			uint32_t k, const void *data)
-{
-	return io_channel_write_blk64(img->fs->io, j->map[k], 1, data);
-}
-
-/* The primary superblock's block with needs_recovery set or cleared in
- * what the disk holds now. */
-static errcode_t mark_recovery(struct image *img, int on)
-{
-	ext2_filsys e = img->fs;
-	blk64_t blk = 1024 / e->blocksize;
-	size_t off = 1024 % e->blocksize + 0x60;	/* s_feature_incompat */
-	unsigned char *b = malloc(e->blocksize);
-	errcode_t err;
-	uint32_t f;
-
-	if (!b)
-		return ENOMEM;
-	err = io_channel_read_blk64(e->io, blk, 1, b);
-	if (!err) {
-		f = get_le32(b + off);
-		f = on ? f | EXT3_FEATURE_INCOMPAT_RECOVER :
-			 f & ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
-		put_le32(b + off, f);
-		err = io_channel_write_blk64(e->io, blk, 1, b);
-	}
-	free(b);
-	return err ? err : io_channel_flush(e->io);
-}
-
-/*
- * The commit as one transaction of the image's journal, as the kernel
- * would make it, so that a kill anywhere leaves either the old filesystem
- * or one that journal recovery (mount, e2fsck) makes the new one:
- *   every in-place write is captured in memory; the primary superblock
- *   is marked needs_recovery (the journal still empty: e2fsck and mount
- *   see the old filesystem); descriptor, copies and commit block go into
- *   the log; the journal superblock's s_start makes it count; the copies
- *   are written home (the primary superblock's still marked
- *   needs_recovery); s_start is cleared; needs_recovery is cleared.
- */
 /* Every block the commit changes in place, in memory, none written. */
 static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
 				struct io_captured **c, size_t *n)
@@ -707,112 +528,19 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
+/* The commit through the image's journal (journal.c), then closed. */
 static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 				const struct journal *j, const char **what)
 {
 	ext2_filsys e = img->fs;
 	struct io_captured *c = NULL;
-	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
-	uint32_t k = j->first, seq = j->seq;
-	blk64_t sb_blk = 1024 / bs;
-	unsigned char *d = NULL, *copy = NULL;
-	size_t n, i, t;
+	size_t n = 0;
 	errcode_t err;
 
 	*what = "preparing the journal transaction of";
 	err = capture_commit(img, fs, &c, &n);
-	if (!err && n + (n + per - 1) / per + 1 > j->len - j->first)
-		err = ORLOV_ERR_CORRUPT;	/* commit_bound was wrong */
-	if (err)
-		goto out;
-	d = calloc(1, bs);
-	copy = malloc(bs);
-	if (!d || !copy) {
-		err = ENOMEM;
-		goto out;
-	}
-	*what = "starting the journal transaction of";
-	err = mark_recovery(img, 1);
-	/* the log: descriptors each followed by their blocks, the commit */
-	*what = "writing the journal of";
-	for (i = 0; !err && i < n; i += t) {
-		size_t off = 12;
-
-		memset(d, 0, bs);
-		put_be32(d, JBD2_MAGIC);
-		put_be32(d + 4, JBD2_DESCRIPTOR);
-		put_be32(d + 8, seq);
-		for (t = 0; t < per && i + t < n; t++) {
-			uint32_t flags = t ? JBD2_FLAG_SAME_UUID : 0;
-
-			if (get_be32(c[i + t].data) == JBD2_MAGIC)
-				flags |= JBD2_FLAG_ESCAPE;
-			if (t + 1 == per || i + t + 1 == n)
-				flags |= JBD2_FLAG_LAST_TAG;
-			put_be32(d + off, (uint32_t)c[i + t].blk);
-			put_be16(d + off + 4, 0);
-			put_be16(d + off + 6, flags);
-			off += 8;
-			if (!t) {
-				memcpy(d + off, j->sb + 48, 16);	/* s_uuid */
-				off += 16;
-			}
-		}
-		err = jwrite(img, j, k++, d);
-		for (t = 0; !err && t < per && i + t < n; t++) {
-			memcpy(copy, c[i + t].data, bs);
-			if (get_be32(copy) == JBD2_MAGIC)
-				memset(copy, 0, 4);
-			err = jwrite(img, j, k++, copy);
-		}
-	}
-	if (!err) {
-		memset(d, 0, bs);
-		put_be32(d, JBD2_MAGIC);
-		put_be32(d + 4, JBD2_COMMIT);
-		put_be32(d + 8, seq);
-		err = jwrite(img, j, k++, d);
-	}
 	if (!err)
-		err = io_channel_flush(e->io);
-	/* from here on, recovery gives the new filesystem */
-	*what = "committing the journal of";
-	if (!err) {
-		memcpy(d, j->sb, bs);
-		put_be32(d + 28, j->first);		/* s_start */
-		err = jwrite(img, j, 0, d);
-	}
-	if (!err)
-		err = io_channel_flush(e->io);
-	*what = "writing the journalled blocks of";
-	for (i = 0; !err && i < n; i++) {
-		const unsigned char *b = c[i].data;
-
-		if (c[i].blk == sb_blk) {
-			/* the new superblock, still needing recovery until
-			 * the journal is empty again */
-			size_t off = 1024 % bs + 0x60;
-
-			memcpy(copy, b, bs);
-			put_le32(copy + off, get_le32(copy + off) |
-				 EXT3_FEATURE_INCOMPAT_RECOVER);
-			b = copy;
-		}
-		err = io_channel_write_blk64(e->io, c[i].blk, 1, b);
-	}
-	if (!err)
-		err = io_channel_flush(e->io);
-	*what = "finishing the journal transaction of";
-	if (!err) {
-		memcpy(d, j->sb, bs);
-		put_be32(d + 24, seq + 1);		/* s_sequence */
-		put_be32(d + 28, 0);			/* empty again */
-		err = jwrite(img, j, 0, d);
-	}
-	if (!err)
-		err = io_channel_flush(e->io);
-	if (!err)
-		err = mark_recovery(img, 0);
+		err = journal_commit(img, j, c, n, what);
 	if (!err) {
 		/* all written: nothing left for libext2fs to write */
 		e->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
@@ -821,10 +549,7 @@ static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 		if (!err)
 			img->fs = NULL;
 	}
-out:
 	io_guard_free_captured(c, n);
-	free(d);
-	free(copy);
 	return err;
 }
 
@@ -970,13 +695,13 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	memset(&j, 0, sizeof(j));
 	/* A copy, or a file nobody sees, needs no journal. */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
-		err = journal_open(img, commit_bound(img, fs), &j);
+		err = journal_open(img, commit_bound(img), &j);
 	/* the image file itself is written: room for it first */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
 	    (j.map || !img->copy_at_commit)) {
 		*what = "reserving host space for the commit of";
 		err = reserve_commit(img, fs, j.map,
-				     j.map ? j.first + commit_bound(img, fs) : 0);
+				     j.map ? j.first + commit_bound(img) : 0);
 	}
 	if (!err) {
 		io_guard_begin(img->fs->io);

@@ -80,4 +80,19 @@ errcode_t write_inodes(struct image *img, const struct inode_cache *c,
 /* The held writes of one kind: @link, directories and their maps. */
 errcode_t write_late(struct image *img, const struct held_writes *h, int link);
 
+/* journal.c: the commit through the image's own JBD2 journal */
+struct journal {
+	blk64_t *map;		/* physical block of each journal block */
+	uint32_t len, first, seq;
+	struct journal_superblock_s *sb;	/* as read */
+};
+struct io_captured;
+
+errcode_t journal_open(struct image *img, size_t need, struct journal *j);
+void journal_free(struct journal *j);
+size_t commit_bound(const struct image *img);
+errcode_t journal_commit(struct image *img, const struct journal *j,
+			 const struct io_captured *c, size_t n,
+			 const char **what);
+
 #endif

@@ -1,0 +1,342 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The commit as one transaction of the image's own ext3 journal (JBD2),
+ * written as the kernel would write it: the log, then the blocks home.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "image/image_int.h"
+#include "image/io_guard.h"
+#include "image/jbd2.h"
+#include "lib/orlov_err.h"
+
+#define be32(x) ext2fs_be32_to_cpu(x)
+
+void journal_free(struct journal *j)
+{
+	free(j->map);
+	free(j->sb);
+}
+
+/* A journal superblock the commit can write through: version 1 or 2,
+ * empty, of the filesystem's block size, inside the journal inode's
+ * @blocks, with no feature but revoke. */
+static int journal_usable(const journal_superblock_t *jsb, uint32_t bs,
+			  uint64_t blocks)
+{
+	uint32_t type = be32(jsb->s_header.h_blocktype);
+
+	if (be32(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER ||
+	    (type != JBD2_SUPERBLOCK_V2 && type != JBD2_SUPERBLOCK_V1) ||
+	    be32(jsb->s_blocksize) != bs || be32(jsb->s_start) != 0 ||
+	    be32(jsb->s_first) < 1 || be32(jsb->s_maxlen) > blocks)
+		return 0;
+	return type != JBD2_SUPERBLOCK_V2 ||
+	       (!be32(jsb->s_feature_compat) &&
+		!(be32(jsb->s_feature_incompat) & ~JBD2_FEATURE_INCOMPAT_REVOKE) &&
+		!be32(jsb->s_feature_ro_compat));
+}
+
+/*
+ * The image's own journal, if a transaction of @need blocks can go
+ * through it: internal, empty, a version 2 superblock with no feature
+ * but revoke (no checksums, 32-bit block numbers: what mke2fs -t ext3
+ * makes), and long enough.  0 with j->map NULL when not.
+ */
+errcode_t journal_open(struct image *img, size_t need, struct journal *j)
+{
+	ext2_filsys e = img->fs;
+	struct ext2_inode inode;
+	uint32_t bs = e->blocksize, i;
+	errcode_t err;
+
+	memset(j, 0, sizeof(*j));
+	if (!ext2fs_has_feature_journal(e->super) || !e->super->s_journal_inum ||
+	    ext2fs_has_feature_64bit(e->super))
+		return 0;
+	err = ext2fs_read_inode(e, e->super->s_journal_inum, &inode);
+	if (err)
+		return err;
+	if (EXT2_I_SIZE(&inode) / bs < 1024 || EXT2_I_SIZE(&inode) / bs > (1U << 24))
+		return 0;
+	j->sb = malloc(bs);
+	j->map = calloc(1, sizeof(*j->map));
+	if (!j->sb || !j->map)
+		return ENOMEM;
+	err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0, 0,
+			   NULL, &j->map[0]);
+	if (!err && !j->map[0])
+		err = ORLOV_ERR_CORRUPT;
+	if (!err)
+		err = io_channel_read_blk64(e->io, j->map[0], 1, j->sb);
+	if (err)
+		return err;
+	j->len = be32(j->sb->s_maxlen);
+	j->first = be32(j->sb->s_first);
+	j->seq = be32(j->sb->s_sequence);
+	if (!journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs) ||
+	    need > j->len - j->first) {
+		journal_free(j);
+		memset(j, 0, sizeof(*j));
+		return 0;
+	}
+	free(j->map);
+	j->map = calloc(j->first + need, sizeof(*j->map));
+	if (!j->map)
+		return ENOMEM;
+	for (i = 0; !err && i < j->first + need; i++) {
+		err = ext2fs_bmap2(e, e->super->s_journal_inum, &inode, NULL, 0,
+				   i, NULL, &j->map[i]);
+		if (!err && !j->map[i])
+			err = ORLOV_ERR_CORRUPT;
+	}
+	return err;
+}
+
+/* Blocks of one descriptor: its header, then tags, the first followed
+ * by the journal's UUID. */
+static size_t tags_per_descriptor(uint32_t bs)
+{
+	return 1 + (bs - sizeof(journal_header_t) - JBD2_TAG_SIZE32 -
+		    sizeof(((journal_superblock_t *)0)->s_uuid)) / JBD2_TAG_SIZE32;
+}
+
+/* A bound on the blocks the commit writes in place, before it is made:
+ * the journal must hold them all in one transaction. */
+size_t commit_bound(const struct image *img)
+{
+	ext2_filsys e = img->fs;
+	const struct inode_cache *c = &img->icache;
+	size_t n = img->held.n + 2 * (size_t)e->group_desc_count + 8, i;
+	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
+
+	/* superblocks and descriptor tables, each copy */
+	for (i = 0; i < e->group_desc_count; i++)
+		if (ext2fs_bg_has_super(e, (dgrp_t)i))
+			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
+	/* inode table blocks (inodes are sorted by then) */
+	for (i = 0; i < c->n; i++) {
+		uint32_t b = (c->inodes[i].ino - 1) / ipb;
+
+		n += b != last;
+		last = b;
+	}
+	return n + n / (tags_per_descriptor(e->blocksize) - 1) + 2;
+}
+
+/* Write @data to journal block @k. */
+static errcode_t jwrite(struct image *img, const struct journal *j,
+			uint32_t k, const void *data)
+{
+	return io_channel_write_blk64(img->fs->io, j->map[k], 1, data);
+}
+
+/* needs_recovery set or cleared in @b, the block of @bs bytes that holds
+ * the primary superblock. */
+static void set_recover(unsigned char *b, uint32_t bs, int on)
+{
+	struct ext2_super_block *sb =
+		(struct ext2_super_block *)(b + SUPERBLOCK_OFFSET % bs);
+	uint32_t f = ext2fs_le32_to_cpu(sb->s_feature_incompat);
+
+	f = on ? f | EXT3_FEATURE_INCOMPAT_RECOVER :
+		 f & ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
+	sb->s_feature_incompat = ext2fs_cpu_to_le32(f);
+}
+
+/* The primary superblock's block with needs_recovery set or cleared in
+ * what the disk holds now. */
+static errcode_t mark_recovery(struct image *img, int on)
+{
+	ext2_filsys e = img->fs;
+	blk64_t blk = SUPERBLOCK_OFFSET / e->blocksize;
+	unsigned char *b = malloc(e->blocksize);
+	errcode_t err;
+
+	if (!b)
+		return ENOMEM;
+	err = io_channel_read_blk64(e->io, blk, 1, b);
+	if (!err) {
+		set_recover(b, e->blocksize, on);
+		err = io_channel_write_blk64(e->io, blk, 1, b);
+	}
+	free(b);
+	return err ? err : io_channel_flush(e->io);
+}
+
+/* @d, a journal block of @bs bytes: the header of @type for transaction
+ * @seq, the rest zero. */
+static void journal_block(unsigned char *d, uint32_t bs, uint32_t type,
+			  uint32_t seq)
+{
+	journal_header_t *h = (journal_header_t *)d;
+
+	memset(d, 0, bs);
+	h->h_magic = ext2fs_cpu_to_be32(JBD2_MAGIC_NUMBER);
+	h->h_blocktype = ext2fs_cpu_to_be32(type);
+	h->h_sequence = ext2fs_cpu_to_be32(seq);
+}
+
+/* Does @b start as a journal block does?  Its copy in the log is escaped:
+ * recovery would take it for one. */
+static int journal_magic_at(const unsigned char *b)
+{
+	return be32(((const journal_header_t *)b)->h_magic) == JBD2_MAGIC_NUMBER;
+}
+
+/* @d: the descriptor of the @cnt blocks @c, in the order their copies
+ * follow it in the log. */
+static void fill_descriptor(unsigned char *d, const struct journal *j,
+			    uint32_t bs, const struct io_captured *c,
+			    size_t cnt)
+{
+	size_t off = sizeof(journal_header_t), t;
+
+	journal_block(d, bs, JBD2_DESCRIPTOR_BLOCK, j->seq);
+	for (t = 0; t < cnt; t++) {
+		journal_block_tag_t *tag = (journal_block_tag_t *)(d + off);
+		uint32_t flags = t ? JBD2_FLAG_SAME_UUID : 0;
+
+		if (journal_magic_at(c[t].data))
+			flags |= JBD2_FLAG_ESCAPE;
+		if (t + 1 == cnt)
+			flags |= JBD2_FLAG_LAST_TAG;
+		tag->t_blocknr = ext2fs_cpu_to_be32((uint32_t)c[t].blk);
+		tag->t_checksum = 0;
+		tag->t_flags = ext2fs_cpu_to_be16(flags);
+		off += JBD2_TAG_SIZE32;
+		if (!t) {
+			memcpy(d + off, j->sb->s_uuid, sizeof(j->sb->s_uuid));
+			off += sizeof(j->sb->s_uuid);
+		}
+	}
+}
+
+/* The log, from the journal's first block: descriptors each followed by
+ * the copies of their blocks, then the commit block.  @d and @copy are
+ * room for one block each. */
+static errcode_t write_log(struct image *img, const struct journal *j,
+			   const struct io_captured *c, size_t n,
+			   unsigned char *d, unsigned char *copy)
+{
+	uint32_t bs = img->fs->blocksize, k = j->first;
+	size_t per = tags_per_descriptor(bs), i, t, cnt;
+	errcode_t err = 0;
+
+	for (i = 0; !err && i < n; i += cnt) {
+		cnt = n - i < per ? n - i : per;
+		fill_descriptor(d, j, bs, c + i, cnt);
+		err = jwrite(img, j, k++, d);
+		for (t = 0; !err && t < cnt; t++) {
+			memcpy(copy, c[i + t].data, bs);
+			if (journal_magic_at(copy))
+				memset(copy, 0, 4);
+			err = jwrite(img, j, k++, copy);
+		}
+	}
+	if (!err) {
+		journal_block(d, bs, JBD2_COMMIT_BLOCK, j->seq);
+		err = jwrite(img, j, k++, d);
+	}
+	return err;
+}
+
+/* The journal superblock as read, with s_sequence @seq and s_start
+ * @start: the log counts (its first block) or is empty (0). */
+static errcode_t write_jsb(struct image *img, const struct journal *j,
+			   unsigned char *d, uint32_t seq, uint32_t start)
+{
+	journal_superblock_t *jsb = (journal_superblock_t *)d;
+
+	memcpy(d, j->sb, img->fs->blocksize);
+	jsb->s_sequence = ext2fs_cpu_to_be32(seq);
+	jsb->s_start = ext2fs_cpu_to_be32(start);
+	return jwrite(img, j, 0, d);
+}
+
+/* The blocks of the transaction home. */
+static errcode_t write_home(struct image *img, const struct io_captured *c,
+			    size_t n, unsigned char *copy)
+{
+	ext2_filsys e = img->fs;
+	uint32_t bs = e->blocksize;
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; !err && i < n; i++) {
+		const unsigned char *b = c[i].data;
+
+		if (c[i].blk == SUPERBLOCK_OFFSET / bs) {
+			/* the new superblock, still needing recovery until
+			 * the journal is empty again */
+			memcpy(copy, b, bs);
+			set_recover(copy, bs, 1);
+			b = copy;
+		}
+		err = io_channel_write_blk64(e->io, c[i].blk, 1, b);
+	}
+	return err;
+}
+
+/*
+ * The @n blocks @c the commit changes in place, captured in memory, as
+ * one transaction of the image's journal, as the kernel would make it, so
+ * that a kill anywhere leaves either the old filesystem or one that
+ * journal recovery (mount, e2fsck) makes the new one: the primary
+ * superblock is marked needs_recovery (the journal still empty: e2fsck
+ * and mount see the old filesystem); descriptor, copies and commit block
+ * go into the log; the journal superblock's s_start makes it count; the
+ * copies are written home (the primary superblock's still marked
+ * needs_recovery); s_start is cleared; needs_recovery is cleared.
+ */
+errcode_t journal_commit(struct image *img, const struct journal *j,
+			 const struct io_captured *c, size_t n,
+			 const char **what)
+{
+	ext2_filsys e = img->fs;
+	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
+	unsigned char *d, *copy;
+	errcode_t err = 0;
+
+	if (n + (n + per - 1) / per + 1 > j->len - j->first)
+		return ORLOV_ERR_CORRUPT;	/* commit_bound was wrong */
+	d = calloc(1, bs);
+	copy = malloc(bs);
+	if (!d || !copy) {
+		err = ENOMEM;
+		goto out;
+	}
+	*what = "starting the journal transaction of";
+	err = mark_recovery(img, 1);
+	*what = "writing the journal of";
+	if (!err)
+		err = write_log(img, j, c, n, d, copy);
+	if (!err)
+		err = io_channel_flush(e->io);
+	/* from here on, recovery gives the new filesystem */
+	*what = "committing the journal of";
+	if (!err)
+		err = write_jsb(img, j, d, j->seq, j->first);
+	if (!err)
+		err = io_channel_flush(e->io);
+	*what = "writing the journalled blocks of";
+	if (!err)
+		err = write_home(img, c, n, copy);
+	if (!err)
+		err = io_channel_flush(e->io);
+	*what = "finishing the journal transaction of";
+	if (!err)
+		err = write_jsb(img, j, d, j->seq + 1, 0);
+	if (!err)
+		err = io_channel_flush(e->io);
+	if (!err)
+		err = mark_recovery(img, 0);
+out:
+	free(d);
+	free(copy);
+	return err;
+}
