@@ -57,6 +57,9 @@ struct image {
 	unsigned char *ibuf;	/* one whole inode, for writes */
 };
 
+/* Why an image file is written in place rather than through a copy. */
+#define LINKS_WHY "it has more than one hard link"
+
 /* lock.c */
 errcode_t lock_image(const char *path, int dry, int held, int *fd);
 void unlock_image(struct image *img);
@@ -79,6 +82,11 @@ errcode_t write_inodes(struct image *img, const struct inode_cache *c,
 		       int existed);
 /* The held writes of one kind: @link, directories and their maps. */
 errcode_t write_late(struct image *img, const struct held_writes *h, int link);
+
+/* reserve.c: every block the in-place commit writes (and @extra)
+ * allocated in the image file first; ORLOV_ERR_NO_HOST_SPACE. */
+errcode_t reserve_commit(struct image *img, const blk64_t *extra,
+			 size_t nextra);
 
 /* journal.c: the commit through the image's own JBD2 journal */
 struct journal {
