@@ -1,20 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * Opening the image for writing: refused when mounted, locked, checked
+ * raw and then by the features the ext2 driver writes (the feature
+ * gate), the way the commit will go chosen, and closed without a write.
+ */
 #include "config.h"
 
-#include <stddef.h>
-
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
-#include <linux/fs.h>
-#include <unistd.h>
 
 #include <ext2fs/ext2fs.h>
 #include <e2p/e2p.h>
@@ -22,8 +17,6 @@
 #include "image/image_int.h"
 #include "image/image_read.h"
 #include "image/io_guard.h"
-#include "lib/keymap.h"
-#include "lib/util.h"
 #include "lib/orlov_err.h"
 
 /* What the ext2 driver of Linux 6.1 mounts read-write. */
@@ -68,66 +61,6 @@ static errcode_t check_size(ext2_filsys fs, const char *path)
 	if (err)
 		return err;
 	return have < ext2fs_blocks_count(fs->super) ? ORLOV_ERR_SHORT_IMAGE : 0;
-}
-
-/* Are the @len bytes at @p all zero? */
-static int zeros(const unsigned char *p, size_t len)
-{
-	return !len || (!p[0] && !memcmp(p, p + 1, len - 1));
-}
-
-errcode_t image_probe(const char *path, enum image_probe *kind)
-{
-	size_t cap = 1 << 16;
-	unsigned char *buf;
-	struct stat st;
-	off_t off = 0, end;
-	errcode_t err = 0;
-	int fd;
-
-	*kind = PROBE_MISSING;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return errno == ENOENT ? 0 : (errcode_t)errno;
-	buf = malloc(cap);
-	if (!buf || fstat(fd, &st)) {
-		err = buf ? (errcode_t)errno : ENOMEM;
-		goto out;
-	}
-	*kind = PROBE_OTHER;
-	if (!S_ISREG(st.st_mode) && !S_ISBLK(st.st_mode))
-		goto out;
-	/* the superblock's magic, where a filesystem made by mke2fs has it */
-	if (pread(fd, buf, 1082, 0) == 1082 &&
-	    get_le16(buf + 1024 + offsetof(struct ext2_super_block, s_magic)) ==
-	    EXT2_SUPER_MAGIC) {
-		*kind = PROBE_EXT;
-		goto out;
-	}
-	/* Only zeros: nothing to lose (a file made with truncate or
-	 * fallocate).  Of a device, its first MiB. */
-	end = S_ISREG(st.st_mode) ? st.st_size : 1 << 20;
-	while (off < end) {
-		off_t data = S_ISREG(st.st_mode) ? lseek(fd, off, SEEK_DATA) : off;
-		ssize_t n;
-
-		if (data < 0 && errno == ENXIO)
-			break;
-		if (data < 0)
-			data = off;
-		if (data >= end)
-			break;
-		n = pread(fd, buf, (size_t)(end - data) < cap ?
-			  (size_t)(end - data) : cap, data);
-		if (n <= 0 || !zeros(buf, (size_t)n))
-			goto out;
-		off = data + n;
-	}
-	*kind = PROBE_EMPTY;
-out:
-	free(buf);
-	close(fd);
-	return err;
 }
 
 /*
@@ -178,43 +111,32 @@ static errcode_t choose_commit(struct image *img, const struct image_opts *o,
 	return 0;
 }
 
-errcode_t image_open(const char *path, const struct image_opts *opts,
-		     struct image **out, const char **what, const char **feature)
+/* A mounted image is refused.  When it cannot be told (no /proc/mounts
+ * nor /etc/mtab: a chroot, a container), as mke2fs, the run goes on
+ * with a warning; the flock and, for a device, the exclusive open still
+ * keep other writers out. */
+static errcode_t check_mounted(const char *path, const struct image_opts *opts)
 {
-	static const struct image_opts none;
-	const char *undo, *fsname = path;
-	struct ext2_super_block sb;
-	struct image *img;
-	io_manager io = unix_io_manager;
-	struct io_fault f;
-	io_channel guard;
-	errcode_t err;
 	int mount_flags = 0;
 
-	opts = opts ? opts : &none;
-	undo = opts->undo;
-	*what = "reading ORLOV_FAULT";
-	err = io_guard_parse(opts->fault, &f);
-	if (err)
-		return err;
-
-	*what = "checking whether mounted";
-	err = ext2fs_check_if_mounted(path, &mount_flags);
-	if (err) {
-		/* No /proc/mounts nor /etc/mtab (a chroot, a container): as
-		 * mke2fs, go on with a warning; the flock and, for a device,
-		 * the exclusive open still keep other writers out. */
+	if (ext2fs_check_if_mounted(path, &mount_flags)) {
 		if (opts->mount_unknown)
 			*opts->mount_unknown = 1;
 		mount_flags = 0;
 	}
-	if (mount_flags & EXT2_MF_MOUNTED)
-		return ORLOV_ERR_MOUNTED;
+	return mount_flags & EXT2_MF_MOUNTED ? ORLOV_ERR_MOUNTED : 0;
+}
 
-	img = calloc(1, sizeof(*img));
-	if (!img)
-		return ENOMEM;
-	img->shadow_fd = img->lock_fd = -1;
+/* The image locked, the copies killed runs left removed, its superblock
+ * checked, and the copy the run writes made (img->shadow) where the
+ * commit goes through one from the start. */
+static errcode_t lock_and_prepare(struct image *img, const char *path,
+				  const struct image_opts *opts,
+				  const char **what)
+{
+	struct ext2_super_block sb;
+	errcode_t err;
+
 	*what = "opening filesystem";
 	img->dry = opts && opts->dry;
 	err = lock_image(path, img->dry, opts->held_fd ? *opts->held_fd : -1,
@@ -240,33 +162,37 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 
 		*what = "copying for --atomic";
 		err = open_shadow(img, 0, &step);
-	} else if (!err && img->commit == IMAGE_COMMIT_AUTO && !undo) {
+	} else if (!err && img->commit == IMAGE_COMMIT_AUTO && !opts->undo) {
 		*what = "copying for the commit";
 		err = choose_commit(img, opts, &sb);
 	}
-	if (img->shadow)
-		fsname = img->shadow;
-	if (err) {
-		unlock_image(img);
-		free(img);
-		return err;
-	}
+	return err;
+}
+
+/* libext2fs on @fsname (the image or its copy), through the undo file
+ * when one is asked for; every later read and write through the guard
+ * (io_guard.h). */
+static errcode_t open_fs(struct image *img, const char *fsname,
+			 const struct image_opts *opts, struct io_fault *f,
+			 const char **what)
+{
+	io_manager io = unix_io_manager;
+	io_channel guard;
+	errcode_t err;
+
 	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
 	 * or held by another exclusive opener (Linux ignores it for files,
 	 * which the flock covers).  SKIP_MMP: an mmp image is refused below
 	 * (incompat feature) and must not be left marked as being checked. */
-	if (undo) {
+	if (opts->undo) {
 		/* Every block's first contents go to the undo file before the
 		 * block is overwritten: e2undo UNDO IMAGE puts them back. */
 		*what = "creating undo file";
 		err = set_undo_io_backing_manager(unix_io_manager);
 		if (!err)
-			err = set_undo_io_backup_file((char *)undo);
-		if (err) {
-			unlock_image(img);
-			free(img);
+			err = set_undo_io_backup_file((char *)opts->undo);
+		if (err)
 			return err;
-		}
 		io = undo_io_manager;
 		*what = "opening filesystem";
 	}
@@ -274,27 +200,27 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 			   EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
 			   io, &img->fs);
-	if (err) {
-		unlock_image(img);
-		free(img);
+	if (err)
 		return err;
-	}
-	if (opts && opts->has_now) {
+	if (opts->has_now) {
 		img->fs->now = (time_t)opts->now;
 #ifdef EXT2_FLAG2_USE_FAKE_TIME
 		img->fs->flags2 |= EXT2_FLAG2_USE_FAKE_TIME;
 #endif
 	}
-	/* Every later read and write goes through the guard (io_guard.h). */
-	err = io_guard_wrap(img->fs->io, &f, &guard);
+	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
 	*what = "checking filesystem";
-	if (err) {
-		image_abort(img);
-		return err;
-	}
-	err = check_features(img->fs, feature);
+	return err;
+}
+
+/* What the ext2 driver would refuse, a cut image; then the bitmaps. */
+static errcode_t check_opened(struct image *img, const char *fsname,
+			      const char **what, const char **feature)
+{
+	errcode_t err = check_features(img->fs, feature);
+
 	if (!err)
 		err = check_size(img->fs, fsname);
 	if (!err) {
@@ -307,6 +233,38 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		if (!img->buf || !img->ibuf)
 			err = ENOMEM;
 	}
+	return err;
+}
+
+errcode_t image_open(const char *path, const struct image_opts *opts,
+		     struct image **out, const char **what, const char **feature)
+{
+	static const struct image_opts none;
+	const char *fsname;
+	struct image *img;
+	struct io_fault f;
+	errcode_t err;
+
+	opts = opts ? opts : &none;
+	*what = "reading ORLOV_FAULT";
+	err = io_guard_parse(opts->fault, &f);
+	if (err)
+		return err;
+	*what = "checking whether mounted";
+	err = check_mounted(path, opts);
+	if (err)
+		return err;
+	img = calloc(1, sizeof(*img));
+	if (!img)
+		return ENOMEM;
+	img->shadow_fd = img->lock_fd = -1;
+	err = lock_and_prepare(img, path, opts, what);
+	fsname = img->shadow ? img->shadow : path;
+	if (!err)
+		err = open_fs(img, fsname, opts, &f, what);
+	if (!err)
+		err = check_opened(img, fsname, what, feature);
+	/* before libext2fs has it open, the same as unlock and free */
 	if (err) {
 		image_abort(img);
 		return err;
@@ -330,51 +288,4 @@ void image_abort(struct image *img)
 	free(img->ibuf);
 	unlock_image(img);
 	free(img);
-}
-
-void image_hash_seed(const struct image *img, uint32_t seed[4])
-{
-	const unsigned char *s = (const unsigned char *)img->fs->super->s_hash_seed;
-	int i;
-
-	for (i = 0; i < 4; i++)
-		seed[i] = (uint32_t)s[4 * i] | (uint32_t)s[4 * i + 1] << 8 |
-			  (uint32_t)s[4 * i + 2] << 16 | (uint32_t)s[4 * i + 3] << 24;
-}
-
-int image_has_filetype(const struct image *img)
-{
-	return ext2fs_has_feature_filetype(img->fs->super);
-}
-
-int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
-{
-	struct ext2_super_block *sb = img->fs->super;
-
-	*def_version = sb->s_def_hash_version;
-	/* ext4_fill_super: s_hash_unsigned is 3 with the unsigned flag */
-	*unsigned_adj = (sb->s_flags & EXT2_FLAGS_UNSIGNED_HASH) ? 3 : 0;
-	return ext2fs_has_feature_dir_index(sb);
-}
-
-void image_set_large_file(struct image *img)
-{
-	ext2fs_set_feature_large_file(img->fs->super);
-}
-
-int image_user_xattr(const struct image *img)
-{
-	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_XATTR_USER);
-}
-
-int image_posix_acl(const struct image *img)
-{
-	/* IS_POSIXACL after a mount without acl/noacl options */
-	return !!(img->fs->super->s_default_mount_opts & EXT2_DEFM_ACL);
-}
-
-void image_set_ext_attr(struct image *img)
-{
-	/* ext2_xattr_update_super_block, on the first new attribute block */
-	ext2fs_set_feature_xattr(img->fs->super);
 }
