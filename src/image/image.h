@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The one module of orlov-populate that talks to libext2fs (image_read.c is
- * its read-only half, for orlov-layout).  Nothing referenced by the image's
- * metadata is written before image_commit(): data, indirect and new
- * directory blocks go to blocks still free in the on-disk bitmaps, writes
- * to blocks in use are held until the commit, so an abort leaves the
- * filesystem as it was.
+ * The image layer's API for writing an image (image_read.h is the
+ * read-only side, for orlov-layout; bridge.h what crosses to the model's
+ * types; the files of src/image/ share image_int.h).  Nothing referenced
+ * by the image's metadata is written before image_commit(): data,
+ * indirect and new directory blocks go to blocks still free in the
+ * on-disk bitmaps, writes to blocks in use are held until the commit, so
+ * an abort leaves the filesystem as it was.
  */
 #ifndef ORLOV_IMAGE_H
 #define ORLOV_IMAGE_H
