@@ -97,7 +97,9 @@ static errcode_t parse_xattr_entries(const unsigned char *buf, size_t off,
 				     struct ir_xattrs *out, size_t *cap)
 {
 	for (;;) {
-		const unsigned char *e = buf + off, *val;
+		const unsigned char *p = buf + off, *val;
+		const struct ext2_ext_attr_entry *e =
+			(const struct ext2_ext_attr_entry *)p;
 		size_t nlen, voff, vlen, plen;
 		const char *prefix;
 		struct ir_xattr *x;
@@ -106,19 +108,19 @@ static errcode_t parse_xattr_entries(const unsigned char *buf, size_t off,
 
 		if (off > end || end - off < 4)
 			return ORLOV_ERR_CORRUPT;
-		if (get_le32(e) == 0)
-			return 0;
+		if (get_le32(p) == 0)
+			return 0;	/* the table ends in 4 zero bytes */
 		if (end - off < sizeof(struct ext2_ext_attr_entry))
 			return ORLOV_ERR_CORRUPT;
-		nlen = e[0];
-		voff = get_le16(e + 2);
-		vlen = get_le32(e + 8);
+		nlen = e->e_name_len;
+		voff = ext2fs_le16_to_cpu(e->e_value_offs);
+		vlen = ext2fs_le32_to_cpu(e->e_value_size);
 		/* No value in another inode (ea_inode); an empty value's
 		 * offset is not looked at (ext4's check_xattrs). */
-		if (EXT2_EXT_ATTR_LEN(nlen) > end - off || get_le32(e + 4) ||
+		if (EXT2_EXT_ATTR_LEN(nlen) > end - off || e->e_value_inum ||
 		    (vlen && (voff > vlimit || vlen > vlimit - voff)))
 			return ORLOV_ERR_CORRUPT;
-		prefix = xattr_prefix(e[1], &is_acl);
+		prefix = xattr_prefix(e->e_name_index, &is_acl);
 		if (!prefix)
 			return ORLOV_ERR_CORRUPT;
 		if (grow_array(&out->a, cap, out->n + 1, sizeof(*out->a), 8))
@@ -133,8 +135,7 @@ static errcode_t parse_xattr_entries(const unsigned char *buf, size_t off,
 		x->seq = out->n;
 		out->n++;
 		memcpy(x->name, prefix, plen);
-		memcpy(x->name + plen, e + sizeof(struct ext2_ext_attr_entry),
-		       nlen);
+		memcpy(x->name + plen, EXT2_EXT_ATTR_NAME(e), nlen);
 		x->name[plen + nlen] = '\0';
 		val = vlen ? vbase + voff : vbase;
 		if (is_acl) {
@@ -176,7 +177,8 @@ static errcode_t read_ibody_xattrs(ext2_filsys fs, ext2_ino_t ino,
 				     (int)isz);
 	if (err)
 		goto out;
-	extra = get_le16(raw + EXT2_GOOD_OLD_INODE_SIZE);
+	extra = ext2fs_le16_to_cpu(((const struct ext2_inode_large *)raw)->
+				   i_extra_isize);
 	/* ext4_iget: nothing after a zero i_extra_isize is read; one past
 	 * the inode or not a multiple of 4 makes the inode corrupt. */
 	if (!extra)
