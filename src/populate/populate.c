@@ -26,8 +26,10 @@
 #include "populate/populate.h"
 #include "image/image.h"
 #include "image/image_read.h"
-#include "model/orlov.h"
+#include "model/ialloc.h"
 #include "model/ext4_ialloc.h"
+#include "model/write.h"
+#include "model/xattr_set.h"
 #include "model/mballoc.h"
 #include "source/walk.h"
 #include "source/source.h"
@@ -99,8 +101,8 @@ struct ctx {
 	struct image *img;
 	struct fs_state fs;
 	uint64_t max_size;	/* the driver's s_maxbytes */
-	uint32_t seed[4];
-	uint64_t rng;
+	struct ialloc_policy ia;
+	ialloc_find_group_fn *find_group;
 	struct frame *stack;
 	size_t depth, cap;
 	struct link_ent *links;	/* sorted on (dev, ino) as they come: hashed */
@@ -108,7 +110,7 @@ struct ctx {
 	size_t *link_slot;
 	size_t link_slots;
 	struct xattr_blocks xb;
-	int posix_acl;		/* new inodes inherit default ACLs */
+	struct xattr_set xs;	/* new inodes inherit default ACLs: xs.posix_acl */
 	int user_xattr;		/* user.* attributes can be set */
 	unsigned char *run, *chunk, *xblock;
 	uint32_t run_start, run_len;
@@ -143,21 +145,10 @@ struct ctx {
 	uint64_t total_entries, total_bytes;	/* the first pass's, for progress */
 	struct timespec t0;
 	/* --delalloc: file data waits in a spill file for the writeback */
-	struct delayed {
-		uint32_t ino;
-		uint64_t size;		/* i_size at writeback */
-		struct ifile *f;	/* its own allocation: preallocations
-					   point at its mb_inode */
-		uint32_t *lb;		/* delayed logical blocks, ascending */
-		size_t n, cap;
-		uint64_t spill;		/* where the first one's data is */
-	} *dl;
-	size_t ndl, dl_cap;
+	struct delalloc da;
 	FILE *spill;
-	uint64_t spill_len;
-	uint32_t nonda_ino;	/* the page ext4_nonda_switch last judged */
-	uint64_t nonda_page;
-	int nonda;
+	write_truncate_fn *truncate;
+	write_release_fn *release;
 };
 
 /* The progress line on a terminal: not with -v, -q or --json. */
@@ -458,37 +449,18 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 			   int is_dir, uint32_t *ino, struct orlov_figures *fig)
 {
 	struct frame *p = top(c);
-	int pgroup = (int)p->d.map.group, group;
+	struct ialloc_parent par = {
+		.group = (int)p->d.map.group, .ino = p->d.map.ino,
+		.topdir = p->d.map.ino == EXT2_ROOT_INO ||
+			  (p->flags & FS_TOPDIR_FL),
+		.last_alloc_group = p->last_alloc_group,
+	};
 	struct orlov_figures f;
-	int topdir = p->d.map.ino == EXT2_ROOT_INO || (p->flags & FS_TOPDIR_FL);
+	int group;
 	errcode_t err;
 
-	if (is_dir && c->o->policy == POLICY_OLDALLOC) {
-		group = find_group_dir(&c->fs, pgroup, &f);
-	} else if (is_dir && c->fs.mb) {
-		group = ext4_find_group_orlov(&c->fs, pgroup,
-				p->last_alloc_group, topdir,
-				dirhash_half_md4(c->seed, e->name,
-						 (int)e->name_len), &f);
-	} else if (is_dir) {
-		uint32_t start = 0;
-
-		if (topdir && c->o->topdir == TOPDIR_HASH) {
-			start = dirhash_half_md4(c->seed, e->name,
-						 (int)e->name_len) % c->fs.g.ngroups;
-		} else if (topdir) {
-			/* splitmix64, scaled as prandom_u32_max() scales */
-			uint64_t z = (c->rng += 0x9E3779B97F4A7C15ULL);
-
-			z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-			z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-			z ^= z >> 31;
-			start = (uint32_t)(((z & 0xffffffffU) * c->fs.g.ngroups) >> 32);
-		}
-		group = find_group_orlov(&c->fs, pgroup, topdir, start, &f);
-	} else {
-		group = find_group_other(&c->fs, pgroup, p->d.map.ino, &f);
-	}
+	group = c->find_group(&c->fs, &c->ia, &par, is_dir, e->name,
+			      (int)e->name_len, &f);
 	/* ext4_new_inode: the parent remembers the group chosen */
 	p->last_alloc_group = group;
 	err = orlov_take_inode(&c->fs, group, is_dir, ino);
@@ -548,115 +520,65 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 
 /* ---- delayed allocation (--delalloc) ---------------------------------- */
 
-#define WRITE_PAGE 4096u	/* the writing kernel's page size (x86) */
-
 /* ext4_da_write_begin: no block yet, only a reservation; the data waits
  * in the spill file. */
 static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
 			     uint64_t lb, const unsigned char *blk)
 {
-	struct delayed *d = &c->dl[c->ndl - 1];
-	uint32_t bs = c->fs.g.block_size;
-
-	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 64) ||
-	    fwrite(blk, bs, 1, c->spill) != 1)
+	if (fwrite(blk, c->fs.g.block_size, 1, c->spill) != 1 ||
+	    ext4_da_reserve_block(&c->fs, &c->da, lb))
 		return fail(c, errno ? errno : ENOMEM, "writing data of", e->path);
-	d->lb[d->n++] = (uint32_t)lb;
-	c->spill_len += bs;
-	/* ext4_da_reserve_space */
-	percpu_counter_add(&c->fs.mb->dirty, 1);
 	return 0;
 }
 
-/*
- * ext4_nonda_switch, once per page: with delayed data past half the free
- * space ext4 starts writeback in the background (noted: not
- * reproducible), and past two thirds, or within the watermark, it writes
- * without delaying.
- */
-static int nonda_switch(struct ctx *c, const struct src_entry *e, uint64_t lb)
+/* The writeback's sink: @n blocks of the spill file from @spill on into
+ * the image at @phys, in runs. */
+static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
+				uint32_t n)
 {
-	struct mb_state *mb = c->fs.mb;
-	uint64_t page = lb * c->fs.g.block_size / WRITE_PAGE;
-	int64_t free, dirty, wm = 4 * (int64_t)c->fs.freeb.batch * (int64_t)c->o->cpus;
+	struct ctx *c = ctx;
+	uint32_t bs = c->fs.g.block_size;
+	errcode_t err = 0;
 
-	if (c->nonda_ino == c->dl[c->ndl - 1].ino && c->nonda_page == page)
-		return c->nonda;
-	c->nonda_ino = c->dl[c->ndl - 1].ino;
-	c->nonda_page = page;
-	free = percpu_counter_read_positive(&c->fs.freeb);
-	dirty = percpu_counter_read_positive(&mb->dirty);
-	if (dirty && free < 2 * dirty && !c->res->racy_at)
-		c->res->racy_at = source_path(c, e->path);
-	c->nonda = 2 * free < 3 * dirty || free < dirty + wm;
-	return c->nonda;
+	while (!err && n) {
+		uint32_t m = n < RUN_BLOCKS ? n : RUN_BLOCKS;
+		size_t len = (size_t)m * bs;
+
+		if (pread(fileno(c->spill), c->run, len, (off_t)spill) !=
+		    (ssize_t)len)
+			err = errno ? errno : EIO;
+		if (!err)
+			err = image_write_blocks(c->img, phys, m, c->run);
+		phys += m;
+		n -= m;
+		spill += len;
+	}
+	return err;
 }
 
-/* A new file's record of delayed blocks (the last in c->dl). */
-static errcode_t delay_start(struct ctx *c, uint32_t ino)
+/* A file written back: its indirect blocks, and its inode's block map. */
+static errcode_t writeback_done(void *ctx, const struct delayed *d)
 {
-	struct delayed *d;
+	struct ctx *c = ctx;
+	struct ext2_inode_large *in;
+	errcode_t err = image_write_indirect(c->img, &c->fs, d->f);
 
-	if (grow_array(&c->dl, &c->dl_cap, c->ndl + 1, sizeof(*c->dl), 256))
-		return ENOMEM;
-	d = &c->dl[c->ndl++];
-	memset(d, 0, sizeof(*d));
-	d->ino = ino;
-	d->spill = c->spill_len;
-	return 0;
+	in = err ? NULL : image_staged_inode(c->img, d->ino);
+	if (in)
+		set_blocks(c, in, d->f, in->i_file_acl != 0);
+	return err;
 }
 
-/*
- * The writeback at sync or unmount, in the order the files were dirtied
- * (created): each run of delayed blocks (at most 2048,
- * MAX_WRITEPAGES_EXTENT_LEN) is mapped in as few requests as the indirect
- * blocks allow, by a writer that has closed the file; once nothing of it
- * is left reserved, its preallocations go.
- */
 static errcode_t writeback(struct ctx *c)
 {
-	uint32_t bs = c->fs.g.block_size;
-	size_t k, i;
-	errcode_t err = 0;
+	struct writeback_sink sink = {
+		.data = writeback_data, .file_done = writeback_done, .ctx = c,
+	};
+	errcode_t err;
 
 	if (c->spill && fflush(c->spill))
 		return fail(c, errno, "writing data of", c->o->source);
-	for (k = 0; !err && k < c->ndl; k++) {
-		struct delayed *d = &c->dl[k];
-		struct ext2_inode_large *in;
-
-		d->f->mb.i_size = d->size;
-		d->f->mb.closed = 1;
-		for (i = 0; !err && i < d->n;) {
-			uint32_t l = d->lb[i], n = 1, phys, got;
-
-			while (i + n < d->n && n < 2048 && d->lb[i + n] == l + n)
-				n++;
-			err = bmap_map_blocks(&c->fs, d->f, 1, l, n, &phys, &got);
-			while (!err && got) {
-				uint32_t m = got < RUN_BLOCKS ? got : RUN_BLOCKS;
-				size_t len = (size_t)m * bs;
-
-				if (pread(fileno(c->spill), c->run, len,
-					  (off_t)(d->spill + (uint64_t)i * bs)) !=
-				    (ssize_t)len)
-					err = errno ? errno : EIO;
-				if (!err)
-					err = image_write_blocks(c->img, phys, m, c->run);
-				phys += m;
-				got -= m;
-				i += m;
-			}
-		}
-		/* ext4_da_update_reserve_space: nothing left reserved and
-		 * no writer, the preallocations go */
-		ext4_discard_inode_pa(&c->fs, &d->f->mb);
-		if (!err)
-			err = image_write_indirect(c->img, &c->fs, d->f);
-		in = err ? NULL : image_staged_inode(c->img, d->ino);
-		if (in)
-			set_blocks(c, in, d->f, in->i_file_acl != 0);
-	}
+	err = ext4_writeback(&c->fs, &c->da, &sink);
 	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
 }
 
@@ -672,24 +594,19 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 
 	if (lb == UINT64_MAX)
 		return 0;
-	if (c->spill && !nonda_switch(c, e, lb))
-		return delay_block(c, e, lb, blk);
-	f->mb.i_size = isize;
-	err = bmap_get_block(&c->fs, f, 1, (uint32_t)lb, &phys);
+	if (c->spill) {
+		int racy, nonda = ext4_nonda_switch(&c->fs, &c->da, lb,
+						    c->o->cpus, &racy);
+
+		if (racy && !c->res->racy_at)
+			c->res->racy_at = source_path(c, e->path);
+		if (!nonda)
+			return delay_block(c, e, lb, blk);
+	}
+	err = write_begin_block(&c->fs, f, (uint32_t)lb, isize, &phys);
 	if (!err)
 		err = run_add(c, phys, blk);
 	return err ? fail(c, err, "writing data of", e->path) : 0;
-}
-
-/* The page cache writes page by page: a block is mapped by the
- * write_begin of the first page piece that touches it, after write_end
- * has moved i_size past everything before that piece in its range.  The
- * replayer's write() calls end on page boundaries, so pieces are pages. */
-static uint64_t isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos)
-{
-	uint64_t piece = pos & ~(uint64_t)(WRITE_PAGE - 1);
-
-	return piece > range_start ? piece : prev_end;
 }
 
 /*
@@ -709,7 +626,7 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
 	errcode_t err;
 
-	if (c->spill && delay_start(c, f->ino))
+	if (c->spill && delalloc_start(&c->da, f->ino))
 		return fail(c, ENOMEM, "writing data of", e->path);
 	while (off < size) {
 		uint64_t r0;
@@ -741,7 +658,7 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 						return err;
 					memset(blk, 0, bs);
 					cur = lb;
-					cur_isize = isize_at(r0, end, s + k);
+					cur_isize = write_isize_at(r0, end, s + k);
 				}
 				memcpy(blk + in, c->chunk + k, m);
 				k += m;
@@ -754,98 +671,14 @@ static errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	if (err)
 		return err;
 	if (c->spill)
-		c->dl[c->ndl - 1].size = size;
-	/* A trailing hole is made with ftruncate.  ext2_setsize ends in
-	 * __ext2_truncate_blocks, which discards the window even when the
-	 * file grows: a later attribute block then gets a new window of the
-	 * goal size, not a doubled one.  ext4 keeps its preallocations. */
-	if (end < size && !c->fs.mb)
-		ext2_discard_reservation(&c->fs, &f->bi);
+		delalloc_cur(&c->da)->size = size;
+	/* a trailing hole is made with ftruncate */
+	if (end < size)
+		c->truncate(&c->fs, f);
 	err = run_flush(c);
 	if (!err)
 		err = image_write_indirect(c->img, &c->fs, f);
 	return err ? fail(c, err, "writing data of", e->path) : 0;
-}
-
-/* ext2_set_acl of an access ACL: posix_acl_update_mode drops one that
- * says no more than the mode, and the attribute is removed instead. */
-static int mode_says_all(const struct ctx *c, const struct xattr_disk *d)
-{
-	struct acl acl;
-	int equiv;
-
-	if (!c->posix_acl || d->index != EXT2_XATTR_INDEX_POSIX_ACL_ACCESS ||
-	    acl_from_disk(d->value, d->size, &acl))
-		return 0;
-	equiv = posix_acl_equiv_mode(&acl);
-	acl_free(&acl);
-	return equiv == 0;
-}
-
-/* ext4_xattr_get: the inode first, then the block; ext2 has only the
- * block. */
-static const unsigned char *get_xattr(struct ctx *c, const struct ifile *f,
-				      uint32_t file_acl, int index,
-				      const char *name, size_t len,
-				      size_t *size)
-{
-	const unsigned char *v = NULL, *blk;
-
-	if (f->ibody)
-		v = xattr_ibody_get(f->ibody, f->ibody_size, index, name, len,
-				    size);
-	if (!v && (blk = xattr_blocks_data(&c->xb, file_acl)))
-		v = xattr_block_get(blk, index, name, len, size);
-	return v;
-}
-
-static errcode_t block_xattr_set(struct ctx *c, struct ifile *f,
-				 uint32_t *file_acl, const struct xattr_disk *d,
-				 int remove)
-{
-	return ext2_xattr_set(&c->fs, &c->xb, f->ino, f->group,
-			      f->has_alloc_info ? &f->bi : NULL, file_acl, d,
-			      remove);
-}
-
-/*
- * setxattr (@remove: removexattr) of @d.  ext2_xattr_set has only the
- * block.  ext4_xattr_set_handle: nothing to do for a value already there;
- * else into the inode if it has room (then out of the block), else into
- * the block (then out of the inode); a removal where the attribute is.
- */
-static errcode_t set_xattr(struct ctx *c, struct ifile *f, uint32_t *file_acl,
-			   const struct xattr_disk *d, int remove)
-{
-	const unsigned char *iv = NULL, *bv = NULL, *blk;
-	size_t isz = 0, bsz = 0;
-	errcode_t err;
-
-	if (!c->fs.mb)
-		return block_xattr_set(c, f, file_acl, d, remove);
-	if (f->ibody)
-		iv = xattr_ibody_get(f->ibody, f->ibody_size, d->index, d->name,
-				     d->name_len, &isz);
-	if ((blk = xattr_blocks_data(&c->xb, *file_acl)))
-		bv = xattr_block_get(blk, d->index, d->name, d->name_len, &bsz);
-	if (remove) {
-		if (iv)
-			return xattr_ibody_set(f->ibody, f->ibody_size, d, 1);
-		return bv ? block_xattr_set(c, f, file_acl, d, 1) : 0;
-	}
-	if ((iv && isz == d->size && !memcmp(iv, d->value, d->size)) ||
-	    (bv && bsz == d->size && !memcmp(bv, d->value, d->size)))
-		return 0;
-	err = f->ibody ? xattr_ibody_set(f->ibody, f->ibody_size, d, 0) :
-			 ORLOV_ERR_XATTR_TOO_BIG;
-	if (!err)
-		return bv ? block_xattr_set(c, f, file_acl, d, 1) : 0;
-	if (err != ORLOV_ERR_XATTR_TOO_BIG)
-		return err;
-	err = block_xattr_set(c, f, file_acl, d, 0);
-	if (!err && iv)
-		err = xattr_ibody_set(f->ibody, f->ibody_size, d, 1);
-	return err;
 }
 
 /* ext4: a new inode's attribute space (i_extra_isize 32, zeroed as
@@ -874,35 +707,6 @@ static errcode_t stage_inode(struct ctx *c, const struct ifile *f,
 	return err;
 }
 
-/* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
-static errcode_t set_acl(struct ctx *c, struct ifile *f, uint32_t *file_acl,
-			 int index, const struct acl *acl)
-{
-	struct xattr_disk d = { .index = index, .name = "" };
-	errcode_t err = 0;
-
-	if (acl)
-		err = acl_to_disk(acl, &d.value, &d.size);
-	if (!err)
-		err = set_xattr(c, f, file_acl, &d, !acl);
-	free(d.value);
-	return err;
-}
-
-/* One ACL of the inode or its block *file_acl (a copy), or none
- * (acl->n == 0). */
-static errcode_t get_acl(struct ctx *c, const struct ifile *f,
-			 uint32_t file_acl, int index, struct acl *acl)
-{
-	const unsigned char *v;
-	size_t size;
-
-	acl->e = NULL;
-	acl->n = 0;
-	v = get_xattr(c, f, file_acl, index, "", 0, &size);
-	return v ? acl_from_disk(v, size, acl) : 0;
-}
-
 /*
  * ext2_init_acl, inside ext2_new_inode: in a directory with a default ACL
  * a new directory inherits it, and any new inode but a symlink gets an
@@ -912,44 +716,17 @@ static errcode_t get_acl(struct ctx *c, const struct ifile *f,
 static errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 			  const struct src_entry *e, uint32_t *file_acl)
 {
-	uint32_t mode = e->st.st_mode & 0777;
-	struct acl def, acl = { NULL, 0 };
 	errcode_t err;
-	int ret;
 
-	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
+	if (!c->xs.posix_acl || S_ISLNK(e->st.st_mode))
 		return 0;
 	if (p->existing && p->acl_unread) {
 		/* get_acl reads the directory's block: it joins the cache */
 		xattr_blocks_cache_insert(&c->xb, p->inode.i_file_acl);
 		p->acl_unread = 0;
 	}
-	err = get_acl(c, &p->d.map, p->inode.i_file_acl,
-		      EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT, &def);
-	if (err || !def.n)
-		goto out;
-	if (S_ISDIR(e->st.st_mode)) {
-		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
-			      &def);
-		if (err)
-			goto out;
-	}
-	acl.e = malloc(def.n * sizeof(*acl.e));
-	if (!acl.e) {
-		err = ENOMEM;
-		goto out;
-	}
-	memcpy(acl.e, def.e, def.n * sizeof(*acl.e));
-	acl.n = def.n;
-	ret = posix_acl_create_masq(&acl, &mode);
-	if (ret < 0)
-		err = ORLOV_ERR_BAD_XATTR;
-	else if (ret > 0)
-		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
-			      &acl);
-out:
-	acl_free(&def);
-	acl_free(&acl);
+	err = ext2_init_acl(&c->xs, &p->d.map, p->inode.i_file_acl, f, file_acl,
+			    e->st.st_mode);
 	return err ? fail(c, err, "inheriting the default ACL for", e->path) : 0;
 }
 
@@ -961,21 +738,8 @@ out:
 static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
 			   const struct src_entry *e, uint32_t *file_acl)
 {
-	struct acl acl;
-	errcode_t err;
+	errcode_t err = xattr_chmod_acl(&c->xs, f, file_acl, e->st.st_mode);
 
-	if (!c->posix_acl || S_ISLNK(e->st.st_mode))
-		return 0;
-	err = get_acl(c, f, *file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl);
-	if (!err && acl.n) {
-		if (posix_acl_chmod_masq(&acl, e->st.st_mode & 07777) < 0)
-			err = ORLOV_ERR_BAD_XATTR;
-		else
-			err = set_acl(c, f, file_acl,
-				      EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
-				      posix_acl_equiv_mode(&acl) ? &acl : NULL);
-	}
-	acl_free(&acl);
 	return err ? fail(c, err, "changing the mode of", e->path) : 0;
 }
 
@@ -997,17 +761,10 @@ static int has_src_xattr(const struct src_entry *e, const char *name)
 static errcode_t drop_acls(struct ctx *c, struct ifile *f,
 			   const struct src_entry *e, uint32_t *file_acl)
 {
-	errcode_t err = 0;
+	errcode_t err = xattr_drop_acls(&c->xs, f, file_acl, e->st.st_mode,
+			has_src_xattr(e, "system.posix_acl_access"),
+			has_src_xattr(e, "system.posix_acl_default"));
 
-	if (!c->posix_acl || S_ISLNK(e->st.st_mode) || (!*file_acl && !f->ibody))
-		return 0;
-	if (!has_src_xattr(e, "system.posix_acl_access"))
-		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
-			      NULL);
-	if (!err && S_ISDIR(e->st.st_mode) &&
-	    !has_src_xattr(e, "system.posix_acl_default"))
-		err = set_acl(c, f, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
-			      NULL);
 	return err ? fail(c, err, "removing inherited ACLs of", e->path) : 0;
 }
 
@@ -1031,8 +788,8 @@ static errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 	if (!err) {
 		xattr_disk_sort(d, e->nxattrs);
 		for (i = 0; !err && i < e->nxattrs; i++)
-			err = set_xattr(c, f, file_acl, &d[i],
-					mode_says_all(c, &d[i]));
+			err = c->xs.set(&c->xs, f, file_acl, &d[i],
+					xattr_mode_says_all(&c->xs, &d[i]));
 	}
 	for (i = 0; i < done; i++)
 		xattr_disk_free(&d[i]);
@@ -1348,12 +1105,8 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 			err = write_xattrs(c, e, &f, &xblk);
 		if (!err)
 			err = drop_acls(c, &f, e, &xblk);
-		/* Last close: the window goes back (ext2_release_file); a
-		 * window must never outlive the file here. */
-		if (c->fs.mb && !(c->spill && c->dl[c->ndl - 1].n))
-			ext4_discard_inode_pa(&c->fs, &f.mb);
-		else if (!c->fs.mb)
-			ext2_discard_reservation(&c->fs, &f.bi);
+		/* last close */
+		c->release(&c->fs, &f, c->spill && delalloc_cur(&c->da)->n);
 		if (err)
 			goto out;
 		c->res->bytes += (uint64_t)e->st.st_size;
@@ -1399,7 +1152,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	if (err)
 		fail(c, err, "recording", e->path);
 	if (!err && c->spill && S_ISREG(m)) {
-		struct delayed *d = &c->dl[c->ndl - 1];
+		struct delayed *d = delalloc_cur(&c->da);
 
 		/* the block map waits for the writeback; the inode's tail
 		 * is staged already */
@@ -1413,7 +1166,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 			memset(&f, 0, sizeof(f));
 		} else {
 			free(d->lb);
-			c->ndl--;
+			c->da.n--;
 		}
 	}
 out:
@@ -1503,7 +1256,7 @@ static errcode_t xattrs_acceptable(struct ctx *c, const struct src_entry *e)
 		if (!c->user_xattr && !strncmp(n, "user.", 5))
 			return fail(c, ORLOV_ERR_NO_USER_XATTR,
 				    "checking extended attributes of", e->path);
-		if (!c->posix_acl && !strncmp(n, "system.posix_acl_", 17))
+		if (!c->xs.posix_acl && !strncmp(n, "system.posix_acl_", 17))
 			return fail(c, ORLOV_ERR_NO_ACL,
 				    "checking extended attributes of", e->path);
 	}
@@ -1688,7 +1441,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	/* An inherited ACL may take a block of its own (more at most). */
 	if (c->depth && c->scan[c->depth - 1].defacl)
 		c->need_blocks++;
-	d->defacl = c->depth && c->posix_acl &&
+	d->defacl = c->depth && c->xs.posix_acl &&
 		has_src_xattr(e, "system.posix_acl_default");
 	if (c->depth) {
 		err = check_name(c, e, &merged, &links);
@@ -1973,13 +1726,7 @@ static void ctx_free(struct ctx *c)
 	free(c->group_used);
 	if (c->fs.trace)
 		fclose(c->fs.trace);
-	for (i = 0; i < c->ndl; i++) {
-		if (c->dl[i].f)
-			ifile_release(&c->fs, c->dl[i].f);
-		free(c->dl[i].f);
-		free(c->dl[i].lb);
-	}
-	free(c->dl);
+	delalloc_free(&c->fs, &c->da);
 	if (c->spill)
 		fclose(c->spill);
 	mb_state_free(&c->fs);
@@ -2186,7 +1933,15 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.res = res;
-	c.rng = o->seed;
+	c.ia.rng = o->seed;
+	c.ia.oldalloc = o->policy == POLICY_OLDALLOC;
+	c.ia.topdir_hash = o->topdir == TOPDIR_HASH;
+	c.truncate = o->driver == DRIVER_EXT4 ? ext4_write_truncate :
+					       ext2_write_truncate;
+	c.release = o->driver == DRIVER_EXT4 ? ext4_write_release :
+					      ext2_write_release;
+	c.find_group = o->driver == DRIVER_EXT4 ? ext4_ialloc_find_group :
+						 ext2_ialloc_find_group;
 	c.in = in;
 	c.mode = mode;
 	v.ctx = &c;
@@ -2255,7 +2010,7 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	}
 	c.fs.colour = o->colour;
 	fs_state_set_cpus(&c.fs, o->cpus);
-	image_hash_seed(c.img, c.seed);
+	image_hash_seed(c.img, c.ia.seed);
 	if (o->delalloc) {
 		c.spill = tmpfile();
 		if (!c.spill) {
@@ -2268,7 +2023,7 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	if (o->driver == DRIVER_EXT4) {
 		c.fs.dx.enabled = image_dir_hash(c.img, &c.fs.dx.def_version,
 						 &c.fs.dx.unsigned_adj);
-		memcpy(c.fs.dx.seed, c.seed, sizeof(c.seed));
+		memcpy(c.fs.dx.seed, c.ia.seed, sizeof(c.ia.seed));
 		err = mb_state_init(&c.fs, 1);
 		if (!err)
 			c.fs.mb->delalloc = o->delalloc;
@@ -2290,7 +2045,11 @@ static errcode_t run(const struct options *o, struct populate_result *res,
 	c.xb.noreserve = o->kernel == KERNEL_6_12;
 	if (o->driver == DRIVER_EXT4)
 		c.xb.share_below = EXT2_XATTR_REFCOUNT_MAX;
-	c.posix_acl = image_posix_acl(c.img);
+	c.xs.posix_acl = image_posix_acl(c.img);
+	c.xs.fs = &c.fs;
+	c.xs.xb = &c.xb;
+	c.xs.set = o->driver == DRIVER_EXT4 ? ext4_xattr_set_handle :
+					      ext2_xattr_setxattr;
 	c.user_xattr = image_user_xattr(c.img);
 	c.group_used = calloc(c.fs.g.ngroups, 1);
 	if (!c.run || !c.chunk || !c.xblock || !c.group_used) {
