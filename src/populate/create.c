@@ -21,7 +21,7 @@
  * links or an owner its replacement could not have (--in-place neither):
  * there mke2fs writes IMAGE itself, as it would.
  */
-errcode_t create_temp(const struct options *o,
+errcode_t create_temp(const struct populate_opts *o,
 		      struct populate_result *res, struct inputs *in)
 {
 	struct stat st;
@@ -52,7 +52,7 @@ errcode_t create_temp(const struct options *o,
  * run's commit cannot slip in between.  A new IMAGE with --in-place is
  * made empty first, to be locked.
  */
-errcode_t create_lock(const struct options *o,
+errcode_t create_lock(const struct populate_opts *o,
 		      struct populate_result *res, struct inputs *in)
 {
 	unsigned int n = 0;
@@ -71,7 +71,7 @@ errcode_t create_lock(const struct options *o,
 
 /* mke2fs for --create: the size given, or for auto the smallest that
  * the first pass says the tree fits in, then the margin. */
-errcode_t create_image(const struct options *o,
+errcode_t create_image(const struct populate_opts *o,
 		       struct populate_result *res, struct inputs *in)
 {
 	struct mkfs_opts m = o->mkfs;

@@ -153,7 +153,7 @@ struct progress {
 };
 
 struct ctx {
-	const struct options *o;
+	const struct populate_opts *o;
 	struct populate_result *res;
 	struct inputs *in;	/* SOURCE and the device table, read once */
 	enum run_mode mode;

@@ -14,7 +14,7 @@
 
 struct digest_walk {
 	struct digest d;
-	const struct options *o;
+	const struct populate_opts *o;
 	struct populate_result *res;
 	unsigned char *buf;
 };
@@ -144,7 +144,7 @@ static void digest_error(void *ctx, errcode_t err, const char *what,
  * UUID, other ones another.  A UUID given to mke2fs (-U) wins, and then
  * nothing is read here.
  */
-errcode_t tree_digest(const struct options *o,
+errcode_t tree_digest(const struct populate_opts *o,
 		      struct populate_result *res, struct inputs *in)
 {
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };

@@ -5,7 +5,7 @@
 #include "populate/ctx.h"
 
 /* With SOURCE_DATE_EPOCH, in->digest for --create's UUID. */
-errcode_t tree_digest(const struct options *o, struct populate_result *res,
+errcode_t tree_digest(const struct populate_opts *o, struct populate_result *res,
 		      struct inputs *in);
 
 #endif

@@ -27,7 +27,7 @@
 /* What a mistaken command line most often means, before anything is
  * written: the arguments swapped, an archive or a file given as SOURCE,
  * an image that does not exist (yet). */
-static errcode_t check_args(const struct options *o, int *archive)
+static errcode_t check_args(const struct populate_opts *o, int *archive)
 {
 	unsigned char head[SUPERBLOCK_OFFSET + 64];
 	struct stat st, ist;
@@ -77,7 +77,7 @@ static errcode_t check_args(const struct options *o, int *archive)
 }
 
 /* Read SOURCE's archive, all of it, before IMAGE is touched. */
-static errcode_t load_archive(const struct options *o,
+static errcode_t load_archive(const struct populate_opts *o,
 			      struct populate_result *res, struct inputs *in)
 {
 	struct tar_tree *t;
@@ -104,7 +104,7 @@ static errcode_t load_archive(const struct options *o,
 
 /* Everything that can be refused before IMAGE is opened; SOURCE's
  * archive and the device table read. */
-errcode_t before_open(const struct options *o,
+errcode_t before_open(const struct populate_opts *o,
 		      struct populate_result *res, struct inputs *in)
 {
 	unsigned int line;

@@ -6,7 +6,7 @@
 
 /* Everything that can be refused before IMAGE is opened; SOURCE's
  * archive and the device table read. */
-errcode_t before_open(const struct options *o, struct populate_result *res,
+errcode_t before_open(const struct populate_opts *o, struct populate_result *res,
 		      struct inputs *in);
 void inputs_free(struct inputs *in);
 /* The image's files, and with --create the IMAGE it replaces: an image

@@ -17,7 +17,7 @@
 #include "lib/orlov_err.h"
 
 /* The progress line on a terminal: not with -v, -q or --json. */
-int progress_wanted(const struct options *o)
+int progress_wanted(const struct populate_opts *o)
 {
 	return o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
 }
@@ -64,7 +64,7 @@ int devtable_error(errcode_t err)
 }
 
 /* @path of the source root as it is in the image: under the target. */
-char *image_path(const struct options *o, const char *path)
+char *image_path(const struct populate_opts *o, const char *path)
 {
 	size_t n = strlen(o->target) + strlen(path) + strlen(o->image) + 8;
 	char *where = malloc(n);
@@ -189,7 +189,7 @@ errcode_t too_small(struct ctx *c, errcode_t err)
 	return err;
 }
 
-void print_summary(const struct options *o,
+void print_summary(const struct populate_opts *o,
 		   const struct populate_result *res)
 {
 	if (o->json) {
@@ -236,7 +236,7 @@ void print_summary(const struct options *o,
 	}
 }
 
-void populate_json_error(const struct options *o, errcode_t err,
+void populate_json_error(const struct populate_opts *o, errcode_t err,
 			 const struct populate_result *res, const char *usage)
 {
 	printf("{\"image\": ");

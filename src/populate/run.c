@@ -88,7 +88,7 @@ static errcode_t commit(struct ctx *c)
 /* IMAGE (or --create's new one) opened as @c->mode needs it. */
 static errcode_t open_image(struct ctx *c)
 {
-	const struct options *o = c->o;
+	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
 	struct inputs *in = c->in;
 	const char *what = NULL, *feature = NULL;
@@ -145,7 +145,7 @@ static errcode_t run_fail(struct ctx *c, errcode_t err, const char *what,
 /* The allocator state as a fresh mount has it, for the kernel modelled. */
 static errcode_t load_state(struct ctx *c)
 {
-	const struct options *o = c->o;
+	const struct populate_opts *o = c->o;
 	errcode_t err = image_load_state(c->img, &c->fs);
 
 	if (err)
@@ -185,7 +185,7 @@ static errcode_t load_state(struct ctx *c)
 /* The buffers of the passes, and the attribute state of the mount. */
 static errcode_t setup(struct ctx *c)
 {
-	const struct options *o = c->o;
+	const struct populate_opts *o = c->o;
 	uint32_t bs = c->fs.g.block_size;
 
 	c->max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));
@@ -214,7 +214,7 @@ static errcode_t setup(struct ctx *c)
  * writeback, and with RUN_WRITE the commit. */
 static errcode_t write_pass(struct ctx *c)
 {
-	const struct options *o = c->o;
+	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1,
 				.skip = c->in->skip, .nskip = c->in->nskip };
@@ -257,7 +257,7 @@ static errcode_t write_pass(struct ctx *c)
 	return 0;
 }
 
-errcode_t run(const struct options *o, struct populate_result *res,
+errcode_t run(const struct populate_opts *o, struct populate_result *res,
 	      struct inputs *in, enum run_mode mode)
 {
 	struct ctx c;
@@ -289,7 +289,7 @@ errcode_t run(const struct options *o, struct populate_result *res,
 	return err;
 }
 
-errcode_t populate(const struct options *o, struct populate_result *res)
+errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 {
 	struct timespec t0, t1;
 	struct inputs in;
