@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <getopt.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -97,18 +98,13 @@ static const char *const topdir_names[] = { "hash", "random", NULL };
 static const char *const kernel_names[] = { "6.1", "6.1-arm64", "6.12", NULL };
 static const char *const driver_names[] = { "ext2", "ext4", NULL };
 
-void options_usage(FILE *f, const char *prog)
-{
-	fprintf(f,
-"Usage: %s [OPTIONS] IMAGE SOURCE\n"
-"Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
-"every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n"
-"%s"
+/* The help text after its first lines, part by part. */
+static const char usage_create[] =
 "\n"
 "Making the image:\n"
 "      --create SIZE      make a new filesystem in IMAGE first with mke2fs -F\n"
 "                         (SIZE as mke2fs takes it: 64M, 2G, or blocks);\n"
-"                         IMAGE is overwritten.  auto[+N%%|+SIZE]: the\n"
+"                         IMAGE is overwritten.  auto[+N%|+SIZE]: the\n"
 "                         smallest size the tree fits in (4 KiB blocks\n"
 "                         unless --block-size), plus the margin.  An IMAGE\n"
 "                         that holds data but no ext2/3/4 filesystem is\n"
@@ -118,7 +114,9 @@ void options_usage(FILE *f, const char *prog)
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
-"                         (not -E offset=)\n"
+"                         (not -E offset=)\n";
+
+static const char usage_what[] =
 "\n"
 "What is copied:\n"
 "  -t, --target PATH      existing directory in IMAGE to fill (default /)\n"
@@ -138,7 +136,9 @@ void options_usage(FILE *f, const char *prog)
 "                         stop after MODE): creates the directories, devices\n"
 "                         and FIFOs it lists, sets mode and owner of those\n"
 "                         already in SOURCE\n"
-"      --no-xattrs        do not copy extended attributes and ACLs\n"
+"      --no-xattrs        do not copy extended attributes and ACLs\n";
+
+static const char usage_where[] =
 "\n"
 "Where it goes (the kernel being modelled):\n"
 "      --policy P         orlov (default) or oldalloc (the kernel's find_group_dir)\n"
@@ -146,7 +146,7 @@ void options_usage(FILE *f, const char *prog)
 "                         ext4's half-MD4 name hash) or random (PRNG, --seed)\n"
 "      --seed N           seed for --topdir random, and for the UUID that\n"
 "                         --create derives from SOURCE_DATE_EPOCH (default 0)\n"
-"      --block-colour N   block goal colour 0-15, the kernel's writer pid %% 16\n"
+"      --block-colour N   block goal colour 0-15, the kernel's writer pid % 16\n"
 "                         (default 0)\n"
 "      --cpus N|up        the kernel's online CPUs: its free-inode, free-block\n"
 "                         and directory counters lag by up to max(32, 2N) per\n"
@@ -164,7 +164,9 @@ void options_usage(FILE *f, const char *prog)
 "                         large inodes)\n"
 "      --delalloc         with --driver ext4: the image is mounted -t ext4, which\n"
 "                         delays file data blocks until writeback (all after\n"
-"                         the tree, in creation order)\n"
+"                         the tree, in creation order)\n";
+
+static const char usage_safety[] =
 "\n"
 "Safety and output:\n"
 "      --dry-run          do everything but write: print the inodes and blocks\n"
@@ -172,7 +174,7 @@ void options_usage(FILE *f, const char *prog)
 "                         with --create, made in a scratch file in TMPDIR\n"
 "      --json             print the summary, or the error, as one JSON object\n"
 "                         on stdout (-v lines go to stderr); bytes of names\n"
-"                         that are not UTF-8, and %%, as %%XX\n"
+"                         that are not UTF-8, and %, as %XX\n"
 "      --trace FILE       write one record per allocation decision to FILE\n"
 "      --undo FILE        save every block's old contents in the new undo file\n"
 "                         FILE first; e2undo FILE IMAGE restores the image\n"
@@ -203,15 +205,30 @@ void options_usage(FILE *f, const char *prog)
 "the superblock's write time; with --create also the creation times, UUID\n"
 "(with a digest of the tree and options) and hash seed: two runs give\n"
 "identical images; refused beyond what the image's inodes hold); TMPDIR\n"
-"(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n",
-		prog, tar_supported() ?
+"(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n";
+
+static const char *const usage_parts[] = {
+	usage_create, usage_what, usage_where, usage_safety,
+};
+
+void options_usage(FILE *f, const char *prog)
+{
+	size_t i;
+
+	fprintf(f,
+"Usage: %s [OPTIONS] IMAGE SOURCE\n"
+"Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
+"every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n", prog);
+	fputs(tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
 "- reads standard input): read once into TMPDIR, the same image results.\n" :
-"This build reads no archives (configured --without-libarchive).\n");
+"This build reads no archives (configured --without-libarchive).\n", f);
+	for (i = 0; i < sizeof(usage_parts) / sizeof(usage_parts[0]); i++)
+		fputs(usage_parts[i], f);
 }
 
 /* After "auto": nothing, "+N%" or "+SIZE" with K, M or G (binary). */
-static int parse_margin(const char *s, struct options *o)
+static int parse_margin(const char *s, struct populate_opts *o)
 {
 	size_t n = strlen(s);
 	char buf[24];
@@ -277,234 +294,286 @@ static errcode_t usage_msg(struct options *o, const char **msg,
 	return ORLOV_ERR_USAGE;
 }
 
+/* A usage error with a fixed message. */
+#define USAGE(m) (*msg = (m), ORLOV_ERR_USAGE)
+#define P(field) offsetof(struct populate_opts, field)
+
+/* The options that set a field to a constant (an int). */
+static const struct { int id; size_t off; int val; } set_opts[] = {
+	{ OPT_DELALLOC, P(delalloc), 1 }, { OPT_NO_XATTRS, P(xattrs), 0 },
+	{ OPT_NO_FSCK, P(fsck), 0 }, { OPT_ATOMIC, P(atomic), 1 },
+	{ OPT_IN_PLACE, P(in_place), 1 }, { OPT_FORCE, P(force), 1 },
+	{ OPT_DRY_RUN, P(dry_run), 1 }, { OPT_MERGE, P(merge), 1 },
+	{ OPT_ROOT_ATTRS, P(root_attrs), 1 }, { OPT_JSON, P(json), 1 },
+	{ OPT_ALL_ROOT, P(meta.all_root), 1 },
+	{ 'v', P(verbosity), 1 }, { 'q', P(verbosity), -1 },
+};
+
+/* The options whose argument is kept as it is. */
+static const struct { int id; size_t off; } arg_opts[] = {
+	{ 't', P(target) }, { OPT_TRACE, P(trace) }, { OPT_UNDO, P(undo) },
+	{ OPT_MKFS_OPTIONS, P(mkfs.extra) }, { OPT_DEVTABLE, P(devtable) },
+};
+
+/* The options that take one of a few words: an enum, their index. */
+static const struct {
+	int id;
+	size_t off;
+	const char *const *names;
+	const char *msg;
+} word_opts[] = {
+	{ OPT_POLICY, P(policy), policy_names, "--policy takes orlov or oldalloc" },
+	{ OPT_TOPDIR, P(topdir), topdir_names, "--topdir takes hash or random" },
+	{ OPT_KERNEL, P(kernel), kernel_names, "--kernel takes 6.1, 6.1-arm64 or 6.12" },
+	{ OPT_DRIVER, P(driver), driver_names, "--driver takes ext2 or ext4" },
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Option @c from the tables: 1 when it is one of theirs. */
+static int table_option(struct populate_opts *p, int c, errcode_t *err,
+			const char **msg)
+{
+	char *base = (char *)p;
+	size_t i;
+	int k;
+
+	*err = 0;
+	for (i = 0; i < NELEM(set_opts); i++)
+		if (set_opts[i].id == c)
+			return *(int *)(base + set_opts[i].off) = set_opts[i].val, 1;
+	for (i = 0; i < NELEM(arg_opts); i++)
+		if (arg_opts[i].id == c)
+			return *(const char **)(base + arg_opts[i].off) = optarg, 1;
+	for (i = 0; i < NELEM(word_opts); i++) {
+		if (word_opts[i].id != c)
+			continue;
+		if ((k = keyword(optarg, word_opts[i].names)) < 0)
+			*err = USAGE(word_opts[i].msg);
+		else	/* the enums: unsigned, values from 0 */
+			*(unsigned int *)(base + word_opts[i].off) = (unsigned int)k;
+		return 1;
+	}
+	return 0;
+}
+
+/* The options that take a number or a checked argument. */
+static errcode_t value_option(struct options *o, int c, const char **msg)
+{
+	struct populate_opts *p = &o->p;
+	uint64_t v;
+
+	switch (c) {
+	case OPT_SEED:
+		if (parse_u64(optarg, UINT64_MAX, &p->seed))
+			return USAGE("--seed takes a number");
+		break;
+	case OPT_COLOUR:
+		if (parse_u64(optarg, 15, &v))
+			return USAGE("--block-colour takes a number from 0 to 15");
+		p->colour = (unsigned int)v;
+		break;
+	case OPT_CPUS:
+		/* NR_CPUS is at most 8192 (MAXSMP). */
+		if (!strcmp(optarg, "up"))
+			p->cpus = 0;
+		else if (parse_u64(optarg, 8192, &v) || v == 0)
+			return USAGE("--cpus takes up or a number from 1 to 8192");
+		else
+			p->cpus = (unsigned int)v;
+		break;
+	case OPT_CREATE:
+		p->create = 1;
+		p->mkfs.size = optarg;
+		if (!strncmp(optarg, "auto", 4) && parse_margin(optarg + 4, p))
+			return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
+		break;
+	case OPT_FS_TYPE:
+		if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3"))
+			return usage_msg(o, msg, "--fs-type takes ext2 or ext3, not ", optarg, " (ext4's extents are not written)");
+		p->mkfs.fs_type = optarg;
+		break;
+	case OPT_BLOCK_SIZE:
+		if (strcmp(optarg, "1024") && strcmp(optarg, "2048") &&
+		    strcmp(optarg, "4096"))
+			return USAGE("--block-size takes 1024, 2048 or 4096");
+		p->mkfs.block_size = optarg;
+		break;
+	case OPT_INODES:
+		if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
+			return USAGE("--inodes takes a number");
+		p->mkfs.inodes = optarg;
+		break;
+	case OPT_UID_MAP:
+	case OPT_GID_MAP:
+		if (id_map_parse(c == OPT_UID_MAP ? &p->meta.uid : &p->meta.gid, optarg))
+			return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
+		break;
+	case OPT_ROOT_OWNER:
+		if (parse_owner(optarg, &p->root_uid, &p->root_gid))
+			return USAGE("--root-owner takes UID:GID (numbers)");
+		p->root_owner = 1;
+		break;
+	}
+	return 0;
+}
+
+/* An option getopt_long does not know, or one without its argument. */
+static errcode_t bad_option(struct options *o, int c, char **argv,
+			    const char **msg)
+{
+	char opt[3] = { '-', (char)optopt, 0 };
+
+	if (c == ':')
+		return usage_msg(o, msg, "", argv[optind - 1], " needs an argument");
+	if (optopt)
+		return usage_msg(o, msg, "unknown option ", opt, "");
+	return usage_msg(o, msg, "unknown option ", argv[optind - 1], "");
+}
+
+/* Options that do not go together, in the order they are checked. */
+static const char *conflict(const struct populate_opts *p)
+{
+	const struct { int bad; const char *msg; } rules[] = {
+		{ p->delalloc && p->driver != DRIVER_EXT4,
+		  "--delalloc is the ext4 driver's: give --driver ext4" },
+		{ p->driver == DRIVER_EXT4 && p->policy == POLICY_OLDALLOC,
+		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
+		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,
+		  "--topdir random is the ext2 driver's: ext4 always hashes the name" },
+		{ p->driver == DRIVER_EXT4 && p->kernel == KERNEL_6_12,
+		  "--driver ext4 models Linux 6.1's ext4, not 6.12's" },
+		{ p->atomic && p->undo,
+		  "--atomic never changes IMAGE in place: no --undo needed" },
+		{ p->atomic && p->in_place,
+		  "--atomic writes a copy, --in-place the image itself: give one" },
+		{ !p->create && (p->mkfs.fs_type || p->mkfs.block_size ||
+				 p->mkfs.inodes || p->mkfs.extra),
+		  "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE" },
+		{ p->force && !p->create,
+		  "--force goes with --create (it lets mke2fs overwrite a file that holds no filesystem)" },
+		/* the image is opened at its first byte: one made at an
+		 * offset would be refused after mke2fs as no filesystem */
+		{ p->mkfs.extra && strstr(p->mkfs.extra, "offset="),
+		  "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte" },
+		{ p->meta.all_root && (p->meta.uid.n || p->meta.gid.n),
+		  "--all-root leaves nothing for --uid-map or --gid-map to map" },
+		{ p->create && p->undo,
+		  "--create makes a new filesystem: nothing for --undo to give back" },
+		{ p->dry_run && (p->undo || p->atomic || p->in_place),
+		  "--dry-run writes nothing: not with --undo, --atomic or --in-place" },
+	};
+	size_t i;
+
+	for (i = 0; i < NELEM(rules); i++)
+		if (rules[i].bad)
+			return rules[i].msg;
+	return NULL;
+}
+
+/* --target checked, and "//", "/a//b/" made the directory they name, as
+ * a shell takes them. */
+static errcode_t parse_target(struct options *o, const char **msg)
+{
+	struct populate_opts *p = &o->p;
+	const char *s;
+	char *q = o->target_buf;
+
+	if (p->target[0] != '/')
+		return USAGE("--target must be an absolute path inside the image");
+	if (strlen(p->target) >= sizeof(o->target_buf))
+		return USAGE("--target is too long");
+	for (s = p->target; *s; s++)
+		if (*s != '/' || q == o->target_buf || q[-1] != '/')
+			*q++ = *s;
+	if (q > o->target_buf + 1 && q[-1] == '/')
+		q--;
+	*q = 0;
+	p->target = o->target_buf;
+	return 0;
+}
+
+/* The defaults, and what the environment gives. */
+static errcode_t parse_defaults(struct populate_opts *p, const char **msg)
+{
+	p->target = "/";
+	if (meta_epoch_from_env(&p->meta))
+		return USAGE("SOURCE_DATE_EPOCH takes seconds since 1970, at most 4294967295");
+#ifndef EXT2_FLAG2_USE_FAKE_TIME
+	/* libext2fs before 1.47.1 takes a time of 0 for "use the clock" */
+	if (p->meta.has_epoch && p->meta.epoch == 0)
+		return USAGE("SOURCE_DATE_EPOCH=0: this libext2fs would write the clock into the superblock; use 1");
+#endif
+	p->xattrs = 1;
+	p->fsck = 1;
+	return 0;
+}
+
+/* After the options: what follows from them and the environment. */
+static errcode_t parse_finish(struct options *o, int argc, char **argv,
+			      const char **msg)
+{
+	struct populate_opts *p = &o->p;
+	struct io_fault fault;
+	const char *bad = conflict(p);
+	errcode_t err;
+
+	if (bad)
+		return USAGE(bad);
+	p->mkfs.has_epoch = p->meta.has_epoch;
+	p->mkfs.epoch = p->meta.epoch;
+	p->mkfs.seed = p->seed;
+	p->fault = getenv("ORLOV_FAULT");
+	p->race = getenv("ORLOV_RACE");
+	if (p->race && !*p->race)
+		p->race = NULL;
+	if (io_guard_parse(p->fault, &fault))
+		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N or eioread:N");
+	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
+	    !strcmp(p->target, "ext4"))
+		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
+	if (argc - optind != 2)
+		return USAGE("expected IMAGE and SOURCE");
+	err = parse_target(o, msg);
+	if (err)
+		return err;
+	p->image = argv[optind];
+	p->source = argv[optind + 1];
+	return 0;
+}
+
 errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg)
 {
-	struct io_fault fault;
-	uint64_t v;
-	int c, k;
+	errcode_t err;
+	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->target = "/";
-	if (meta_epoch_from_env(&o->meta))
-		return *msg = "SOURCE_DATE_EPOCH takes seconds since 1970, at most 4294967295", ORLOV_ERR_USAGE;
-#ifndef EXT2_FLAG2_USE_FAKE_TIME
-	/* libext2fs before 1.47.1 takes a time of 0 for "use the clock" */
-	if (o->meta.has_epoch && o->meta.epoch == 0)
-		return *msg = "SOURCE_DATE_EPOCH=0: this libext2fs would write the clock into the superblock; use 1", ORLOV_ERR_USAGE;
-#endif
-	o->xattrs = 1;
-	o->fsck = 1;
+	err = parse_defaults(&o->p, msg);
+	if (err)
+		return err;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:vqhV", longopts, NULL)) != -1) {
-		switch (c) {
-		case 't':
-			o->target = optarg;
-			break;
-		case OPT_POLICY:
-			if ((k = keyword(optarg, policy_names)) < 0)
-				return *msg = "--policy takes orlov or oldalloc", ORLOV_ERR_USAGE;
-			o->policy = (enum alloc_policy)k;
-			break;
-		case OPT_TOPDIR:
-			if ((k = keyword(optarg, topdir_names)) < 0)
-				return *msg = "--topdir takes hash or random", ORLOV_ERR_USAGE;
-			o->topdir = (enum topdir_rule)k;
-			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, UINT64_MAX, &o->seed))
-				return *msg = "--seed takes a number", ORLOV_ERR_USAGE;
-			break;
-		case OPT_COLOUR:
-			if (parse_u64(optarg, 15, &v))
-				return *msg = "--block-colour takes a number from 0 to 15", ORLOV_ERR_USAGE;
-			o->colour = (unsigned int)v;
-			break;
-		case OPT_CPUS:
-			/* NR_CPUS is at most 8192 (MAXSMP). */
-			if (!strcmp(optarg, "up"))
-				o->cpus = 0;
-			else if (parse_u64(optarg, 8192, &v) || v == 0)
-				return *msg = "--cpus takes up or a number from 1 to 8192", ORLOV_ERR_USAGE;
-			else
-				o->cpus = (unsigned int)v;
-			break;
-		case OPT_KERNEL:
-			if ((k = keyword(optarg, kernel_names)) < 0)
-				return *msg = "--kernel takes 6.1, 6.1-arm64 or 6.12", ORLOV_ERR_USAGE;
-			o->kernel = (enum kernel_version)k;
-			break;
-		case OPT_DRIVER:
-			if ((k = keyword(optarg, driver_names)) < 0)
-				return *msg = "--driver takes ext2 or ext4", ORLOV_ERR_USAGE;
-			o->driver = (enum fs_driver)k;
-			break;
-		case OPT_DELALLOC:
-			o->delalloc = 1;
-			break;
-		case OPT_TRACE:
-			o->trace = optarg;
-			break;
-		case OPT_UNDO:
-			o->undo = optarg;
-			break;
-		case OPT_NO_XATTRS:
-			o->xattrs = 0;
-			break;
-		case OPT_NO_FSCK:
-			o->fsck = 0;
-			break;
-		case OPT_ATOMIC:
-			o->atomic = 1;
-			break;
-		case OPT_IN_PLACE:
-			o->in_place = 1;
-			break;
-		case OPT_CREATE:
-			o->create = 1;
-			o->mkfs.size = optarg;
-			if (!strncmp(optarg, "auto", 4) &&
-			    parse_margin(optarg + 4, o))
-				return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
-			break;
-		case OPT_FORCE:
-			o->force = 1;
-			break;
-		case OPT_DRY_RUN:
-			o->dry_run = 1;
-			break;
-		case OPT_MERGE:
-			o->merge = 1;
-			break;
-		case OPT_ROOT_ATTRS:
-			o->root_attrs = 1;
-			break;
-		case OPT_JSON:
-			o->json = 1;
-			break;
-		case OPT_FS_TYPE:
-			if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3"))
-				return usage_msg(o, msg, "--fs-type takes ext2 or ext3, not ", optarg, " (ext4's extents are not written)");
-			o->mkfs.fs_type = optarg;
-			break;
-		case OPT_BLOCK_SIZE:
-			if (strcmp(optarg, "1024") && strcmp(optarg, "2048") &&
-			    strcmp(optarg, "4096"))
-				return *msg = "--block-size takes 1024, 2048 or 4096", ORLOV_ERR_USAGE;
-			o->mkfs.block_size = optarg;
-			break;
-		case OPT_INODES:
-			if (parse_u64(optarg, UINT32_MAX, &v) || v == 0)
-				return *msg = "--inodes takes a number", ORLOV_ERR_USAGE;
-			o->mkfs.inodes = optarg;
-			break;
-		case OPT_MKFS_OPTIONS:
-			o->mkfs.extra = optarg;
-			break;
-		case OPT_ALL_ROOT:
-			o->meta.all_root = 1;
-			break;
-		case OPT_UID_MAP:
-		case OPT_GID_MAP:
-			if (id_map_parse(c == OPT_UID_MAP ? &o->meta.uid : &o->meta.gid, optarg))
-				return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
-			break;
-		case OPT_ROOT_OWNER:
-			if (parse_owner(optarg, &o->root_uid, &o->root_gid))
-				return *msg = "--root-owner takes UID:GID (numbers)", ORLOV_ERR_USAGE;
-			o->root_owner = 1;
-			break;
-		case OPT_DEVTABLE:
-			o->devtable = optarg;
-			break;
-		case 'v':
-			o->verbosity = 1;
-			break;
-		case 'q':
-			o->verbosity = -1;
-			break;
-		case 'h':
-			o->help = 1;
-			return 0;
-		case 'V':
-			o->version = 1;
-			return 0;
-		case ':':
-			return usage_msg(o, msg, "", argv[optind - 1], " needs an argument");
-		default:
-			if (optopt) {
-				char opt[3] = { '-', (char)optopt, 0 };
-
-				return usage_msg(o, msg, "unknown option ", opt, "");
-			}
-			return usage_msg(o, msg, "unknown option ", argv[optind - 1], "");
+		if (table_option(&o->p, c, &err, msg)) {
+			if (err)
+				return err;
+			continue;
 		}
+		if (c == 'h' || c == 'V') {
+			*(c == 'h' ? &o->help : &o->version) = 1;
+			return 0;
+		}
+		if (c == ':' || c == '?')
+			return bad_option(o, c, argv, msg);
+		err = value_option(o, c, msg);
+		if (err)
+			return err;
 	}
-	if (o->delalloc && o->driver != DRIVER_EXT4)
-		return *msg = "--delalloc is the ext4 driver's: give --driver ext4", ORLOV_ERR_USAGE;
-	if (o->driver == DRIVER_EXT4 && o->policy == POLICY_OLDALLOC)
-		return *msg = "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc", ORLOV_ERR_USAGE;
-	if (o->driver == DRIVER_EXT4 && o->topdir == TOPDIR_RANDOM)
-		return *msg = "--topdir random is the ext2 driver's: ext4 always hashes the name", ORLOV_ERR_USAGE;
-	if (o->driver == DRIVER_EXT4 && o->kernel == KERNEL_6_12)
-		return *msg = "--driver ext4 models Linux 6.1's ext4, not 6.12's", ORLOV_ERR_USAGE;
-	if (o->atomic && o->undo)
-		return *msg = "--atomic never changes IMAGE in place: no --undo needed", ORLOV_ERR_USAGE;
-	if (o->atomic && o->in_place)
-		return *msg = "--atomic writes a copy, --in-place the image itself: give one", ORLOV_ERR_USAGE;
-	if (!o->create && (o->mkfs.fs_type || o->mkfs.block_size ||
-			   o->mkfs.inodes || o->mkfs.extra))
-		return *msg = "--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE", ORLOV_ERR_USAGE;
-	if (o->force && !o->create)
-		return *msg = "--force goes with --create (it lets mke2fs overwrite a file that holds no filesystem)", ORLOV_ERR_USAGE;
-	/* the image is opened at its first byte: one made at an offset
-	 * would be refused after mke2fs as no filesystem */
-	if (o->mkfs.extra && strstr(o->mkfs.extra, "offset="))
-		return *msg = "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte", ORLOV_ERR_USAGE;
-	if (o->meta.all_root && (o->meta.uid.n || o->meta.gid.n))
-		return *msg = "--all-root leaves nothing for --uid-map or --gid-map to map", ORLOV_ERR_USAGE;
-	if (o->create && o->undo)
-		return *msg = "--create makes a new filesystem: nothing for --undo to give back", ORLOV_ERR_USAGE;
-	if (o->dry_run && (o->undo || o->atomic || o->in_place))
-		return *msg = "--dry-run writes nothing: not with --undo, --atomic or --in-place", ORLOV_ERR_USAGE;
-	o->mkfs.has_epoch = o->meta.has_epoch;
-	o->mkfs.epoch = o->meta.epoch;
-	o->mkfs.seed = o->seed;
-	o->fault = getenv("ORLOV_FAULT");
-	o->race = getenv("ORLOV_RACE");
-	if (o->race && !*o->race)
-		o->race = NULL;
-	if (io_guard_parse(o->fault, &fault))
-		return *msg = "ORLOV_FAULT takes count, kill:N, eio:N, enospc:N or eioread:N", ORLOV_ERR_USAGE;
-	if (!strcmp(o->target, "ext2") || !strcmp(o->target, "ext3") ||
-	    !strcmp(o->target, "ext4"))
-		return usage_msg(o, msg, "-t ", o->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
-	if (argc - optind != 2)
-		return *msg = "expected IMAGE and SOURCE", ORLOV_ERR_USAGE;
-	if (o->target[0] != '/')
-		return *msg = "--target must be an absolute path inside the image", ORLOV_ERR_USAGE;
-	/* "//", "/a//b/": the directory they name, as a shell takes them */
-	if (strlen(o->target) >= sizeof(o->target_buf))
-		return *msg = "--target is too long", ORLOV_ERR_USAGE;
-	{
-		const char *p;
-		char *q = o->target_buf;
-
-		for (p = o->target; *p; p++)
-			if (*p != '/' || q == o->target_buf || q[-1] != '/')
-				*q++ = *p;
-		if (q > o->target_buf + 1 && q[-1] == '/')
-			q--;
-		*q = 0;
-		o->target = o->target_buf;
-	}
-	o->image = argv[optind];
-	o->source = argv[optind + 1];
-	return 0;
+	return parse_finish(o, argc, argv, msg);
 }
 
 void options_free(struct options *o)
 {
-	meta_rules_free(&o->meta);
+	meta_rules_free(&o->p.meta);
 }

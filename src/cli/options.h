@@ -2,56 +2,12 @@
 #ifndef ORLOV_OPTIONS_H
 #define ORLOV_OPTIONS_H
 
-#include <stdint.h>
 #include <stdio.h>
 #include <et/com_err.h>
-#include "source/meta.h"
-#include "image/mkfs.h"
-
-enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
-enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
-/* --kernel: the ext2 driver whose attribute handling to match */
-enum kernel_version { KERNEL_6_1, KERNEL_6_1_ARM64, KERNEL_6_12 };
-/* --driver: which driver mounts the image and places what is written */
-enum fs_driver { DRIVER_EXT2, DRIVER_EXT4 };
+#include "populate/opts.h"
 
 struct options {
-	const char *image;
-	const char *source;
-	const char *target;	/* directory inside the image, "/" by default */
-	enum alloc_policy policy;
-	enum topdir_rule topdir;
-	uint64_t seed;		/* --seed, for --topdir random */
-	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
-	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
-	enum kernel_version kernel;
-	enum fs_driver driver;
-	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
-	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
-	const char *trace;	/* --trace FILE */
-	const char *undo;	/* --undo FILE */
-	int atomic;		/* --atomic: write a copy, rename it over IMAGE */
-	int in_place;		/* --in-place: never a copy, even without a
-				   journal */
-	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
-	const char *race;	/* ORLOV_RACE: a test's command between passes */
-	int xattrs;		/* copy extended attributes (default on) */
-	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
-	int create;		/* --create SIZE: mke2fs first */
-	int force;		/* --force: --create overwrites what is no
-				   ext2/3/4 filesystem */
-	int auto_size;		/* --create auto[+MARGIN] */
-	unsigned int margin_pct;	/* auto+N%% */
-	uint64_t margin_bytes;	/* auto+SIZE */
-	int merge;		/* --merge: into directories IMAGE has */
-	int root_attrs;		/* --root-attrs: SOURCE's own onto the target */
-	int dry_run;		/* --dry-run: no write, figures printed */
-	int json;		/* --json: the summary as one JSON object */
-	struct mkfs_opts mkfs;
-	struct meta_rules meta;	/* --all-root, --uid-map, SOURCE_DATE_EPOCH */
-	const char *devtable;	/* --devtable FILE */
-	int root_owner;		/* --root-owner UID:GID given */
-	uint32_t root_uid, root_gid;
+	struct populate_opts p;	/* what the engine is asked to do */
 	char msgbuf[160];	/* a usage message naming the option */
 	char target_buf[4096];	/* --target with '/' runs made one */
 	int help, version;

@@ -23,8 +23,8 @@ int main(int argc, char **argv)
 	err = options_parse(argc, argv, &o, &msg);
 	if (err) {
 		com_err(prog, err, "(%s); try --help", msg);
-		if (o.json)
-			populate_json_error(&o, err, NULL, msg);
+		if (o.p.json)
+			populate_json_error(&o.p, err, NULL, msg);
 		options_free(&o);
 		return 2;
 	}
@@ -37,31 +37,31 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	memset(&res, 0, sizeof(res));
-	err = populate(&o, &res);
+	err = populate(&o.p, &res);
 	if (err) {
 		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
-			res.where ? res.where : o.image);
+			res.where ? res.where : o.p.image);
 		/* a failure of a run that went in place: why it did */
 		if (res.in_place_why)
 			fprintf(stderr, "%s: note: %s was being written in place, "
-				"as %s\n", prog, o.image, res.in_place_why);
-		if (o.json)
-			populate_json_error(&o, err, &res, NULL);
+				"as %s\n", prog, o.p.image, res.in_place_why);
+		if (o.p.json)
+			populate_json_error(&o.p, err, &res, NULL);
 		populate_result_free(&res);
 		options_free(&o);
 		return 1;
 	}
 	if (res.mount_unknown)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
-			"could not check whether %s is mounted\n", prog, o.image);
-	if (res.stale_removed && o.verbosity >= 0)
+			"could not check whether %s is mounted\n", prog, o.p.image);
+	if (res.stale_removed && o.p.verbosity >= 0)
 		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-XXXXXX) "
 			"that killed runs had left\n", prog, res.stale_removed,
-			res.stale_removed == 1 ? "y" : "ies", o.image);
+			res.stale_removed == 1 ? "y" : "ies", o.p.image);
 	if (res.in_place_why)
 		fprintf(stderr, "%s: warning: %s written in place, as %s: "
 			"killed while it commits, it needs e2fsck -fy (--undo "
-			"FILE makes the run undoable)\n", prog, o.image,
+			"FILE makes the run undoable)\n", prog, o.p.image,
 			res.in_place_why);
 	if (res.racy_at)
 		fprintf(stderr, "%s: warning: delayed data reached half the free "

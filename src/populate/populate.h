@@ -2,7 +2,7 @@
 #ifndef ORLOV_POPULATE_H
 #define ORLOV_POPULATE_H
 
-#include "cli/options.h"
+#include "populate/opts.h"
 
 struct populate_result {
 	/* On error: what was being done and where (a source or image path). */
@@ -34,12 +34,12 @@ struct populate_result {
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */
-errcode_t populate(const struct options *o, struct populate_result *res);
+errcode_t populate(const struct populate_opts *o, struct populate_result *res);
 void populate_result_free(struct populate_result *res);
 /* --json: the error as one JSON object on standard output, for a caller
  * that reads only that; @res NULL and @usage the message for a usage
  * error. */
-void populate_json_error(const struct options *o, errcode_t err,
+void populate_json_error(const struct populate_opts *o, errcode_t err,
 			 const struct populate_result *res, const char *usage);
 
 #endif

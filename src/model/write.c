@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/write.h"
+#include "lib/util.h"
+
+uint64_t write_isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos)
+{
+	uint64_t piece = pos & ~(uint64_t)(WRITE_PAGE - 1);
+
+	return piece > range_start ? piece : prev_end;
+}
+
+errcode_t write_begin_block(struct fs_state *fs, struct ifile *f, uint32_t lb,
+			    uint64_t isize, uint32_t *phys)
+{
+	/* ext4's mballoc sizes its request by i_size */
+	f->mb.i_size = isize;
+	return bmap_get_block(fs, f, 1, lb, phys);
+}
+
+void ext2_write_truncate(struct fs_state *fs, struct ifile *f)
+{
+	ext2_discard_reservation(fs, &f->bi);
+}
+
+void ext4_write_truncate(struct fs_state *fs, struct ifile *f)
+{
+	(void)fs;
+	(void)f;
+}
+
+void ext2_write_release(struct fs_state *fs, struct ifile *f, int delayed)
+{
+	(void)delayed;
+	ext2_discard_reservation(fs, &f->bi);
+}
+
+void ext4_write_release(struct fs_state *fs, struct ifile *f, int delayed)
+{
+	if (!delayed)
+		ext4_discard_inode_pa(fs, &f->mb);
+}
+
+errcode_t delalloc_start(struct delalloc *da, uint32_t ino)
+{
+	struct delayed *d;
+
+	if (grow_array(&da->dl, &da->cap, da->n + 1, sizeof(*da->dl), 256))
+		return ENOMEM;
+	d = &da->dl[da->n++];
+	memset(d, 0, sizeof(*d));
+	d->ino = ino;
+	d->spill = da->spill_len;
+	return 0;
+}
+
+int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
+		      uint64_t lb, unsigned int cpus, int *racy)
+{
+	uint64_t page = lb * fs->g.block_size / WRITE_PAGE;
+	int64_t free, dirty, wm = 4 * (int64_t)fs->freeb.batch * (int64_t)cpus;
+
+	*racy = 0;
+	if (da->nonda_ino == delalloc_cur(da)->ino && da->nonda_page == page)
+		return da->nonda;
+	da->nonda_ino = delalloc_cur(da)->ino;
+	da->nonda_page = page;
+	free = percpu_counter_read_positive(&fs->freeb);
+	dirty = percpu_counter_read_positive(&fs->mb->dirty);
+	*racy = dirty && free < 2 * dirty;
+	da->nonda = 2 * free < 3 * dirty || free < dirty + wm;
+	return da->nonda;
+}
+
+errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
+				uint64_t lb)
+{
+	struct delayed *d = delalloc_cur(da);
+
+	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 64))
+		return ENOMEM;
+	d->lb[d->n++] = (uint32_t)lb;
+	da->spill_len += fs->g.block_size;
+	/* ext4_da_reserve_space */
+	percpu_counter_add(&fs->mb->dirty, 1);
+	return 0;
+}
+
+/* Map @d's delayed blocks run by run and hand them to @sink. */
+static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
+				const struct writeback_sink *sink)
+{
+	uint32_t bs = fs->g.block_size;
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; !err && i < d->n;) {
+		uint32_t l = d->lb[i], n = 1, phys, got;
+
+		while (i + n < d->n && n < 2048 && d->lb[i + n] == l + n)
+			n++;
+		err = bmap_map_blocks(fs, d->f, 1, l, n, &phys, &got);
+		if (err)
+			break;
+		if (got)
+			err = sink->data(sink->ctx, d->spill + (uint64_t)i * bs,
+					 phys, got);
+		i += got;
+	}
+	return err;
+}
+
+errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
+			 const struct writeback_sink *sink)
+{
+	errcode_t err = 0;
+	size_t k;
+
+	for (k = 0; !err && k < da->n; k++) {
+		struct delayed *d = &da->dl[k];
+
+		d->f->mb.i_size = d->size;
+		d->f->mb.closed = 1;
+		err = writeback_file(fs, d, sink);
+		/* ext4_da_update_reserve_space: nothing left reserved and
+		 * no writer, the preallocations go */
+		ext4_discard_inode_pa(fs, &d->f->mb);
+		if (!err)
+			err = sink->file_done(sink->ctx, d);
+	}
+	return err;
+}
+
+void delalloc_free(const struct fs_state *fs, struct delalloc *da)
+{
+	size_t i;
+
+	for (i = 0; i < da->n; i++) {
+		if (da->dl[i].f)
+			ifile_release(fs, da->dl[i].f);
+		free(da->dl[i].f);
+		free(da->dl[i].lb);
+	}
+	free(da->dl);
+	da->dl = NULL;
+	da->n = da->cap = 0;
+}

@@ -1,0 +1,112 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * File data as the page cache writes it (mm/filemap.c with fs/ext2 and
+ * fs/ext4 of Linux 6.1): a block is mapped by the write_begin of the
+ * first page piece that touches it, with i_size where write_end left it;
+ * with ext4's delayed allocation (--delalloc) write_begin only reserves,
+ * and the writeback at sync maps the delayed blocks file by file, in
+ * runs.  Pure: the data itself is the caller's, handed over through a
+ * sink.
+ */
+#ifndef ORLOV_WRITE_H
+#define ORLOV_WRITE_H
+
+#include "model/bmap.h"
+
+#define WRITE_PAGE 4096u	/* the writing kernel's page size (x86) */
+
+/* The page cache writes page by page: a block is mapped by the
+ * write_begin of the first page piece that touches it, after write_end
+ * has moved i_size past everything before that piece in its range.  The
+ * replayer's write() calls end on page boundaries, so pieces are pages.
+ * @range_start: the data range's start, @prev_end: the previous one's
+ * end, @pos: the byte written. */
+uint64_t write_isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos);
+
+/* write_begin of logical block @lb of @f at i_size @isize, not delayed:
+ * the block is mapped (allocated if new) to *phys. */
+errcode_t write_begin_block(struct fs_state *fs, struct ifile *f, uint32_t lb,
+			    uint64_t isize, uint32_t *phys);
+
+/* A trailing hole made with ftruncate: ext2_setsize ends in
+ * __ext2_truncate_blocks, which discards the window even when the file
+ * grows (a later attribute block then gets a new window of the goal
+ * size, not a doubled one); ext4 keeps its preallocations. */
+typedef void write_truncate_fn(struct fs_state *fs, struct ifile *f);
+write_truncate_fn ext2_write_truncate, ext4_write_truncate;
+
+/* The last close: the window goes back (ext2_release_file), the
+ * preallocations go unless delayed blocks still need them
+ * (ext4_release_file); a window must never outlive the file here.
+ * @delayed: the file has blocks waiting for the writeback. */
+typedef void write_release_fn(struct fs_state *fs, struct ifile *f,
+			      int delayed);
+write_release_fn ext2_write_release, ext4_write_release;
+
+/* One file's delayed blocks. */
+struct delayed {
+	uint32_t ino;
+	uint64_t size;		/* i_size at writeback */
+	struct ifile *f;	/* its own allocation: preallocations
+				   point at its mb_inode */
+	uint32_t *lb;		/* delayed logical blocks, ascending */
+	size_t n, cap;
+	uint64_t spill;		/* where the first one's data is kept */
+};
+
+/* The files with delayed blocks, in the order they were dirtied. */
+struct delalloc {
+	struct delayed *dl;
+	size_t n, cap;
+	uint64_t spill_len;	/* bytes of delayed data kept so far */
+	uint32_t nonda_ino;	/* the page ext4_nonda_switch last judged */
+	uint64_t nonda_page;
+	int nonda;
+};
+
+/* A new file's record of delayed blocks (the last in @da). */
+errcode_t delalloc_start(struct delalloc *da, uint32_t ino);
+/* The file being written: the last started. */
+static inline struct delayed *delalloc_cur(struct delalloc *da)
+{
+	return &da->dl[da->n - 1];
+}
+
+/*
+ * ext4_nonda_switch, once per page of logical block @lb of the current
+ * file on a kernel of @cpus CPUs: 1 when it writes without delaying
+ * (past two thirds of the free space delayed, or within the watermark).
+ * *racy is set when delayed data passed half the free space: ext4 then
+ * starts writeback in the background, which is not reproducible.
+ */
+int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
+		      uint64_t lb, unsigned int cpus, int *racy);
+
+/* ext4_da_write_begin of block @lb of the current file: no block, only a
+ * reservation (ext4_da_reserve_space); its data is kept by the caller at
+ * spill_len before the call. */
+errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
+				uint64_t lb);
+
+/* Where the writeback's blocks go. */
+struct writeback_sink {
+	/* @n delayed blocks, kept from byte @spill on, mapped to @phys on */
+	errcode_t (*data)(void *ctx, uint64_t spill, uint32_t phys, uint32_t n);
+	/* @d's blocks are all mapped: its block map is final */
+	errcode_t (*file_done)(void *ctx, const struct delayed *d);
+	void *ctx;
+};
+
+/*
+ * The writeback at sync or unmount, in the order the files were dirtied
+ * (created): each run of delayed blocks (at most 2048,
+ * MAX_WRITEPAGES_EXTENT_LEN) is mapped in as few requests as the indirect
+ * blocks allow, by a writer that has closed the file; once nothing of it
+ * is left reserved, its preallocations go.
+ */
+errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
+			 const struct writeback_sink *sink);
+
+void delalloc_free(const struct fs_state *fs, struct delalloc *da);
+
+#endif

@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_POPULATE_CHECK_H
+#define ORLOV_POPULATE_CHECK_H
+
+#include "populate/ctx.h"
+
+/* May the source directory @e, at @depth below the source root, go into
+ * one the image has of its name? */
+int merges(const struct ctx *c, const struct src_entry *e, size_t depth);
+/* The attributes fit one block, and the mount accepts them. */
+errcode_t xattrs_acceptable(struct ctx *c, const struct src_entry *e);
+/* What the driver cannot store whatever the space (@what: "checking",
+ * "copying"). */
+errcode_t check_kind(struct ctx *c, const struct src_entry *e,
+		     const char *what);
+/* The write pass: what the first pass would have refused. */
+errcode_t recheck(struct ctx *c, const struct src_entry *e);
+
+#endif

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* --create: IMAGE locked, a new filesystem made by mke2fs under a
+ * temporary name (or a scratch file for --dry-run), sized for auto. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "populate/create.h"
+#include "populate/run.h"
+#include "image/mkfs.h"
+#include "lib/orlov_err.h"
+
+/*
+ * --create builds the new image under a temporary name next to IMAGE and
+ * renames it over IMAGE once committed: until then IMAGE is what it was,
+ * whatever stops the run.  Not for a device, nor a file with other hard
+ * links or an owner its replacement could not have (--in-place neither):
+ * there mke2fs writes IMAGE itself, as it would.
+ */
+errcode_t create_temp(const struct populate_opts *o,
+		      struct populate_result *res, struct inputs *in)
+{
+	struct stat st;
+	enum temp_step step;
+	errcode_t err;
+	int have = stat(in->image, &st) == 0;
+
+	if (o->in_place || (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
+	    (!have && errno != ENOENT))
+		return 0;
+	err = image_temp_create(in->image, have ? &st : NULL, 1, in->image_fd,
+				&in->tmp, &in->tmp_fd, &step);
+	if (have && ((err == EPERM && step == TEMP_OWNER) ||
+		     (err && step == TEMP_XATTR)))
+		return 0;
+	if (err) {
+		res->what = "creating the new image next to";
+		res->where = strdup(o->image);
+		return err;
+	}
+	in->path = in->tmp;
+	return 0;
+}
+
+/*
+ * --create locks IMAGE before mke2fs, as a plain run does before it
+ * writes, and holds the lock until the new image has its name: another
+ * run's commit cannot slip in between.  A new IMAGE with --in-place is
+ * made empty first, to be locked.
+ */
+errcode_t create_lock(const struct populate_opts *o,
+		      struct populate_result *res, struct inputs *in)
+{
+	unsigned int n = 0;
+	errcode_t err = image_lock(in->image, o->in_place, &in->image_fd);
+
+	if (err) {
+		res->what = "locking";
+		res->where = strdup(o->image);
+		return err;
+	}
+	if (in->image_fd >= 0)
+		image_remove_stale(in->image, &n);
+	res->stale_removed += n;
+	return 0;
+}
+
+/* mke2fs for --create: the size given, or for auto the smallest that
+ * the first pass says the tree fits in, then the margin. */
+errcode_t create_image(const struct populate_opts *o,
+		       struct populate_result *res, struct inputs *in)
+{
+	struct mkfs_opts m = o->mkfs;
+	char size[32], inodes[32];
+	uint64_t kib = 16384, bs, floor;
+	errcode_t err;
+	int tries;
+
+	m.digest = in->digest;
+	if (!o->auto_size) {
+		err = mkfs_create(in->path, &m);
+		goto out;
+	}
+	if (!m.block_size)
+		m.block_size = "4096";	/* mke2fs would choose by size */
+	bs = strtoull(m.block_size, NULL, 10);
+	floor = m.fs_type && !strcmp(m.fs_type, "ext3") ? 2048 : 64;
+	/* The first run on a probe of 16 MiB gives the tree's needs, which
+	 * do not depend on the size, and the share of a filesystem that is
+	 * free; then the size they call for, grown until the check agrees. */
+	for (tries = 0; tries < 12; tries++) {
+		struct populate_result r;
+		uint64_t total, want;
+
+		snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
+		m.size = size;
+		/* After the probe, a size below mke2fs's minimum (which
+		 * depends on its options) is grown until mke2fs takes it:
+		 * the probe's mke2fs has shown any other complaint. */
+		m.quiet = tries > 0;
+		err = mkfs_create(in->path, &m);
+		if (err == ORLOV_ERR_MKFS_FAILED && tries && kib < 16384) {
+			kib += kib / 2;
+			continue;
+		}
+		if (err == ORLOV_ERR_MKFS_FAILED && m.quiet) {
+			m.quiet = 0;	/* again, for mke2fs to say why */
+			err = mkfs_create(in->path, &m);
+		}
+		m.quiet = 0;
+		if (err)
+			goto out;
+		memset(&r, 0, sizeof(r));
+		err = run(o, &r, in, RUN_CHECK);
+		if (err && err != ORLOV_ERR_NO_BLOCKS && err != ORLOV_ERR_NO_INODES) {
+			*res = r;
+			return err;
+		}
+		populate_result_free(&r);
+		if (!err && tries)
+			break;
+		total = kib * 1024 / bs;
+		want = r.free_blocks ? r.need_blocks * total / r.free_blocks : total;
+		want += want / 50 + 16;		/* the larger one's metadata */
+		/* mke2fs's least for any block size; for ext3 the least
+		 * it gives a journal (ext2fs_default_journal_size) */
+		if (want < floor)
+			want = floor;
+		if (tries && want * bs / 1024 <= kib)
+			want = kib * 1024 / bs + kib * 1024 / bs / 8;
+		if (!o->mkfs.inodes && r.need_inodes + 16 > r.free_inodes) {
+			uint64_t n = r.need_inodes + r.need_inodes / 20 + 32;
+
+			snprintf(inodes, sizeof(inodes), "%llu",
+				 (unsigned long long)n);
+			m.inodes = inodes;
+			/* their tables, at up to 256 bytes an inode */
+			want += n * 256 / bs + 1;
+		}
+		kib = want * bs / 1024;
+	}
+	if (tries == 12) {
+		err = ORLOV_ERR_NO_BLOCKS;
+		goto out;
+	}
+	kib = o->margin_pct ? kib + kib * o->margin_pct / 100 :
+			      kib + o->margin_bytes / 1024;
+	snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
+	m.size = size;
+	err = mkfs_create(in->path, &m);
+out:
+	if (err && !res->what) {
+		res->what = "making a filesystem with mke2fs in";
+		res->where = strdup(o->image);
+	}
+	return err;
+}
+
+/* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
+ * never next to IMAGE, and dropped after the dry run on it. */
+errcode_t create_scratch(struct populate_result *res,
+			 struct inputs *in)
+{
+	const char *dir = getenv("TMPDIR");
+	size_t n;
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	n = strlen(dir) + 32;
+	in->tmp = malloc(n);
+	if (!in->tmp)
+		return ENOMEM;
+	snprintf(in->tmp, n, "%s/orlov-dry-run-XXXXXX", dir);
+	fd = mkstemp(in->tmp);
+	if (fd < 0) {
+		errcode_t err = (errcode_t)errno;
+
+		res->what = "creating a scratch image for --dry-run in";
+		res->where = strdup(dir);
+		free(in->tmp);
+		in->tmp = NULL;
+		return err;
+	}
+	close(fd);
+	in->path = in->tmp;
+	return 0;
+}

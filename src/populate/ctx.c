@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "populate/ctx.h"
+#include "populate/hardlinks.h"
+#include "model/ext4_ialloc.h"
+#include "model/mballoc.h"
+#include "lib/util.h"
+
+/* A new frame on the write pass's stack, for a directory entered. */
+errcode_t frame_push(struct ctx *c)
+{
+	struct frames *s = &c->st;
+
+	if (grow_array(&s->v, &s->cap, s->depth + 1, sizeof(*s->v), 32))
+		return ENOMEM;
+	memset(&s->v[s->depth], 0, sizeof(s->v[0]));
+	s->v[s->depth].last_alloc_group = EXT4_NO_LAST_ALLOC_GROUP;
+	s->depth++;
+	return 0;
+}
+
+static void xsets_free(struct xsets *xs)
+{
+	size_t i;
+
+	for (i = 0; i < xs->n; i++)
+		free(xs->v[i].data);
+	free(xs->v);
+	keymap_free(&xs->by_hash);
+}
+
+void ctx_free(struct ctx *c)
+{
+	if (c->img)
+		image_abort(c->img);
+	while (c->st.depth > 0) {
+		dirbuf_release(&c->fs, &top(c)->d);
+		c->st.depth--;
+	}
+	if (c->target.d)
+		dirbuf_release(&c->fs, c->target.d);
+	free(c->target.d);
+	walk_free_names(c->scan.root_names, c->scan.nroot);
+	xsets_free(&c->scan.xsets);
+	free(c->st.v);
+	free(c->scan.dirs.v);
+	links_free(&c->links);
+	xattr_blocks_free(&c->xa.xb);
+	free(c->data.run);
+	free(c->data.chunk);
+	free(c->xblock);
+	free(c->pr.group_used);
+	if (c->fs.trace)
+		fclose(c->fs.trace);
+	delalloc_free(&c->fs, &c->data.da);
+	if (c->data.spill)
+		fclose(c->data.spill);
+	mb_state_free(&c->fs);
+	fs_state_free(&c->fs);
+}

@@ -1,0 +1,184 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The state of one run of the engine (populate.h): what it reads from,
+ * the image and the allocator model, the driver chosen for it, and one
+ * part for each job: the first pass's estimate, the write pass's stack of
+ * directories, hard links, attributes, file data and progress.
+ */
+#ifndef ORLOV_POPULATE_CTX_H
+#define ORLOV_POPULATE_CTX_H
+
+#include <stdio.h>
+#include <time.h>
+#include <sys/types.h>
+
+#include "populate/populate.h"
+#include "populate/driver.h"
+#include "image/image.h"
+#include "source/source.h"
+#include "model/ialloc.h"
+#include "model/write.h"
+#include "model/xattr_set.h"
+#include "lib/keymap.h"
+
+#define RUN_BLOCKS 256		/* data written in runs of up to this */
+#define EXT2_DRIVER_LINK_MAX 32000	/* fs/ext2/ext2.h: mkdir and link fail past it */
+
+/* What a run goes as far as: the first pass (sizing an image for
+ * --create auto), the write pass without a byte written (--dry-run), or
+ * all of it. */
+enum run_mode { RUN_CHECK, RUN_DRY, RUN_WRITE };
+
+/* What every run reads from: kept across the runs of --create auto. */
+struct inputs {
+	struct source src;	/* SOURCE: a directory or an archive */
+	struct devtable dt;	/* --devtable */
+	struct devtable *dtp;	/* &dt, or NULL without one */
+	const char *path;	/* the image opened: IMAGE, or ... */
+	char *tmp;		/* --create's new image until it is renamed */
+	char *image;		/* IMAGE, a final symlink followed */
+	int image_fd;		/* --create: IMAGE's flock, or -1 */
+	int tmp_fd;		/* --create: @tmp's flock, or -1 */
+	struct file_id skip[3];	/* the image's own files: not walked */
+	size_t nskip;
+	uint64_t digest;	/* --create: of the tree and options, for the
+				   UUID (0: none) */
+};
+
+/* A directory of the write pass, from the target down. */
+struct frame {
+	struct dirbuf d;
+	struct ext2_inode_large inode;
+	uint32_t flags;		/* i_flags, for inheritance and TOPDIR */
+	int is_target;
+	int existing;		/* in the image already: the target, or a
+				   directory --merge goes into */
+	int acl_unread;		/* its attribute block, not read by get_acl yet */
+	int added;		/* entries added to it */
+	int last_alloc_group;	/* ext4's i_last_alloc_group */
+};
+
+struct frames {
+	struct frame *v;
+	size_t depth, cap;
+};
+
+/* A directory of the first pass, from the target down. */
+struct scan_dir {
+	uint32_t links;		/* its link count */
+	int defacl;		/* it has a default ACL to pass on */
+	uint32_t blocks, used;	/* its entries packed: blocks, and bytes
+				   used in the last one */
+	uint32_t had;		/* blocks it had before (the target) */
+	struct dirbuf *existing;	/* the image's: target, merged */
+	int owned;		/* existing is a merged one, ours */
+};
+
+struct scan_dirs {
+	struct scan_dir *v;
+	size_t depth, cap;
+};
+
+/* A distinct attribute block of the first pass: the kernel shares
+ * identical ones. */
+struct xset {
+	uint64_t hash;
+	uint32_t refs;
+	unsigned char *data;
+	size_t next;		/* the next with the same hash, index + 1 */
+};
+
+struct xsets {
+	struct xset *v;
+	size_t n, cap;
+	struct keymap by_hash;	/* the first of each hash */
+};
+
+/* The first pass: whether the tree fits, and the names it checked. */
+struct scan {
+	struct scan_dirs dirs;
+	uint64_t need_inodes, need_blocks;
+	/* The source root's names as the first pass saw them (sorted): the
+	 * write pass takes no name there that was not checked. */
+	struct walk_name *root_names;
+	size_t nroot, root_cap;
+	struct xsets xsets;
+};
+
+/* A source inode with more than one link, and the image's inode for it. */
+struct link_ent {
+	dev_t dev;
+	ino_t src_ino;
+	uint32_t ino;
+	size_t next;		/* the next of the same inode number on
+				   another device, index + 1 */
+};
+
+struct links {
+	struct link_ent *v;
+	size_t n, cap;
+	struct keymap by_ino;	/* the first of each source inode number */
+};
+
+/* The directory the source root goes into. */
+struct target {
+	uint32_t ino, links;
+	struct dirbuf *d;	/* its blocks until the write pass takes them */
+};
+
+/* Extended attributes and ACLs. */
+struct attrs {
+	struct xattr_blocks xb;
+	struct xattr_set xs;	/* xs.posix_acl: new inodes inherit
+				   default ACLs */
+	int user_xattr;		/* user.* attributes can be set */
+};
+
+/* File data on its way to the image. */
+struct data {
+	unsigned char *run, *chunk;
+	uint32_t run_start, run_len;
+	/* --delalloc: file data waits in a spill file for the writeback */
+	FILE *spill;
+	struct delalloc da;
+};
+
+/* The progress line and the summary's figures. */
+struct progress {
+	int on;
+	time_t last;
+	struct timespec t0;
+	uint64_t total_entries, total_bytes;	/* the first pass's */
+	uint8_t *group_used;
+};
+
+struct ctx {
+	const struct populate_opts *o;
+	struct populate_result *res;
+	struct inputs *in;	/* SOURCE and the device table, read once */
+	enum run_mode mode;
+	const struct driver *drv;
+	struct image *img;
+	struct fs_state fs;
+	uint64_t max_size;	/* the driver's s_maxbytes */
+	struct ialloc_policy ia;
+	struct target target;
+	struct scan scan;
+	struct frames st;
+	struct links links;
+	struct attrs xa;
+	struct data data;
+	struct progress pr;
+	unsigned char *xblock;	/* a block to build in */
+};
+
+/* The write pass's current directory. */
+static inline struct frame *top(struct ctx *c)
+{
+	return &c->st.v[c->st.depth - 1];
+}
+
+errcode_t frame_push(struct ctx *c);
+void ctx_free(struct ctx *c);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * File data into the image as the page cache writes it (model/write.h):
+ * front to back, each block mapped when first written, in runs of up to
+ * RUN_BLOCKS; with --delalloc the data waits in a spill file until the
+ * writeback maps it.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "populate/data.h"
+#include "populate/inode.h"
+#include "populate/report.h"
+
+static errcode_t run_flush(struct ctx *c)
+{
+	errcode_t err = 0;
+
+	if (c->data.run_len)
+		err = image_write_blocks(c->img, c->data.run_start, c->data.run_len, c->data.run);
+	c->data.run_len = 0;
+	return err;
+}
+
+static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
+{
+	uint32_t bs = c->fs.g.block_size;
+	errcode_t err;
+
+	if (c->data.run_len && (phys != c->data.run_start + c->data.run_len ||
+			   c->data.run_len == RUN_BLOCKS)) {
+		err = run_flush(c);
+		if (err)
+			return err;
+	}
+	if (!c->data.run_len)
+		c->data.run_start = phys;
+	memcpy(c->data.run + (size_t)c->data.run_len * bs, blk, bs);
+	c->data.run_len++;
+	return 0;
+}
+
+/* ext4_da_write_begin: no block yet, only a reservation; the data waits
+ * in the spill file. */
+static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
+			     uint64_t lb, const unsigned char *blk)
+{
+	if (fwrite(blk, c->fs.g.block_size, 1, c->data.spill) != 1 ||
+	    ext4_da_reserve_block(&c->fs, &c->data.da, lb))
+		return fail(c, errno ? errno : ENOMEM, "writing data of", e->path);
+	return 0;
+}
+
+/* The writeback's sink: @n blocks of the spill file from @spill on into
+ * the image at @phys, in runs. */
+static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
+				uint32_t n)
+{
+	struct ctx *c = ctx;
+	uint32_t bs = c->fs.g.block_size;
+	errcode_t err = 0;
+
+	while (!err && n) {
+		uint32_t m = n < RUN_BLOCKS ? n : RUN_BLOCKS;
+		size_t len = (size_t)m * bs;
+
+		if (pread(fileno(c->data.spill), c->data.run, len, (off_t)spill) !=
+		    (ssize_t)len)
+			err = errno ? errno : EIO;
+		if (!err)
+			err = image_write_blocks(c->img, phys, m, c->data.run);
+		phys += m;
+		n -= m;
+		spill += len;
+	}
+	return err;
+}
+
+/* A file written back: its indirect blocks, and its inode's block map. */
+static errcode_t writeback_done(void *ctx, const struct delayed *d)
+{
+	struct ctx *c = ctx;
+	struct ext2_inode_large *in;
+	errcode_t err = image_write_indirect(c->img, &c->fs, d->f);
+
+	in = err ? NULL : image_staged_inode(c->img, d->ino);
+	if (in)
+		set_blocks(c, in, d->f, in->i_file_acl != 0);
+	return err;
+}
+
+errcode_t writeback(struct ctx *c)
+{
+	struct writeback_sink sink = {
+		.data = writeback_data, .file_done = writeback_done, .ctx = c,
+	};
+	errcode_t err;
+
+	if (c->data.spill && fflush(c->data.spill))
+		return fail(c, errno, "writing data of", c->o->source);
+	err = ext4_writeback(&c->fs, &c->data.da, &sink);
+	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
+}
+
+/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
+ * @isize: i_size when the kernel maps it (ext4's mballoc sizes its
+ * request by it). */
+static errcode_t put_block(struct ctx *c, const struct src_entry *e,
+			   struct ifile *f, uint64_t lb, uint64_t isize,
+			   const unsigned char *blk)
+{
+	uint32_t phys;
+	errcode_t err;
+
+	if (lb == UINT64_MAX)
+		return 0;
+	if (c->data.spill) {
+		int racy, nonda = ext4_nonda_switch(&c->fs, &c->data.da, lb,
+						    c->o->cpus, &racy);
+
+		if (racy && !c->res->racy_at)
+			c->res->racy_at = source_path(c, e->path);
+		if (!nonda)
+			return delay_block(c, e, lb, blk);
+	}
+	err = write_begin_block(&c->fs, f, (uint32_t)lb, isize, &phys);
+	if (!err)
+		err = run_add(c, phys, blk);
+	return err ? fail(c, err, "writing data of", e->path) : 0;
+}
+
+/*
+ * Write the data ranges front to back.  The kernel maps a block when a
+ * write() first touches it, so blocks are allocated in logical order and
+ * only where data is; a block shared by two ranges is written once.
+ */
+errcode_t copy_data(struct ctx *c, const struct src_entry *e,
+		    struct ifile *f)
+{
+	uint32_t bs = c->fs.g.block_size;
+	uint64_t size = (uint64_t)e->st.st_size, off = 0, s, t;
+	uint64_t end = 0;		/* end of the last data range */
+	uint64_t cur = UINT64_MAX;	/* logical block being filled */
+	uint64_t cur_isize = 0;		/* i_size when it is mapped */
+	unsigned char *blk = c->xblock;
+	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
+	errcode_t err;
+
+	if (c->data.spill && delalloc_start(&c->data.da, f->ino))
+		return fail(c, ENOMEM, "writing data of", e->path);
+	while (off < size) {
+		uint64_t r0;
+
+		err = e->data->next_data(e, off, &s, &t);
+		if (err)
+			return fail(c, err, "reading", e->path);
+		if (s >= size || s >= t)
+			break;
+		r0 = s;
+		while (s < t) {
+			size_t n = (size_t)(t - s < chunk_cap ? t - s : chunk_cap);
+			size_t k = 0;
+
+			/* a dry run allocates by the ranges alone */
+			err = c->mode == RUN_DRY ? 0 :
+			      e->data->read(e, c->data.chunk, n, s);
+			if (err)
+				return fail(c, err, "reading", e->path);
+			while (k < n) {
+				uint64_t lb = (s + k) / bs;
+				size_t in = (size_t)((s + k) % bs);
+				size_t m = bs - in < n - k ? bs - in : n - k;
+
+				if (lb != cur) {
+					err = put_block(c, e, f, cur, cur_isize,
+							blk);
+					if (err)
+						return err;
+					memset(blk, 0, bs);
+					cur = lb;
+					cur_isize = write_isize_at(r0, end, s + k);
+				}
+				memcpy(blk + in, c->data.chunk + k, m);
+				k += m;
+			}
+			s += n;
+		}
+		off = end = t;
+	}
+	err = put_block(c, e, f, cur, cur_isize, blk);
+	if (err)
+		return err;
+	if (c->data.spill)
+		delalloc_cur(&c->data.da)->size = size;
+	/* a trailing hole is made with ftruncate */
+	if (end < size)
+		c->drv->truncate(&c->fs, f);
+	err = run_flush(c);
+	if (!err)
+		err = image_write_indirect(c->img, &c->fs, f);
+	return err ? fail(c, err, "writing data of", e->path) : 0;
+}

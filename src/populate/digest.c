@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The UUID of --create: a digest of the tree and of the options that
+ * shape the image. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "populate/digest.h"
+#include "populate/report.h"
+#include "lib/util.h"
+
+struct digest_walk {
+	struct digest d;
+	const struct populate_opts *o;
+	struct populate_result *res;
+	unsigned char *buf;
+};
+
+static void digest_str(struct digest *d, const char *s, size_t n)
+{
+	digest_u64(d, n);
+	digest_update(d, s, n);
+}
+
+static void digest_time(struct digest *d, const struct timespec *ts)
+{
+	digest_u64(d, (uint64_t)ts->tv_sec);
+	digest_u64(d, (uint64_t)ts->tv_nsec);
+}
+
+/* What of an entry the image keeps (as the walk gives it: owners mapped,
+ * times clamped), so that copies of one tree made at other times give
+ * the same digest.  Hard links are not told from copies. */
+static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
+{
+	struct digest_walk *w = ctx;
+	struct digest *d = &w->d;
+	const struct stat *st = &e->st;
+	uint64_t off = 0, s, t;
+	size_t i, k;
+	errcode_t err;
+
+	digest_u64(d, (uint64_t)tag);
+	digest_str(d, e->path, strlen(e->path));
+	if (!*e->path && !w->o->root_attrs)
+		return 0;	/* mke2fs's root, not SOURCE's */
+	digest_u64(d, st->st_mode);
+	digest_u64(d, st->st_uid);
+	digest_u64(d, st->st_gid);
+	digest_time(d, &st->st_atim);
+	digest_time(d, &st->st_mtim);
+	digest_time(d, &st->st_ctim);
+	digest_u64(d, e->fsflags);
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		digest_u64(d, st->st_rdev);
+	if (S_ISLNK(st->st_mode))
+		digest_str(d, e->link_target, e->link_len);
+	digest_u64(d, e->nxattrs);
+	for (i = 0; i < e->nxattrs; i++) {
+		digest_str(d, e->xattrs[i].name, strlen(e->xattrs[i].name));
+		digest_str(d, (const char *)e->xattrs[i].value,
+			   e->xattrs[i].size);
+	}
+	if (!S_ISREG(st->st_mode))
+		return 0;
+	digest_u64(d, (uint64_t)st->st_size);
+	while (off < (uint64_t)st->st_size) {
+		err = e->data->next_data(e, off, &s, &t);
+		if (err)
+			goto fail;
+		if (s >= t)
+			break;
+		digest_u64(d, s);
+		digest_u64(d, t);
+		for (off = s; off < t; off += k) {
+			k = t - off < 65536 ? (size_t)(t - off) : 65536;
+			err = e->data->read(e, w->buf, k, off);
+			if (err)
+				goto fail;
+			digest_update(d, w->buf, k);
+		}
+	}
+	return 0;
+fail:
+	if (!w->res->what) {
+		size_t n = strlen(w->o->source) + strlen(e->path) + 2;
+
+		w->res->what = "reading";
+		w->res->where = malloc(n);
+		if (w->res->where)
+			snprintf(w->res->where, n, "%s/%s", w->o->source,
+				 e->path);
+	}
+	return err;
+}
+
+static errcode_t digest_enter(void *ctx, const struct src_entry *e)
+{
+	return digest_entry(ctx, e, 1);
+}
+
+static errcode_t digest_leave(void *ctx, const struct src_entry *e)
+{
+	struct digest_walk *w = ctx;
+
+	(void)e;
+	digest_u64(&w->d, 2);
+	return 0;
+}
+
+static errcode_t digest_leaf(void *ctx, const struct src_entry *e)
+{
+	return digest_entry(ctx, e, 3);
+}
+
+static void digest_error(void *ctx, errcode_t err, const char *what,
+			 const char *path)
+{
+	struct digest_walk *w = ctx;
+	size_t n = strlen(w->o->source) + strlen(path) + 2;
+
+	if (w->res->what)
+		return;
+	snprintf(w->res->what_buf, sizeof(w->res->what_buf), "%s", what);
+	w->res->what = w->res->what_buf;
+	if (devtable_error(err)) {
+		w->res->where = image_path(w->o, path);
+		return;
+	}
+	w->res->where = malloc(n);
+	if (w->res->where)
+		snprintf(w->res->where, n, "%s%s%s", w->o->source,
+			 *path ? "/" : "", path);
+}
+
+/*
+ * With SOURCE_DATE_EPOCH, --create's UUID was the epoch's and the seed's
+ * alone: every image of a build had the same.  It now also takes a digest
+ * of the tree (names, metadata, data) and of every option that shapes the
+ * image (mke2fs's, a label among them): the same inputs give the same
+ * UUID, other ones another.  A UUID given to mke2fs (-U) wins, and then
+ * nothing is read here.
+ */
+errcode_t tree_digest(const struct populate_opts *o,
+		      struct populate_result *res, struct inputs *in)
+{
+	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
+	struct walk_visitor v = {
+		.enter_dir = digest_enter, .leave_dir = digest_leave,
+		.leaf = digest_leaf, .error = digest_error,
+	};
+	const char *strs[] = { o->target, o->mkfs.size, o->mkfs.fs_type,
+			       o->mkfs.block_size, o->mkfs.inodes,
+			       o->mkfs.extra };
+	struct digest_walk w;
+	errcode_t err;
+	size_t i;
+
+	if (!o->meta.has_epoch ||
+	    (o->mkfs.extra && strstr(o->mkfs.extra, "-U")))
+		return 0;
+	memset(&w, 0, sizeof(w));
+	w.o = o;
+	w.res = res;
+	w.buf = malloc(65536);
+	if (!w.buf)
+		return ENOMEM;
+	v.ctx = &w;
+	digest_init(&w.d, 0);
+	for (i = 0; i < sizeof(strs) / sizeof(strs[0]); i++)
+		if (strs[i])
+			digest_str(&w.d, strs[i], strlen(strs[i]));
+		else
+			digest_u64(&w.d, UINT64_MAX);
+	digest_u64(&w.d, o->policy);
+	digest_u64(&w.d, o->topdir);
+	digest_u64(&w.d, o->colour);
+	digest_u64(&w.d, o->cpus);
+	digest_u64(&w.d, o->kernel);
+	digest_u64(&w.d, o->driver);
+	digest_u64(&w.d, (uint64_t)o->delalloc << 3 | (uint64_t)o->xattrs << 2 |
+			 (uint64_t)o->root_attrs << 1 | (uint64_t)o->root_owner);
+	digest_u64(&w.d, (uint64_t)o->root_uid << 32 | o->root_gid);
+	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
+	free(w.buf);
+	if (!err)
+		in->digest = digest_final(&w.d) | 1;	/* 0 is none */
+	return err;
+}

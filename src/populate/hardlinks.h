@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The source's hard links: the image's inode for each source inode with
+ * more than one link, found by (device, inode number).
+ */
+#ifndef ORLOV_POPULATE_HARDLINKS_H
+#define ORLOV_POPULATE_HARDLINKS_H
+
+#include "populate/ctx.h"
+
+/* The image's inode for source inode @ino of @dev, or NULL. */
+struct link_ent *link_find(const struct links *l, dev_t dev, ino_t ino);
+/* Remember @img_ino for source inode @ino of @dev (not known yet). */
+errcode_t link_add(struct links *l, dev_t dev, ino_t ino, uint32_t img_ino);
+/* Forget them all. */
+void links_free(struct links *l);
+
+#endif

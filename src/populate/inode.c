@@ -1,0 +1,159 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The inodes the write pass makes: from a source entry's metadata, with
+ * the block map and attribute space the model gave them. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysmacros.h>
+#include <sys/stat.h>
+
+#include "populate/inode.h"
+#include "source/meta.h"
+
+static uint32_t extra_time(const struct timespec *ts)
+{
+	int64_t sec = (int64_t)ts->tv_sec;
+	uint32_t epoch = (uint32_t)(((sec - (int64_t)(int32_t)sec) >> 32) & 3);
+
+	return ((uint32_t)ts->tv_nsec << 2) | epoch;
+}
+
+unsigned int ftype_of(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG: return EXT2_FT_REG_FILE;
+	case S_IFDIR: return EXT2_FT_DIR;
+	case S_IFCHR: return EXT2_FT_CHRDEV;
+	case S_IFBLK: return EXT2_FT_BLKDEV;
+	case S_IFIFO: return EXT2_FT_FIFO;
+	case S_IFSOCK: return EXT2_FT_SOCK;
+	case S_IFLNK: return EXT2_FT_SYMLINK;
+	}
+	return EXT2_FT_UNKNOWN;
+}
+
+uint32_t mask_flags(mode_t mode, uint32_t flags)
+{
+	if (S_ISDIR(mode))
+		return flags;
+	if (S_ISREG(mode))
+		return flags & FL_REG_MASK;
+	return flags & FL_OTHER_MASK;
+}
+
+void fill_inode(const struct ctx *c, const struct src_entry *e,
+		uint32_t flags, struct ext2_inode_large *in)
+{
+	const struct stat *st = &e->st;
+	int extra = c->fs.g.inode_size >= EXT2_GOOD_OLD_INODE_SIZE + 32;
+	struct timespec at = st->st_atim, mt = st->st_mtim, ct = st->st_ctim;
+	int64_t tmin, tmax;
+
+	meta_time_range(extra, &tmin, &tmax);
+	meta_fit_time(&at, tmin, tmax);
+	meta_fit_time(&mt, tmin, tmax);
+	meta_fit_time(&ct, tmin, tmax);
+	memset(in, 0, sizeof(*in));
+	in->i_mode = (uint16_t)st->st_mode;
+	in->i_uid = (uint16_t)st->st_uid;
+	in->osd2.linux2.l_i_uid_high = (uint16_t)(st->st_uid >> 16);
+	in->i_gid = (uint16_t)st->st_gid;
+	in->osd2.linux2.l_i_gid_high = (uint16_t)(st->st_gid >> 16);
+	in->i_atime = (uint32_t)at.tv_sec;
+	in->i_mtime = (uint32_t)mt.tv_sec;
+	in->i_ctime = (uint32_t)ct.tv_sec;
+	in->i_links_count = 1;
+	in->i_flags = flags;
+	if (extra) {
+		/* Room for the nanosecond fields, as mke2fs sizes them. */
+		in->i_extra_isize = 32;
+		in->i_atime_extra = extra_time(&at);
+		in->i_mtime_extra = extra_time(&mt);
+		in->i_ctime_extra = extra_time(&ct);
+	}
+}
+
+void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
+		const struct ifile *f, int has_xattr)
+{
+	uint64_t sectors = (f->nblocks + (has_xattr ? 1 : 0)) *
+			   (c->fs.g.block_size / 512);
+
+	memcpy(in->i_block, f->i_block, sizeof(in->i_block));
+	in->i_blocks = (uint32_t)sectors;
+	in->osd2.linux2.l_i_blocks_hi = 0;
+}
+
+/* Mode bits, owners and times of @e onto an inode the image has. */
+void take_attrs(const struct ctx *c, const struct src_entry *e,
+		struct ext2_inode_large *in)
+{
+	struct ext2_inode_large fresh;
+
+	fill_inode(c, e, in->i_flags, &fresh);
+	in->i_mode = (uint16_t)((in->i_mode & S_IFMT) | (fresh.i_mode & 07777));
+	in->i_uid = fresh.i_uid;
+	in->osd2.linux2.l_i_uid_high = fresh.osd2.linux2.l_i_uid_high;
+	in->i_gid = fresh.i_gid;
+	in->osd2.linux2.l_i_gid_high = fresh.osd2.linux2.l_i_gid_high;
+	in->i_atime = fresh.i_atime;
+	in->i_mtime = fresh.i_mtime;
+	in->i_ctime = fresh.i_ctime;
+	if (in->i_extra_isize >= 24 && fresh.i_extra_isize) {
+		in->i_atime_extra = fresh.i_atime_extra;
+		in->i_mtime_extra = fresh.i_mtime_extra;
+		in->i_ctime_extra = fresh.i_ctime_extra;
+	}
+}
+
+/* ext4: a new inode's attribute space (i_extra_isize 32, zeroed as
+ * __ext4_new_inode leaves it); none for small inodes or ext2. */
+errcode_t ibody_new(struct ctx *c, struct ifile *f)
+{
+	size_t n = c->drv->xattr_ibody ? image_inode_tail_size(c->img) : 0;
+
+	/* EXT4_INODE_HAS_XATTR_SPACE: the header and a terminator fit */
+	if (n < 8)
+		return 0;
+	f->ibody = calloc(1, n);
+	if (!f->ibody)
+		return ENOMEM;
+	f->ibody_size = n;
+	return 0;
+}
+
+errcode_t stage_inode(struct ctx *c, const struct ifile *f,
+		      const struct ext2_inode_large *in)
+{
+	errcode_t err = image_stage_inode(c->img, f->ino, in);
+
+	if (!err && f->ibody)
+		err = image_stage_inode_tail(c->img, f->ino, f->ibody);
+	return err;
+}
+
+/* The blocks of a directory the image has (@in its inode) into @d, set
+ * up by dirbuf_init: an htree where ext4 would use its index. */
+errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
+		   struct dirbuf *d)
+{
+	errcode_t err = image_load_dir(c->img, &c->fs, in, d);
+
+	d->indexed = c->fs.dx.enabled && (in->i_flags & EXT2_INDEX_FL) &&
+		     d->nblocks > 1;
+	return err;
+}
+
+/* The device number in i_block: old_encode_dev when it fits, else
+ * new_encode_dev. */
+void inode_set_rdev(struct ext2_inode_large *in, dev_t rdev)
+{
+	unsigned int ma = major(rdev), mi = minor(rdev);
+
+	if (ma < 256 && mi < 256)
+		in->i_block[0] = (ma << 8) | mi;
+	else
+		in->i_block[1] = (mi & 0xff) | (ma << 8) | ((mi & ~0xffU) << 12);
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_POPULATE_INODE_H
+#define ORLOV_POPULATE_INODE_H
+
+#include <linux/fs.h>
+
+#include "populate/ctx.h"
+
+/* EXT2_FL_INHERITED, EXT2_REG_FLMASK, EXT2_OTHER_FLMASK of fs/ext2/ext2.h */
+#define FL_INHERITED (FS_SECRM_FL | FS_UNRM_FL | FS_COMPR_FL | FS_SYNC_FL | \
+		      FS_NODUMP_FL | FS_NOATIME_FL | FS_COMPRBLK_FL | \
+		      FS_NOCOMP_FL | FS_JOURNAL_DATA_FL | FS_NOTAIL_FL | \
+		      FS_DIRSYNC_FL)
+#define FL_REG_MASK (~(uint32_t)(FS_DIRSYNC_FL | FS_TOPDIR_FL))
+#define FL_OTHER_MASK ((uint32_t)(FS_NODUMP_FL | FS_NOATIME_FL))
+
+/* The directory entry's file type for @m. */
+unsigned int ftype_of(mode_t m);
+/* The inherited @flags an inode of @mode keeps (ext2_mask_flags). */
+uint32_t mask_flags(mode_t mode, uint32_t flags);
+/* A new inode of @e's metadata with @flags, one link. */
+void fill_inode(const struct ctx *c, const struct src_entry *e,
+		uint32_t flags, struct ext2_inode_large *in);
+/* @f's block map and i_blocks (with its attribute block) into @in. */
+void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
+		const struct ifile *f, int has_xattr);
+/* Mode bits, owners and times of @e onto an inode the image has. */
+void take_attrs(const struct ctx *c, const struct src_entry *e,
+		struct ext2_inode_large *in);
+/* ext4: a new inode's attribute space; none for small inodes or ext2. */
+errcode_t ibody_new(struct ctx *c, struct ifile *f);
+/* Queue the inode (and its attribute space) for the commit. */
+errcode_t stage_inode(struct ctx *c, const struct ifile *f,
+		      const struct ext2_inode_large *in);
+/* The blocks of a directory the image has (@in its inode) into @d. */
+errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
+		   struct dirbuf *d);
+void inode_set_rdev(struct ext2_inode_large *in, dev_t rdev);
+
+#endif

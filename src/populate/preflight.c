@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* Before IMAGE is opened: what a mistaken command line most often means,
+ * the outputs that must not clobber the inputs, SOURCE's archive and the
+ * device table read. */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "populate/preflight.h"
+#include "populate/report.h"
+#include "source/tar.h"
+#include "lib/util.h"
+#include "lib/orlov_err.h"
+
+#ifndef SUPERBLOCK_OFFSET	/* ext2fs/ext2fs.h */
+#define SUPERBLOCK_OFFSET 1024
+#endif
+/* where an image's superblock magic is */
+#define SB_MAGIC (SUPERBLOCK_OFFSET + offsetof(struct ext2_super_block, s_magic))
+
+/* What a mistaken command line most often means, before anything is
+ * written: the arguments swapped, an archive or a file given as SOURCE,
+ * an image that does not exist (yet). */
+static errcode_t check_args(const struct populate_opts *o, int *archive)
+{
+	unsigned char head[SUPERBLOCK_OFFSET + 64];
+	struct stat st, ist;
+	enum image_probe kind;
+	ssize_t n = 0;
+	int fd;
+
+	*archive = !strcmp(o->source, "-");
+	if (!*archive && stat(o->source, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fd = open(o->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0) {
+			n = pread(fd, head, sizeof(head), 0);
+			close(fd);
+		}
+		if (n >= (ssize_t)(SB_MAGIC + 2) &&
+		    get_le16(head + SB_MAGIC) == EXT2_SUPER_MAGIC &&
+		    stat(o->image, &ist) == 0 && S_ISDIR(ist.st_mode))
+			return ORLOV_ERR_SOURCE_IS_IMAGE;
+		/* An image starts with 1 KiB of zeros, which libarchive
+		 * reads as an empty tar: 0 entries, and with --create
+		 * IMAGE (the real SOURCE) overwritten. */
+		if (!image_probe(o->source, &kind) && kind == PROBE_EXT)
+			return ORLOV_ERR_SOURCE_IS_FS;
+		if (!image_probe(o->source, &kind) && kind == PROBE_EMPTY)
+			return ORLOV_ERR_SOURCE_ZEROS;
+		/* anything else not a directory: libarchive says what it is */
+		*archive = 1;
+		if (tar_supported())
+			return 0;
+		if ((n >= 262 && !memcmp(head + 257, "ustar", 5)) ||
+		    (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
+		    (n >= 6 && !memcmp(head, "\xfd" "7zXZ", 5)) ||
+		    (n >= 3 && !memcmp(head, "BZh", 3)) ||
+		    (n >= 4 && !memcmp(head, "\x28\xb5\x2f\xfd", 4)) ||
+		    (n >= 6 && !memcmp(head, "07070", 5)))
+			return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+		return ORLOV_ERR_NOT_DIR;
+	}
+	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
+		return ORLOV_ERR_NO_IMAGE;
+	/* mke2fs asks before it overwrites what it recognises; -F, which
+	 * --create gives it, does not ask */
+	if (o->create && !o->force && !image_probe(o->image, &kind) &&
+	    kind == PROBE_OTHER)
+		return ORLOV_ERR_CREATE_CLOBBER;
+	return 0;
+}
+
+/* Read SOURCE's archive, all of it, before IMAGE is touched. */
+static errcode_t load_archive(const struct populate_opts *o,
+			      struct populate_result *res, struct inputs *in)
+{
+	struct tar_tree *t;
+	char *msg = NULL, *member = NULL;
+	errcode_t err = tar_load(o->source, &t, &msg, &member);
+	size_t n;
+
+	if (!err) {
+		in->src.tar = t;
+		return 0;
+	}
+	res->what = "reading archive";
+	n = strlen(o->source) + (msg ? strlen(msg) : 0) +
+	    (member ? strlen(member) : 0) + 16;
+	res->where = malloc(n);
+	if (res->where)
+		snprintf(res->where, n, "%s%s%s%s%s%s", o->source,
+			 member ? " member " : "", member ? member : "",
+			 msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
+	free(msg);
+	free(member);
+	return err;
+}
+
+/* Everything that can be refused before IMAGE is opened; SOURCE's
+ * archive and the device table read. */
+errcode_t before_open(const struct populate_opts *o,
+		      struct populate_result *res, struct inputs *in)
+{
+	unsigned int line;
+	int archive;
+	errcode_t err;
+
+	in->src.dir = o->source;
+	err = check_args(o, &archive);
+	if (err) {
+		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
+
+		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" :
+			    img ? "checking" : "reading";
+		res->where = strdup(img ? o->image : o->source);
+		return err;
+	}
+	/* --trace truncates its file, --undo writes one: never the image,
+	 * never in the source. */
+	if (o->trace) {
+		err = output_clobbers(o->trace, o->image, o->source);
+		if (err) {
+			res->what = "checking trace file";
+			res->where = strdup(o->trace);
+			return err;
+		}
+	}
+	if (o->undo) {
+		/* an existing one may be the undo of an earlier run: kept */
+		err = output_clobbers(o->undo, o->image, o->source);
+		if (!err && access(o->undo, F_OK) == 0)
+			err = EEXIST;
+		if (err) {
+			res->what = "checking undo file";
+			res->where = strdup(o->undo);
+			return err;
+		}
+	}
+	if (archive) {
+		/* the archive is read into TMPDIR: a missing one is not the
+		 * archive's fault */
+		const char *tmp = getenv("TMPDIR");
+		struct stat st;
+		int bad = !tmp || !*tmp ? 0 : stat(tmp, &st) ? errno :
+			  !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
+
+		if (bad) {
+			res->what = "checking TMPDIR, where the archive is read into:";
+			res->where = strdup(tmp);
+			return (errcode_t)bad;
+		}
+		/* the copy's progress starts only once the archive is in:
+		 * say what the time before it goes to */
+		if (progress_wanted(o)) {
+			fprintf(stderr, "reading archive ");
+			fput_escaped(stderr, o->source, strlen(o->source));
+			fprintf(stderr, " into %s...", tmp && *tmp ? tmp : "/tmp");
+		}
+		err = load_archive(o, res, in);
+		if (progress_wanted(o))
+			fprintf(stderr, " done\n");
+		if (err)
+			return err;
+	}
+	if (o->devtable) {
+		err = devtable_read(o->devtable, &in->dt, &line);
+		if (err) {
+			size_t len = strlen(o->devtable) + 24;
+
+			res->what = "reading device table";
+			res->where = malloc(len);
+			if (res->where && line)
+				snprintf(res->where, len, "%s line %u",
+					 o->devtable, line);
+			else if (res->where)
+				snprintf(res->where, len, "%s", o->devtable);
+			return err;
+		}
+		in->dtp = &in->dt;
+	}
+	return 0;
+}
+
+void inputs_free(struct inputs *in)
+{
+	if (in->dtp)
+		devtable_free(&in->dt);
+	tar_free((struct tar_tree *)in->src.tar);
+}
+
+/* The image's files, and with --create the IMAGE it replaces: an image
+ * inside SOURCE is not copied into itself. */
+void own_files(struct inputs *in, const struct image *img)
+{
+	struct stat st;
+
+	in->nskip = image_files(img, in->skip, 2);
+	if (in->image_fd >= 0 && !fstat(in->image_fd, &st)) {
+		in->skip[in->nskip].dev = st.st_dev;
+		in->skip[in->nskip++].ino = st.st_ino;
+	}
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#ifndef ORLOV_POPULATE_REPORT_H
+#define ORLOV_POPULATE_REPORT_H
+
+#include "populate/ctx.h"
+
+/* The progress line on a terminal: not with -v, -q or --json. */
+int progress_wanted(const struct populate_opts *o);
+/* Record the first error with what was being done and where (verbatim). */
+errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
+		  const char *where);
+/* SOURCE/path, as messages name an entry (NULL without memory). */
+char *source_path(const struct ctx *c, const char *path);
+/* fail_at for a path relative to the source root, shown under SOURCE. */
+errcode_t fail(struct ctx *c, errcode_t err, const char *what,
+	       const char *path);
+/* A device table's error: it names a path in the image. */
+int devtable_error(errcode_t err);
+/* @path of the source root as it is in the image: under the target. */
+char *image_path(const struct populate_opts *o, const char *path);
+/* The walk's errors (struct walk_visitor's error). */
+void walk_error(void *ctx, errcode_t err, const char *what, const char *path);
+/* --trace's record of a new inode. */
+void trace_inode(struct ctx *c, const struct frame *parent,
+		 const struct src_entry *e, int is_dir,
+		 const struct orlov_figures *f, uint32_t ino);
+/* An entry written as inode @ino: -v's line, the progress line. */
+void report_entry(struct ctx *c, const struct src_entry *e, uint32_t ino);
+/* The tree does not fit: by how much. */
+errcode_t too_small(struct ctx *c, errcode_t err);
+void print_summary(const struct populate_opts *o,
+		   const struct populate_result *res);
+
+#endif

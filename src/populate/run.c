@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * One run of the engine: IMAGE opened, the allocator state loaded, the
+ * first pass, the write pass, the commit; and populate(), which makes the
+ * image first for --create and runs once (or for --create auto, until the
+ * size fits).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "populate/run.h"
+#include "populate/create.h"
+#include "populate/digest.h"
+#include "populate/inode.h"
+#include "populate/namei.h"
+#include "populate/data.h"
+#include "populate/preflight.h"
+#include "populate/report.h"
+#include "populate/scan.h"
+#include "image/image_read.h"
+#include "model/mballoc.h"
+#include "lib/orlov_err.h"
+
+static errcode_t open_target(struct ctx *c)
+{
+	struct ext2_inode_large in;
+	errcode_t err;
+
+	err = image_lookup_dir(c->img, c->o->target, &c->target.ino);
+	if (err == EXT2_ET_FILE_NOT_FOUND)
+		err = ORLOV_ERR_NO_TARGET;	/* not libext2fs's words */
+	if (!err)
+		err = image_read_inode(c->img, c->target.ino, &in);
+	if (err)
+		return fail_at(c, err, "looking up target directory", c->o->target);
+	c->target.links = in.i_links_count;
+	c->target.d = calloc(1, sizeof(*c->target.d));
+	if (!c->target.d)
+		return ENOMEM;
+	dirbuf_init(c->target.d, c->target.ino, c->fs.g.inodes_per_group,
+		    image_has_filetype(c->img));
+	err = load_dir(c, &in, c->target.d);
+	return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
+}
+
+static errcode_t commit(struct ctx *c)
+{
+	struct frame *t = &c->st.v[0];
+	const char *what = NULL;
+	errcode_t err;
+	size_t i;
+
+	/* The target: new blocks, link count, size; ext2_add_link clears
+	 * the (unused by ext2) index flag, ext4 keeps or sets it. */
+	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
+	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
+	if (c->o->root_owner) {
+		t->inode.i_uid = (uint16_t)c->o->root_uid;
+		t->inode.osd2.linux2.l_i_uid_high = (uint16_t)(c->o->root_uid >> 16);
+		t->inode.i_gid = (uint16_t)c->o->root_gid;
+		t->inode.osd2.linux2.l_i_gid_high = (uint16_t)(c->o->root_gid >> 16);
+	}
+	if (!c->fs.dx.enabled)
+		t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
+	else if (t->d.indexed)
+		t->inode.i_flags |= EXT2_INDEX_FL;
+	err = image_write_dir(c->img, &c->fs, &t->d);
+	for (i = 0; !err && i < c->xa.xb.n; i++)
+		if (c->xa.xb.b[i].blk)
+			err = image_write_blocks(c->img, c->xa.xb.b[i].blk, 1,
+						 c->xa.xb.b[i].data);
+	if (!err && c->xa.xb.allocated)
+		image_set_ext_attr(c->img);
+	if (!err)
+		err = stage_inode(c, &t->d.map, &t->inode);
+	if (err)
+		return fail_at(c, err, "writing target directory", c->o->target);
+	err = image_commit(c->img, &c->fs, &what);
+	c->img = NULL;
+	return err ? fail_at(c, err, what, c->o->image) : 0;
+}
+
+/* IMAGE (or --create's new one) opened as @c->mode needs it. */
+static errcode_t open_image(struct ctx *c)
+{
+	const struct populate_opts *o = c->o;
+	struct populate_result *res = c->res;
+	struct inputs *in = c->in;
+	const char *what = NULL, *feature = NULL;
+	struct image_opts io;
+	errcode_t err;
+	char kind[256];
+	const char *is;
+	size_t n;
+
+	io.dry = c->mode != RUN_WRITE;
+	io.undo = io.dry ? NULL : o->undo;
+	io.fault = o->fault;
+	/* (a dry run: image_open writes no copy) */
+	io.commit = in->tmp ? IMAGE_COMMIT_UNSEEN :
+		    o->atomic ? IMAGE_COMMIT_COPY :
+		    o->in_place ? IMAGE_COMMIT_IN_PLACE : IMAGE_COMMIT_AUTO;
+	io.in_place_why = &res->in_place_why;
+	io.mount_unknown = &res->mount_unknown;
+	io.has_now = o->meta.has_epoch;
+	io.now = o->meta.epoch;
+	io.held_fd = in->tmp ? &in->tmp_fd : in->image_fd >= 0 ? &in->image_fd : NULL;
+	io.stale = &res->stale_removed;
+	err = image_open(in->path, &io, &c->img, &what, &feature);
+	if (!err)
+		return 0;
+	is = err == ORLOV_ERR_NOT_EXT2 ? ir_probe(in->path, kind, sizeof(kind)) : NULL;
+	res->what = what;
+	if (is) {
+		n = strlen(o->image) + strlen(is) + 4;
+		res->where = malloc(n);
+		if (res->where)
+			snprintf(res->where, n, "%s: %s", o->image, is);
+	} else if (feature) {
+		n = strlen(o->image) + strlen(feature) + 16;
+		res->where = malloc(n);
+		if (res->where)
+			snprintf(res->where, n, "%s (feature %s)", o->image,
+				 feature);
+	} else {
+		res->where = strdup(o->image);
+	}
+	return err;
+}
+
+/* The first error of a step of run(): what and where, as given. */
+static errcode_t run_fail(struct ctx *c, errcode_t err, const char *what,
+			  const char *where)
+{
+	c->res->what = what;
+	c->res->where = strdup(where);
+	return err;
+}
+
+/* The allocator state as a fresh mount has it, for the kernel modelled. */
+static errcode_t load_state(struct ctx *c)
+{
+	const struct populate_opts *o = c->o;
+	errcode_t err = image_load_state(c->img, &c->fs);
+
+	if (err)
+		return run_fail(c, err, "loading allocator state from", o->image);
+	err = meta_epoch_fits(&o->meta, c->fs.g.inode_size >=
+					EXT2_GOOD_OLD_INODE_SIZE + 32);
+	if (err)
+		return run_fail(c, err, "checking SOURCE_DATE_EPOCH against",
+				o->image);
+	if (o->fsck) {
+		err = image_fsck(c->in->path);
+		if (err)
+			return run_fail(c, err, "checking with e2fsck -fn", o->image);
+	}
+	c->fs.colour = o->colour;
+	fs_state_set_cpus(&c->fs, o->cpus);
+	image_hash_seed(c->img, c->ia.seed);
+	if (o->delalloc) {
+		c->data.spill = tmpfile();
+		if (!c->data.spill)
+			return run_fail(c, errno,
+					"creating a spill file for delayed data in",
+					getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	}
+	if (!c->drv->mballoc)
+		return 0;
+	c->fs.dx.enabled = image_dir_hash(c->img, &c->fs.dx.def_version,
+					  &c->fs.dx.unsigned_adj);
+	memcpy(c->fs.dx.seed, c->ia.seed, sizeof(c->ia.seed));
+	err = mb_state_init(&c->fs, 1);
+	if (err)
+		return run_fail(c, err, "loading allocator state from", o->image);
+	c->fs.mb->delalloc = o->delalloc;
+	return 0;
+}
+
+/* The buffers of the passes, and the attribute state of the mount. */
+static errcode_t setup(struct ctx *c)
+{
+	const struct populate_opts *o = c->o;
+	uint32_t bs = c->fs.g.block_size;
+
+	c->max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));
+	c->data.run = malloc((size_t)RUN_BLOCKS * bs);
+	c->data.chunk = malloc((size_t)RUN_BLOCKS * bs);
+	c->xblock = malloc(bs);
+	if (xattr_blocks_init(&c->xa.xb, bs))
+		c->xblock = (free(c->xblock), NULL);
+	c->xa.xb.name_hash = o->kernel == KERNEL_6_1 ? NAME_HASH_SIGNED :
+						       NAME_HASH_UNSIGNED;
+	c->xa.xb.noreserve = o->kernel == KERNEL_6_12;
+	if (c->drv->xattr_share_below)
+		c->xa.xb.share_below = c->drv->xattr_share_below;
+	c->xa.xs.posix_acl = image_posix_acl(c->img);
+	c->xa.xs.fs = &c->fs;
+	c->xa.xs.xb = &c->xa.xb;
+	c->xa.xs.set = c->drv->xattr_set;
+	c->xa.user_xattr = image_user_xattr(c->img);
+	c->pr.group_used = calloc(c->fs.g.ngroups, 1);
+	if (!c->data.run || !c->data.chunk || !c->xblock || !c->pr.group_used)
+		return ENOMEM;
+	return 0;
+}
+
+/* The second walk, which writes (or with --dry-run only allocates), the
+ * writeback, and with RUN_WRITE the commit. */
+static errcode_t write_pass(struct ctx *c)
+{
+	const struct populate_opts *o = c->o;
+	struct populate_result *res = c->res;
+	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1,
+				.skip = c->in->skip, .nskip = c->in->nskip };
+	struct walk_visitor v;
+	errcode_t err;
+	uint32_t i;
+
+	if (o->trace) {
+		c->fs.trace = fopen(o->trace, "w");
+		if (!c->fs.trace)
+			return run_fail(c, (errcode_t)errno, "opening trace file",
+					o->trace);
+	}
+	/* tests only (ORLOV_RACE): the source changes between passes */
+	if (o->race && system(o->race) != 0)
+		return run_fail(c, ORLOV_ERR_USAGE, "running ORLOV_RACE for",
+				o->source);
+	c->pr.on = progress_wanted(o);
+	clock_gettime(CLOCK_MONOTONIC, &c->pr.t0);	/* the pace of the copy */
+	write_visitor(c, &v);
+	err = source_walk(&c->in->src, &wo, &o->meta, c->in->dtp, &v);
+	if (c->pr.on)
+		fputc('\n', stderr);
+	if (!err)
+		err = writeback(c);
+	if (err)
+		return err;
+	/* what this run takes: the same in a dry run as in the real one */
+	res->inodes_used = res->free_inodes -
+			   (uint64_t)percpu_counter_sum(&c->fs.freei);
+	res->blocks_used = res->free_blocks -
+			   (uint64_t)percpu_counter_sum(&c->fs.freeb);
+	if (c->mode == RUN_WRITE) {
+		err = commit(c);
+		if (err)
+			return err;
+	}
+	for (i = 0; i < c->fs.g.ngroups; i++)
+		res->groups_used += c->pr.group_used[i];
+	return 0;
+}
+
+errcode_t run(const struct populate_opts *o, struct populate_result *res,
+	      struct inputs *in, enum run_mode mode)
+{
+	struct ctx c;
+	errcode_t err;
+
+	memset(&c, 0, sizeof(c));
+	c.o = o;
+	c.res = res;
+	c.in = in;
+	c.mode = mode;
+	c.drv = o->driver == DRIVER_EXT4 ? &ext4_driver : &ext2_driver;
+	c.ia.rng = o->seed;
+	c.ia.oldalloc = o->policy == POLICY_OLDALLOC;
+	c.ia.topdir_hash = o->topdir == TOPDIR_HASH;
+	err = open_image(&c);
+	if (err)
+		return err;
+	own_files(in, c.img);
+	err = load_state(&c);
+	if (!err)
+		err = setup(&c);
+	if (!err)
+		err = open_target(&c);
+	if (!err)
+		err = first_pass(&c);
+	if (!err && mode != RUN_CHECK)
+		err = write_pass(&c);
+	ctx_free(&c);
+	return err;
+}
+
+errcode_t populate(const struct populate_opts *o, struct populate_result *res)
+{
+	struct timespec t0, t1;
+	struct inputs in;
+	errcode_t err;
+
+	/* the summary's seconds: all of it, archive and mke2fs included */
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	memset(&in, 0, sizeof(in));
+	in.image_fd = in.tmp_fd = -1;
+	err = image_resolve(o->image, &in.image);
+	if (err) {
+		res->what = "following the symbolic link";
+		res->where = strdup(o->image);
+		return err;
+	}
+	in.path = in.image;
+	err = before_open(o, res, &in);
+	if (!err && o->create && !o->dry_run)
+		err = create_lock(o, res, &in);
+	if (!err && o->create)
+		err = tree_digest(o, res, &in);
+	if (!err && o->create)
+		err = o->dry_run ? create_scratch(res, &in) :
+				   create_temp(o, res, &in);
+	if (!err && o->create)
+		err = create_image(o, res, &in);
+	if (!err)
+		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
+	if (in.tmp && !err && !o->dry_run) {
+		err = image_temp_commit(in.tmp, in.image, in.image_fd);
+		if (err) {
+			res->what = "renaming the new image over";
+			res->where = strdup(o->image);
+		}
+	}
+	/* libext2fs's "short write" is the kernel's partial write: the host
+	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
+	if (err == EXT2_ET_SHORT_WRITE)
+		err = ORLOV_ERR_SHORT_WRITE;
+	if (in.tmp && (err || o->dry_run))
+		unlink(in.tmp);
+	free(in.tmp);
+	if (in.tmp_fd >= 0)
+		close(in.tmp_fd);
+	if (in.image_fd >= 0)
+		close(in.image_fd);
+	free(in.image);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
+		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	if (!err)
+		print_summary(o, res);
+	inputs_free(&in);
+	return err;
+}
+
+void populate_result_free(struct populate_result *res)
+{
+	free(res->where);
+	free(res->racy_at);
+	res->where = NULL;
+	res->racy_at = NULL;
+}
