@@ -27,7 +27,9 @@ static void usage(FILE *f)
 "       orlov-layout diff EXPECTED.img ACTUAL.img [PATH]\n"
 "       orlov-layout stats IMAGE\n"
 "       orlov-layout verify [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
-"                           [--clamp] IMAGE SOURCE [PATH]\n"
+"                           [--root-owner UID:GID] [--root-attrs]\n"
+"                           [--devtable FILE] [--no-xattrs] [--clamp]\n"
+"                           IMAGE SOURCE [PATH]\n"
 "       orlov-layout -h|--help\n"
 "       orlov-layout -V|--version\n"
 "\n"
@@ -56,23 +58,61 @@ static void usage(FILE *f)
 "          group descriptors, then \"groups=N dirs=N top_level_dirs=N\n"
 "          top_level_groups=N\" (directories directly under /, and how many\n"
 "          distinct groups hold them).\n"
-"  verify  compare the image subtree at PATH with the host directory SOURCE:\n"
-"          names, type, permission bits, uid, gid, size, file data, symlink\n"
-"          targets, device numbers, mtime and ctime, link counts, extended\n"
-"          attributes: those in the inode (after i_extra_isize in large\n"
-"          inodes, where ext4 and mke2fs -d put them) and those in the\n"
-"          attribute block, ACLs included; a name stored twice is a\n"
-"          mismatch.  Each difference is printed as\n"
+"  verify  compare the image subtree at PATH with SOURCE as orlov-populate\n"
+"          reads it: a directory, or an archive (tar, pax, cpio...; - reads\n"
+"          standard input): names, type, permission bits, uid, gid, size,\n"
+"          file data, symlink targets, device numbers, mtime and ctime, link\n"
+"          counts, extended attributes: those in the inode (after\n"
+"          i_extra_isize in large inodes, where ext4 and mke2fs -d put them)\n"
+"          and those in the attribute block, ACLs included; a name stored\n"
+"          twice is a mismatch.  Each difference is printed as\n"
 "          \"mismatch: PATH: what (expected X, got Y)\"; the last line is\n"
-"          \"verified=N mismatches=M\".\n"
-"          SOURCE's owners and times are first changed as orlov-populate\n"
-"          changes them: --all-root, --uid-map, --gid-map as given to it;\n"
-"          --clamp: times after SOURCE_DATE_EPOCH (which must be set in the\n"
-"          environment) become SOURCE_DATE_EPOCH.\n"
+"          \"verified=N mismatches=M\".  PATH's own mode, owner and times\n"
+"          are the image's unless --root-owner or --root-attrs say.\n"
+"          SOURCE is first changed as orlov-populate changes it, given the\n"
+"          same options: --all-root, --uid-map, --gid-map; --devtable FILE\n"
+"          (the entries it adds and the modes and owners it sets);\n"
+"          --no-xattrs (no attributes compared); --root-owner UID:GID (PATH's\n"
+"          owner); --root-attrs (PATH's mode, owner, times and attributes\n"
+"          are SOURCE's); --clamp: times after SOURCE_DATE_EPOCH (which must\n"
+"          be set in the environment) become SOURCE_DATE_EPOCH.\n"
 "\n"
 "Exit status: 0 when all is well (diff: identical, verify: no mismatch),\n"
 "1 when the images differ or mismatches were found, 2 on errors.\n",
 	      f);
+}
+
+/* One of verify's options: those of orlov-populate that decide what the
+ * image holds, and --clamp. */
+static errcode_t verify_option(int c, const char *arg, struct layout_opts *o)
+{
+	switch (c) {
+	case 'r':
+		o->meta.all_root = 1;
+		return 0;
+	case 'c':
+		/* SOURCE_DATE_EPOCH, as orlov-populate reads it */
+		if (meta_epoch_from_env(&o->meta) || !o->meta.has_epoch)
+			return ORLOV_ERR_USAGE;
+		return 0;
+	case 'u':
+	case 'g':
+		return id_map_parse(c == 'u' ? &o->meta.uid : &o->meta.gid,
+				    arg);
+	case 'd':
+		o->devtable = arg;
+		return 0;
+	case 'x':
+		o->xattrs = 0;
+		return 0;
+	case 'o':
+		o->root_owner = 1;
+		return meta_owner_parse(arg, &o->root_uid, &o->root_gid);
+	case 'a':
+		o->root_attrs = 1;
+		return 0;
+	}
+	return ORLOV_ERR_USAGE;
 }
 
 static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
@@ -87,6 +127,10 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 		{ "uid-map", required_argument, NULL, 'u' },
 		{ "gid-map", required_argument, NULL, 'g' },
 		{ "clamp", no_argument, NULL, 'c' },
+		{ "devtable", required_argument, NULL, 'd' },
+		{ "no-xattrs", no_argument, NULL, 'x' },
+		{ "root-owner", required_argument, NULL, 'o' },
+		{ "root-attrs", no_argument, NULL, 'a' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *path = "/";
@@ -94,6 +138,7 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 	int c, nargs, maxargs;
 
 	memset(o, 0, sizeof(*o));
+	o->xattrs = 1;
 	/* "+": options end at the command, so image names may start with -. */
 	while ((c = getopt_long(argc, argv, "+hV", longopts, NULL)) != -1) {
 		switch (c) {
@@ -127,18 +172,9 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 		argv += optind - 1;
 		argc -= optind - 1;
 		optind = 0;
-		while ((c = getopt_long(argc, argv, "+", verify_opts, NULL)) != -1) {
-			if (c == 'r')
-				o->meta.all_root = 1;
-			else if (c == 'c') {
-				/* SOURCE_DATE_EPOCH, as orlov-populate reads it */
-				if (meta_epoch_from_env(&o->meta) ||
-				    !o->meta.has_epoch)
-					return ORLOV_ERR_USAGE;
-			} else if ((c != 'u' && c != 'g') ||
-				 id_map_parse(c == 'u' ? &o->meta.uid : &o->meta.gid, optarg))
+		while ((c = getopt_long(argc, argv, "+", verify_opts, NULL)) != -1)
+			if (verify_option(c, optarg, o))
 				return ORLOV_ERR_USAGE;
-		}
 		nargs = argc - optind;
 	} else {
 		return ORLOV_ERR_USAGE;

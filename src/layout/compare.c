@@ -3,20 +3,16 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
-#include <sys/xattr.h>
 
 #include "layout/verify.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
-#include "source/walk.h"
 
 void mismatch(struct verify *v, const char *what, const char *exp,
 	      const char *got)
@@ -37,9 +33,10 @@ void mismatch_u(struct verify *v, const char *what, unsigned long long exp,
 	mismatch(v, what, e, g);
 }
 
-errcode_t vfail(struct verify *v, errcode_t err, const char *doing)
+errcode_t vfail(struct verify *v, const struct src_entry *se, errcode_t err,
+		const char *doing)
 {
-	return ctx_set(v->ctx, err, doing, v->spath.s);
+	return verify_src_error(v, err, doing, se->path);
 }
 
 static const char *host_type(mode_t m)
@@ -72,101 +69,22 @@ static int xattr_cmp(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/*
- * The source's attributes: through @fd when the entry was opened, else
- * through @path (a /proc/self/fd path below the parent directory, which
- * never follows a symlink in the last component; without /proc the host
- * path, l*xattr not following the last one either).
- */
-static ssize_t src_list(int fd, const char *path, char *buf, size_t size)
+/* The entry's attributes that the image can hold, sorted by name.  The
+ * names and values stay the walk's. */
+static errcode_t src_xattrs(const struct src_entry *e, struct ir_xattrs *out)
 {
-	return fd >= 0 ? flistxattr(fd, buf, size) :
-			 llistxattr(path, buf, size);
-}
-
-static ssize_t src_get(int fd, const char *path, const char *name, void *buf,
-		       size_t size)
-{
-	return fd >= 0 ? fgetxattr(fd, name, buf, size) :
-			 lgetxattr(path, name, buf, size);
-}
-
-static errcode_t read_src_xattrs(int fd, const char *path,
-				 struct ir_xattrs *out)
-{
-	char *names = NULL, *p;
-	ssize_t len;
-	size_t cap = 0;
-	errcode_t err = 0;
+	size_t i;
 
 	memset(out, 0, sizeof(*out));
-	for (;;) {
-		len = src_list(fd, path, NULL, 0);
-		if (len < 0) {
-			/* A filesystem without xattrs simply has none. */
-			if (errno == ENOTSUP)
-				return 0;
-			return errno;
-		}
-		if (!len)
-			return 0;
-		free(names);
-		names = malloc((size_t)len);
-		if (!names)
-			return ENOMEM;
-		len = src_list(fd, path, names, (size_t)len);
-		if (len >= 0)
-			break;
-		if (errno != ERANGE) {
-			free(names);
-			return errno;
-		}
-	}
-	for (p = names; !err && p < names + len; p += strlen(p) + 1) {
-		struct ir_xattr *x;
-		ssize_t vl;
-
-		if (!xattr_wanted(p))
+	out->a = calloc(e->nxattrs ? e->nxattrs : 1, sizeof(*out->a));
+	if (!out->a)
+		return ENOMEM;
+	for (i = 0; i < e->nxattrs; i++) {
+		if (!xattr_wanted(e->xattrs[i].name))
 			continue;
-		if (grow_array(&out->a, &cap, out->n + 1, sizeof(*out->a), 8)) {
-			err = ENOMEM;
-			break;
-		}
-		x = &out->a[out->n];
-		memset(x, 0, sizeof(*x));
-		x->name = strdup(p);
-		if (!x->name) {
-			err = ENOMEM;
-			break;
-		}
-		out->n++;
-		for (;;) {
-			vl = src_get(fd, path, p, NULL, 0);
-			if (vl < 0) {
-				err = errno;
-				break;
-			}
-			free(x->value);
-			x->value = malloc(vl ? (size_t)vl : 1);
-			if (!x->value) {
-				err = ENOMEM;
-				break;
-			}
-			vl = src_get(fd, path, p, x->value, (size_t)vl);
-			if (vl >= 0) {
-				x->len = (size_t)vl;
-				break;
-			}
-			if (errno != ERANGE) {
-				err = errno;
-				break;
-			}
-		}
-	}
-	free(names);
-	if (err) {
-		ir_xattrs_free(out);
-		return err;
+		out->a[out->n].name = e->xattrs[i].name;
+		out->a[out->n].value = e->xattrs[i].value;
+		out->a[out->n++].len = e->xattrs[i].size;
 	}
 	if (out->n > 1)
 		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
@@ -181,7 +99,7 @@ static errcode_t escaped(struct strbuf *b, const void *s, size_t n)
 	return sb_escaped(b, s, n);
 }
 
-static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
+static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
 				ext2_ino_t ino, const struct ext2_inode_large *inode)
 {
 	struct ir_xattrs sx, ix;
@@ -189,9 +107,9 @@ static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
 	size_t i = 0, j = 0;
 	errcode_t err;
 
-	err = read_src_xattrs(fd, proc, &sx);
+	err = src_xattrs(se, &sx);
 	if (err)
-		return vfail(v, err, "reading extended attributes of");
+		return err;
 	err = ir_read_xattrs(v->fs, ino, inode, &ix);
 	if (err == ORLOV_ERR_CORRUPT) {
 		/* Corruption is what verify is for: report it, go on. */
@@ -199,11 +117,11 @@ static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
 			mismatch(v, "in-inode xattrs", "valid", "corrupt");
 		if (ix.corrupt & IR_XATTR_BAD_BLOCK)
 			mismatch(v, "xattr block", "valid", "corrupt");
-		ir_xattrs_free(&sx);
+		free(sx.a);
 		return 0;
 	}
 	if (err) {
-		ir_xattrs_free(&sx);
+		free(sx.a);
 		return ctx_set(v->ctx, err, "reading extended attributes of",
 			       v->ipath.s);
 	}
@@ -255,16 +173,17 @@ static errcode_t compare_xattrs(struct verify *v, int fd, const char *proc,
 	sb_free(&what);
 	sb_free(&e);
 	sb_free(&g);
-	ir_xattrs_free(&sx);
+	free(sx.a);
 	ir_xattrs_free(&ix);
 	return err;
 }
 
-static errcode_t compare_data(struct verify *v, int fd, ext2_ino_t ino,
-			      struct ext2_inode_large *inode, off_t ssize)
+static errcode_t compare_data(struct verify *v, const struct src_entry *se,
+			      ext2_ino_t ino, struct ext2_inode_large *inode)
 {
 	uint64_t isize = EXT2_I_SIZE(inode), off = 0;
-	uint64_t n = (uint64_t)ssize < isize ? (uint64_t)ssize : isize;
+	uint64_t ssize = (uint64_t)se->st.st_size;
+	uint64_t n = ssize < isize ? ssize : isize;
 	ext2_file_t f;
 	errcode_t err, err2;
 
@@ -272,26 +191,22 @@ static errcode_t compare_data(struct verify *v, int fd, ext2_ino_t ino,
 	if (err)
 		return ctx_set(v->ctx, err, "opening image file", v->ipath.s);
 	while (!err && off < n) {
-		size_t want = n - off < VBUF_SIZE ? (size_t)(n - off) :
-						    VBUF_SIZE;
+		size_t r = n - off < VBUF_SIZE ? (size_t)(n - off) : VBUF_SIZE;
 		unsigned int got;
-		ssize_t r;
 		size_t k;
 
-		r = pread(fd, v->sbuf, want, (off_t)off);
-		if (r < 0) {
-			err = vfail(v, errno, "reading");
+		err = se->data->read(se, v->sbuf, r, off);
+		if (err) {
+			err = vfail(v, se, err, "reading");
 			break;
 		}
-		if (!r)
-			break;	/* source shrank: the size check said so */
 		err = ext2fs_file_read(f, v->ibuf, (unsigned int)r, &got);
 		if (err) {
 			err = ctx_set(v->ctx, err, "reading image file",
 				      v->ipath.s);
 			break;
 		}
-		if (memcmp(v->sbuf, v->ibuf, got) || got < (size_t)r) {
+		if (memcmp(v->sbuf, v->ibuf, got) || got < r) {
 			char what[64], e[8], g[16];
 
 			for (k = 0; k < got && v->sbuf[k] == v->ibuf[k]; k++)
@@ -306,7 +221,7 @@ static errcode_t compare_data(struct verify *v, int fd, ext2_ino_t ino,
 			mismatch(v, what, e, g);
 			break;
 		}
-		off += (size_t)r;
+		off += r;
 	}
 	err2 = ext2fs_file_close(f);
 	return err ? err : err2;
@@ -343,35 +258,83 @@ static void compare_time(struct verify *v, const char *what,
 	mismatch(v, what, e, g);
 }
 
+/*
+ * A non-directory, for the hard link check at the end.  Only a source
+ * file with more than one link can share its inode (as orlov-populate
+ * decides): the others, device table entries among them (which have no
+ * inode number), each get a key of their own.
+ */
 static errcode_t record_link(struct verify *v, const struct stat *st,
 			     ext2_ino_t ino,
 			     const struct ext2_inode_large *inode)
 {
 	struct vlink *l;
+	size_t pos;
 
 	if (grow_array(&v->links, &v->cap, v->nlinks + 1, sizeof(*v->links), 256))
 		return ENOMEM;
 	l = &v->links[v->nlinks];
+	memset(l, 0, sizeof(*l));
 	l->path = strdup(v->ipath.s);
 	if (!l->path)
 		return ENOMEM;
 	l->dev = st->st_dev;
 	l->ino = st->st_ino;
+	l->alone = st->st_nlink > 1 ? 0 : v->nlinks + 1;
+	l->mode = st->st_mode;
+	l->uid = st->st_uid;
+	l->gid = st->st_gid;
+	l->rdev = st->st_rdev;
 	l->img = ino;
 	l->img_links = inode->i_links_count;
 	v->nlinks++;
+	if (l->alone)
+		return 0;
+	if (!keymap_get(&v->by_ino, (uint64_t)st->st_ino, &pos))
+		return keymap_add(&v->by_ino, (uint64_t)st->st_ino,
+				  v->nlinks - 1);
+	while (v->links[pos].same_ino)
+		pos = v->links[pos].same_ino - 1;
+	v->links[pos].same_ino = v->nlinks;
 	return 0;
 }
 
-/* Open a source entry without following it and make sure it is @st's. */
-errcode_t open_entry(struct verify *v, int parent, const char *name,
-		     int flags, const struct stat *st, int *fd)
+/*
+ * What the image inode of @st holds: the first path of a source inode
+ * with hard links made it, a later one is only linked to it (as ln
+ * does), whatever a device table line says of that path.
+ */
+static void expected(const struct verify *v, const struct stat *st,
+		     struct stat *want)
 {
-	errcode_t err = walk_open_same(parent, name, st, flags, fd);
+	const struct vlink *l;
+	size_t pos;
 
-	if (err)
-		*fd = -1;
-	return err ? vfail(v, err, "opening") : 0;
+	*want = *st;
+	if (S_ISDIR(st->st_mode) || st->st_nlink <= 1 ||
+	    !keymap_get(&v->by_ino, (uint64_t)st->st_ino, &pos))
+		return;
+	for (;;) {
+		l = &v->links[pos];
+		if (!l->alone && l->dev == st->st_dev && l->ino == st->st_ino)
+			break;
+		if (!l->same_ino)
+			return;
+		pos = l->same_ino - 1;
+	}
+	want->st_mode = l->mode;
+	want->st_uid = l->uid;
+	want->st_gid = l->gid;
+	want->st_rdev = l->rdev;
+}
+
+static void compare_owner(struct verify *v, const struct stat *st,
+			  const struct ext2_inode_large *inode)
+{
+	if (st->st_uid != inode_uid(*inode))
+		mismatch_u(v, "uid", st->st_uid, inode_uid(*inode));
+	if (st->st_gid != inode_gid(*inode))
+		mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
 }
 
 /* The inode's fields against the source's (types already the same). */
@@ -385,10 +348,7 @@ static void compare_fields(struct verify *v, const struct stat *st,
 		snprintf(g, sizeof(g), "%04o", (unsigned)(inode->i_mode & 07777));
 		mismatch(v, "mode", e, g);
 	}
-	if (st->st_uid != inode_uid(*inode))
-		mismatch_u(v, "uid", st->st_uid, inode_uid(*inode));
-	if (st->st_gid != inode_gid(*inode))
-		mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
+	compare_owner(v, st, inode);
 	/* A directory's size depends on the host filesystem: not compared. */
 	if ((S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) &&
 	    (uint64_t)st->st_size != EXT2_I_SIZE(inode))
@@ -398,41 +358,26 @@ static void compare_fields(struct verify *v, const struct stat *st,
 	compare_time(v, "ctime", inode, IR_CTIME, &st->st_ctim);
 }
 
-static errcode_t compare_symlink(struct verify *v, int parent,
-				 const char *name, const struct stat *st,
+static errcode_t compare_symlink(struct verify *v, const struct src_entry *se,
 				 ext2_ino_t ino, struct ext2_inode_large *inode)
 {
 	struct strbuf it = { 0 }, a = { 0 }, b = { 0 };
-	char *target = malloc((size_t)st->st_size + 1);
-	ssize_t r = -1;
-	errcode_t err = 0;
+	errcode_t err;
 
-	if (!target)
-		err = ENOMEM;
-	else
-		r = readlinkat(parent, name, target, (size_t)st->st_size + 1);
-	if (!err && r < 0)
-		err = vfail(v, errno, "reading symlink");
-	else if (!err && r > st->st_size)
-		err = vfail(v, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
-	if (!err) {
-		err = ir_symlink_target(v->fs, ino, inode, &it);
-		if (err == ORLOV_ERR_CORRUPT) {
-			mismatch(v, "symlink target", "readable", "corrupt");
-			err = 0;
-		} else if (err) {
-			err = ctx_set(v->ctx, err, "reading symlink",
-				      v->ipath.s);
-		} else if ((size_t)r != it.len ||
-			   memcmp(target, it.s, it.len)) {
-			err = escaped(&a, target, (size_t)r);
-			if (!err)
-				err = escaped(&b, it.s, it.len);
-			if (!err)
-				mismatch(v, "symlink target", a.s, b.s);
-		}
+	err = ir_symlink_target(v->fs, ino, inode, &it);
+	if (err == ORLOV_ERR_CORRUPT) {
+		mismatch(v, "symlink target", "readable", "corrupt");
+		err = 0;
+	} else if (err) {
+		err = ctx_set(v->ctx, err, "reading symlink", v->ipath.s);
+	} else if (se->link_len != it.len ||
+		   memcmp(se->link_target, it.s, it.len)) {
+		err = escaped(&a, se->link_target, se->link_len);
+		if (!err)
+			err = escaped(&b, it.s, it.len);
+		if (!err)
+			mismatch(v, "symlink target", a.s, b.s);
 	}
-	free(target);
 	sb_free(&it);
 	sb_free(&a);
 	sb_free(&b);
@@ -454,71 +399,66 @@ static void compare_rdev(struct verify *v, const struct stat *st,
 	}
 }
 
-/* One source entry against its image namesake (paths already pushed).
- * A directory's own entries are the caller's: it gets the directory open
- * in *dirfd (else -1) and its inode in *dinode. */
-errcode_t verify_entry(struct verify *v, int parent, const char *name,
-		       const struct stat *st, ext2_ino_t ino, int *dirfd,
+/* One source entry against its image namesake (its path pushed).  A
+ * directory's own entries are the walk's: *is_dir says whether to go
+ * into it, with its inode in *dinode. */
+errcode_t verify_entry(struct verify *v, const struct src_entry *se,
+		       ext2_ino_t ino, int *is_dir,
 		       struct ext2_inode_large *dinode)
 {
+	struct stat want;
+	const struct stat *st = &want;
 	struct ext2_inode_large inode;
 	const char *stype, *itype;
-	char proc[64];
-	int fd = -1;
-	errcode_t err;
+	errcode_t err = 0;
 
+	*is_dir = 0;
+	expected(v, &se->st, &want);
 	err = ir_read_inode(v->fs, ino, &inode);
 	if (err)
 		return ctx_set(v->ctx, err, "reading inode of", v->ipath.s);
 	stype = host_type(st->st_mode);
 	itype = ir_type_name(inode.i_mode);
 	if (!stype)
-		return vfail(v, ORLOV_ERR_UNSUPP_FILETYPE, "examining");
+		return vfail(v, se, ORLOV_ERR_UNSUPP_FILETYPE, "examining");
 	if (!itype || strcmp(stype, itype)) {
 		/* Nothing else is comparable across types. */
 		mismatch(v, "type", stype, itype ? itype : "invalid");
 		return 0;
 	}
 	compare_fields(v, st, &inode);
-	if (!S_ISDIR(st->st_mode)) {
+	if (!S_ISDIR(st->st_mode))
 		err = record_link(v, st, ino, &inode);
-		if (err)
-			return err;
-	}
-
-	if (S_ISREG(st->st_mode) || S_ISDIR(st->st_mode)) {
-		err = open_entry(v, parent, name,
-				 S_ISDIR(st->st_mode) ? O_DIRECTORY : 0, st,
-				 &fd);
-		if (err)
-			return err;
-	}
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d/", parent);
-	{
-		struct strbuf pp = { 0 };
-
-		/* without /proc (a chroot), by the host path instead */
-		err = v->have_proc ? sb_append(&pp, proc, strlen(proc)) :
-				     sb_append(&pp, v->spath.s, v->spath.len);
-		if (!err && v->have_proc)
-			err = sb_append(&pp, name, strlen(name));
-		if (!err)
-			err = compare_xattrs(v, fd, pp.s, ino, &inode);
-		sb_free(&pp);
-	}
+	if (!err && v->opts->xattrs)
+		err = compare_xattrs(v, se, ino, &inode);
 	if (!err && S_ISREG(st->st_mode))
-		err = compare_data(v, fd, ino, &inode, st->st_size);
+		err = compare_data(v, se, ino, &inode);
 	if (!err && S_ISLNK(st->st_mode))
-		err = compare_symlink(v, parent, name, st, ino, &inode);
+		err = compare_symlink(v, se, ino, &inode);
 	if (!err && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))
 		compare_rdev(v, st, &inode);
-	*dirfd = -1;
 	if (!err && S_ISDIR(st->st_mode)) {
-		*dirfd = fd;
+		*is_dir = 1;
 		*dinode = inode;
-		fd = -1;
 	}
-	if (fd >= 0)
-		close(fd);
 	return err;
+}
+
+errcode_t verify_root(struct verify *v, const struct src_entry *se,
+		      const struct ext2_inode_large *inode)
+{
+	const struct layout_opts *o = v->opts;
+	struct stat st = se->st;
+
+	if (o->root_owner) {
+		st.st_uid = o->root_uid;
+		st.st_gid = o->root_gid;
+	}
+	if (!o->root_attrs) {
+		if (o->root_owner)
+			compare_owner(v, &st, inode);
+		return 0;
+	}
+	compare_fields(v, &st, inode);
+	return o->xattrs ? compare_xattrs(v, se, v->root, inode) : 0;
 }

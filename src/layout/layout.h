@@ -23,7 +23,13 @@ struct layout_opts {
 	const char *image2;	/* ACTUAL for diff */
 	const char *source;	/* SOURCE for verify */
 	char *path;		/* normalized PATH, "/" by default */
-	struct meta_rules meta;	/* verify: what populate did to owners, times */
+	/* verify: what orlov-populate was told to copy, and how */
+	struct meta_rules meta;	/* owners and times rewritten */
+	const char *devtable;	/* --devtable FILE */
+	int xattrs;		/* attributes copied (no --no-xattrs) */
+	int root_owner;		/* --root-owner UID:GID */
+	uint32_t root_uid, root_gid;
+	int root_attrs;		/* --root-attrs */
 	int help, version;
 };
 
