@@ -3,7 +3,10 @@
 # orlov-layout verify reads SOURCE as orlov-populate does (issue 20 item
 # 21): an image filled from an archive, and one with --devtable, verify
 # clean with the same SOURCE and options; a changed file or a changed
-# device table entry is a mismatch (exit 1).
+# device table entry is a mismatch (exit 1).  And the one host-xattr
+# reader (issue 21): an attribute that grows between getxattr's size
+# query and its read (tests/xattrgrow.c, LD_PRELOAD) is asked for again,
+# by orlov-populate and orlov-layout alike.
 . "$(dirname "$0")/lib.sh"
 
 export SOURCE_DATE_EPOCH=1700000000
@@ -122,4 +125,44 @@ has "mismatch: /lost+found: mode (expected 0705, got 0755)"
 chmod 0755 "$src"
 echo "owners, --root-owner, --root-attrs: verified"
 
+# ---- an attribute growing between the size query and the read ----
+# LD_PRELOAD does not work with the sanitizers' runtime (it must come
+# first): then this case is skipped, with the reason.
+g=$T_TMP/grow
+mkdir -p "$g"
+printf 'data' >"$g/f"
+ln -s f "$g/l"
+if ! setfattr -n user.grow -v short "$g/f" 2>/dev/null; then
+	echo "xattr-grow: skipped (no user attributes in $T_TMP)"
+elif ! ${CC:-cc} -shared -fPIC -o "$T_TMP/xattrgrow.so" \
+	"$top_srcdir/tests/xattrgrow.c" -ldl 2>"$T_TMP/cc.err"; then
+	echo "xattr-grow: skipped (no compiler: $(head -n 1 "$T_TMP/cc.err"))"
+elif ! LD_PRELOAD=$T_TMP/xattrgrow.so "$ORLOV_POPULATE" --version >/dev/null 2>&1; then
+	echo "xattr-grow: skipped (LD_PRELOAD does not work with this build, a sanitizer's?)"
+else
+	long=$(printf 'L%.0s' $(seq 1 300))
+	t_pin_times "$g"
+	cp "$base" "$img"
+	LD_PRELOAD=$T_TMP/xattrgrow.so XATTRGROW_NAME=user.grow XATTRGROW_VALUE=$long \
+		"$ORLOV_POPULATE" -q "$img" "$g" 2>"$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "populate with a growing attribute"; }
+	[ "$(getfattr --absolute-names --only-values -n user.grow "$g/f")" = "$long" ] ||
+		t_fail "xattrgrow.so did not grow the attribute"
+	t_pin_times "$g"
+	verify_out 0 "$img" "$g"
+	# orlov-layout reads through the same reader: grown again, to the
+	# value the image holds
+	setfattr -n user.grow -v short "$g/f"
+	t_pin_times "$g"
+	export XATTRGROW_NAME=user.grow XATTRGROW_VALUE="$long"
+	LD_PRELOAD=$T_TMP/xattrgrow.so
+	export LD_PRELOAD
+	verify_out 0 "$img" "$g"
+	unset LD_PRELOAD XATTRGROW_NAME XATTRGROW_VALUE
+	setfattr -n user.grow -v short "$g/f"
+	t_pin_times "$g"
+	verify_out 1 "$img" "$g"
+	has "mismatch: /f: xattr user.grow (expected short, got $long)"
+	echo "xattr-grow: the attribute grown between the two calls is read again"
+fi
 exit 0
