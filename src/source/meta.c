@@ -30,6 +30,16 @@ static errcode_t parse_id(const char **p, char stop, uint32_t *out)
 	return 0;
 }
 
+errcode_t meta_owner_parse(const char *arg, uint32_t *uid, uint32_t *gid)
+{
+	const char *p = arg;
+
+	if (strchr(arg, ',') || !strchr(arg, ':') || parse_id(&p, ':', uid) ||
+	    parse_id(&p, ',', gid) || *p)
+		return ORLOV_ERR_USAGE;
+	return 0;
+}
+
 errcode_t id_map_parse(struct id_map *m, const char *arg)
 {
 	const char *p = arg;

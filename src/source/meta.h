@@ -32,6 +32,8 @@ struct meta_rules {
 /* Add "FROM:TO[:COUNT][,FROM:TO[:COUNT]...]" to @m. */
 errcode_t id_map_parse(struct id_map *m, const char *arg);
 uint32_t id_map_apply(const struct id_map *m, uint32_t id);
+/* "UID:GID" (--root-owner): decimal numbers. */
+errcode_t meta_owner_parse(const char *arg, uint32_t *uid, uint32_t *gid);
 void id_map_free(struct id_map *m);
 
 /* SOURCE_DATE_EPOCH from the environment: none, or seconds since 1970

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/ioctl.h>
-#include <sys/xattr.h>
 #include <linux/fs.h>
 
 #include "source/walk.h"
+#include "source/hostxattr.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -169,47 +169,19 @@ static const struct src_data_ops host_data_ops = {
 
 static void free_xattrs(struct src_entry *e)
 {
-	size_t i;
-
-	for (i = 0; i < e->nxattrs; i++) {
-		free(e->xattrs[i].name);
-		free(e->xattrs[i].value);
-	}
-	free(e->xattrs);
+	host_xattrs_free(e->xattrs, e->nxattrs);
 	e->xattrs = NULL;
 	e->nxattrs = 0;
 }
 
-static int xattr_cmp(const void *a, const void *b)
-{
-	const struct src_xattr *x = a, *y = b;
-
-	return strcmp(x->name, y->name);
-}
-
 /* Attributes through the open file @fd, or where none can be opened (a
- * symlink, a device, a FIFO) through @path, which names it from the
+ * symlink, a device, a FIFO) through a path that names it from the
  * directory we hold open (/proc/self/fd) without following it, or
  * without /proc (a chroot, a container) from the source root. */
-static ssize_t x_list(int fd, const char *path, char *buf, size_t n)
-{
-	return fd >= 0 ? flistxattr(fd, buf, n) : llistxattr(path, buf, n);
-}
-
-static ssize_t x_get(int fd, const char *path, const char *name, void *buf,
-		     size_t n)
-{
-	return fd >= 0 ? fgetxattr(fd, name, buf, n) :
-			 lgetxattr(path, name, buf, n);
-}
-
 static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
 			     struct src_entry *e)
 {
-	char *list = NULL, *p;
 	struct strbuf path = { 0 };
-	const char *proc;
-	ssize_t len, vlen;
 	errcode_t err = 0;
 
 	if (fd >= 0)
@@ -218,62 +190,8 @@ static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
 		err = sb_printf(&path, "/proc/self/fd/%d/%s", dirfd, e->name);
 	else
 		err = sb_printf(&path, "%s/%s", w->root, e->path);
-	if (err)
-		goto out;
-	proc = path.s;
-	len = x_list(fd, proc, NULL, 0);
-	if (len <= 0) {
-		if (len < 0 && errno != ENOTSUP && errno != ENODATA)
-			err = (errcode_t)errno;
-		goto out;
-	}
-	list = malloc((size_t)len);
-	if (!list) {
-		err = ENOMEM;
-		goto out;
-	}
-	len = x_list(fd, proc, list, (size_t)len);
-	if (len < 0) {
-		err = (errcode_t)errno;
-		goto out;
-	}
-	for (p = list; p < list + len; p += strlen(p) + 1) {
-		struct src_xattr *nx, *x;
-
-		nx = realloc(e->xattrs, (e->nxattrs + 1) * sizeof(*nx));
-		if (!nx) {
-			err = ENOMEM;
-			goto out;
-		}
-		e->xattrs = nx;
-		x = &e->xattrs[e->nxattrs];
-		memset(x, 0, sizeof(*x));
-		x->name = strdup(p);
-		if (!x->name) {
-			err = ENOMEM;
-			goto out;
-		}
-		e->nxattrs++;
-		vlen = x_get(fd, proc, p, NULL, 0);
-		if (vlen < 0) {
-			err = (errcode_t)errno;
-			goto out;
-		}
-		x->value = malloc(vlen ? (size_t)vlen : 1);
-		if (!x->value) {
-			err = ENOMEM;
-			goto out;
-		}
-		vlen = x_get(fd, proc, p, x->value, (size_t)vlen);
-		if (vlen < 0) {
-			err = (errcode_t)errno;
-			goto out;
-		}
-		x->size = (size_t)vlen;
-	}
-	qsort(e->xattrs, e->nxattrs, sizeof(*e->xattrs), xattr_cmp);
-out:
-	free(list);
+	if (!err)
+		err = host_xattrs_read(fd, path.s, &e->xattrs, &e->nxattrs);
 	sb_free(&path);
 	return err;
 }

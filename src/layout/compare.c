@@ -1,0 +1,464 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* orlov-layout verify: one source entry against its image namesake. */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+
+#include "layout/verify.h"
+#include "lib/orlov_err.h"
+#include "lib/util.h"
+
+void mismatch(struct verify *v, const char *what, const char *exp,
+	      const char *got)
+{
+	v->mismatches++;
+	fputs("mismatch: ", stdout);
+	fput_escaped(stdout, v->ipath.s, v->ipath.len);
+	printf(": %s (expected %s, got %s)\n", what, exp, got);
+}
+
+void mismatch_u(struct verify *v, const char *what, unsigned long long exp,
+		unsigned long long got)
+{
+	char e[32], g[32];
+
+	snprintf(e, sizeof(e), "%llu", exp);
+	snprintf(g, sizeof(g), "%llu", got);
+	mismatch(v, what, e, g);
+}
+
+errcode_t vfail(struct verify *v, const struct src_entry *se, errcode_t err,
+		const char *doing)
+{
+	return verify_src_error(v, err, doing, se->path);
+}
+
+static const char *host_type(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFDIR:	return "dir";
+	case S_IFREG:	return "file";
+	case S_IFLNK:	return "symlink";
+	case S_IFIFO:	return "fifo";
+	case S_IFSOCK:	return "sock";
+	case S_IFCHR:	return "chr";
+	case S_IFBLK:	return "blk";
+	}
+	return NULL;
+}
+
+/* Only the namespaces ext2 stores; others (e.g. system.nfs4_acl) can't be. */
+static int xattr_wanted(const char *name)
+{
+	return !strncmp(name, "user.", 5) || !strncmp(name, "trusted.", 8) ||
+	       !strncmp(name, "security.", 9) ||
+	       !strcmp(name, "system.posix_acl_access") ||
+	       !strcmp(name, "system.posix_acl_default");
+}
+
+static int xattr_cmp(const void *a, const void *b)
+{
+	const struct ir_xattr *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/* The entry's attributes that the image can hold, sorted by name.  The
+ * names and values stay the walk's. */
+static errcode_t src_xattrs(const struct src_entry *e, struct ir_xattrs *out)
+{
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	out->a = calloc(e->nxattrs ? e->nxattrs : 1, sizeof(*out->a));
+	if (!out->a)
+		return ENOMEM;
+	for (i = 0; i < e->nxattrs; i++) {
+		if (!xattr_wanted(e->xattrs[i].name))
+			continue;
+		out->a[out->n].name = e->xattrs[i].name;
+		out->a[out->n].value = e->xattrs[i].value;
+		out->a[out->n++].len = e->xattrs[i].size;
+	}
+	if (out->n > 1)
+		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
+	return 0;
+}
+
+static errcode_t escaped(struct strbuf *b, const void *s, size_t n)
+{
+	sb_truncate(b, 0);
+	if (!n)
+		return sb_append(b, "\"\"", 2);
+	return sb_escaped(b, s, n);
+}
+
+static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
+				ext2_ino_t ino, const struct ext2_inode_large *inode)
+{
+	struct ir_xattrs sx, ix;
+	struct strbuf what = { 0 }, e = { 0 }, g = { 0 };
+	size_t i = 0, j = 0;
+	errcode_t err;
+
+	err = src_xattrs(se, &sx);
+	if (err)
+		return err;
+	err = ir_read_xattrs(v->fs, ino, inode, &ix);
+	if (err == ORLOV_ERR_CORRUPT) {
+		/* Corruption is what verify is for: report it, go on. */
+		if (ix.corrupt & IR_XATTR_BAD_INODE)
+			mismatch(v, "in-inode xattrs", "valid", "corrupt");
+		if (ix.corrupt & IR_XATTR_BAD_BLOCK)
+			mismatch(v, "xattr block", "valid", "corrupt");
+		free(sx.a);
+		return 0;
+	}
+	if (err) {
+		free(sx.a);
+		return ctx_set(v->ctx, err, "reading extended attributes of",
+			       v->ipath.s);
+	}
+	while (!err && (i < sx.n || j < ix.n)) {
+		int c = i >= sx.n ? 1 : j >= ix.n ? -1 :
+			strcmp(sx.a[i].name, ix.a[j].name);
+		const struct ir_xattr *x = c <= 0 ? &sx.a[i] : &ix.a[j];
+		size_t copies = 0, in_inode = 0;
+
+		/* The image's copies of this name: more than one (in the
+		 * inode and the block, or twice in one) is corruption; the
+		 * first is the one ext4 reads, compared below. */
+		while (c >= 0 && j + copies < ix.n &&
+		       !strcmp(ix.a[j + copies].name, ix.a[j].name))
+			in_inode += ix.a[j + copies++].in_inode != 0;
+		sb_truncate(&what, 0);
+		err = sb_append(&what, "xattr ", 6);
+		if (!err)
+			err = sb_escaped(&what, x->name, strlen(x->name));
+		if (err)
+			break;
+		if (copies > 1) {
+			char got[64];
+
+			if (in_inode && in_inode < copies)
+				snprintf(got, sizeof(got),
+					 "in the inode and the block");
+			else
+				snprintf(got, sizeof(got), "%zu copies in the %s",
+					 copies, in_inode ? "inode" : "block");
+			mismatch(v, what.s, "one copy", got);
+		}
+		if (c < 0) {
+			mismatch(v, what.s, "present", "missing");
+		} else if (c > 0) {
+			mismatch(v, what.s, "absent", "present");
+		} else if (sx.a[i].len != ix.a[j].len ||
+			   memcmp(sx.a[i].value, ix.a[j].value,
+				  sx.a[i].len)) {
+			err = escaped(&e, sx.a[i].value, sx.a[i].len);
+			if (!err)
+				err = escaped(&g, ix.a[j].value, ix.a[j].len);
+			if (!err)
+				mismatch(v, what.s, e.s, g.s);
+		}
+		i += c <= 0;
+		j += c >= 0 ? copies : 0;
+	}
+	sb_free(&what);
+	sb_free(&e);
+	sb_free(&g);
+	free(sx.a);
+	ir_xattrs_free(&ix);
+	return err;
+}
+
+static errcode_t compare_data(struct verify *v, const struct src_entry *se,
+			      ext2_ino_t ino, struct ext2_inode_large *inode)
+{
+	uint64_t isize = EXT2_I_SIZE(inode), off = 0;
+	uint64_t ssize = (uint64_t)se->st.st_size;
+	uint64_t n = ssize < isize ? ssize : isize;
+	ext2_file_t f;
+	errcode_t err, err2;
+
+	err = ext2fs_file_open2(v->fs, ino, (struct ext2_inode *)inode, 0, &f);
+	if (err)
+		return ctx_set(v->ctx, err, "opening image file", v->ipath.s);
+	while (!err && off < n) {
+		size_t r = n - off < VBUF_SIZE ? (size_t)(n - off) : VBUF_SIZE;
+		unsigned int got;
+		size_t k;
+
+		err = se->data->read(se, v->sbuf, r, off);
+		if (err) {
+			err = vfail(v, se, err, "reading");
+			break;
+		}
+		err = ext2fs_file_read(f, v->ibuf, (unsigned int)r, &got);
+		if (err) {
+			err = ctx_set(v->ctx, err, "reading image file",
+				      v->ipath.s);
+			break;
+		}
+		if (memcmp(v->sbuf, v->ibuf, got) || got < r) {
+			char what[64], e[8], g[16];
+
+			for (k = 0; k < got && v->sbuf[k] == v->ibuf[k]; k++)
+				;
+			snprintf(what, sizeof(what), "data at offset %llu",
+				 (unsigned long long)(off + k));
+			snprintf(e, sizeof(e), "0x%02x", v->sbuf[k]);
+			if (k < got)
+				snprintf(g, sizeof(g), "0x%02x", v->ibuf[k]);
+			else
+				snprintf(g, sizeof(g), "end of file");
+			mismatch(v, what, e, g);
+			break;
+		}
+		off += r;
+	}
+	err2 = ext2fs_file_close(f);
+	return err ? err : err2;
+}
+
+static void compare_time(struct verify *v, const char *what,
+			 const struct ext2_inode_large *inode,
+			 enum ir_time which, const struct timespec *ts)
+{
+	int64_t sec, tmin, tmax;
+	uint32_t nsec;
+	int has_nsec;
+	char e[48], g[48];
+	struct timespec want = *ts;
+
+	/* what orlov-populate stored: the time the inode can hold */
+	meta_time_range(EXT2_INODE_SIZE(v->fs->super) >=
+			EXT2_GOOD_OLD_INODE_SIZE + 32, &tmin, &tmax);
+	meta_fit_time(&want, tmin, tmax);
+	ts = &want;
+	ir_inode_time(v->fs, inode, which, &sec, &nsec, &has_nsec);
+	if (sec == (int64_t)ts->tv_sec &&
+	    (!has_nsec || nsec == (uint32_t)ts->tv_nsec))
+		return;
+	if (has_nsec) {
+		snprintf(e, sizeof(e), "%lld.%09ld", (long long)ts->tv_sec,
+			 (long)ts->tv_nsec);
+		snprintf(g, sizeof(g), "%lld.%09lu", (long long)sec,
+			 (unsigned long)nsec);
+	} else {
+		snprintf(e, sizeof(e), "%lld", (long long)ts->tv_sec);
+		snprintf(g, sizeof(g), "%lld", (long long)sec);
+	}
+	mismatch(v, what, e, g);
+}
+
+/*
+ * A non-directory, for the hard link check at the end.  Only a source
+ * file with more than one link can share its inode (as orlov-populate
+ * decides): the others, device table entries among them (which have no
+ * inode number), each get a key of their own.
+ */
+static errcode_t record_link(struct verify *v, const struct stat *st,
+			     ext2_ino_t ino,
+			     const struct ext2_inode_large *inode)
+{
+	struct vlink *l;
+	size_t pos;
+
+	if (grow_array(&v->links, &v->cap, v->nlinks + 1, sizeof(*v->links), 256))
+		return ENOMEM;
+	l = &v->links[v->nlinks];
+	memset(l, 0, sizeof(*l));
+	l->path = strdup(v->ipath.s);
+	if (!l->path)
+		return ENOMEM;
+	l->dev = st->st_dev;
+	l->ino = st->st_ino;
+	l->alone = st->st_nlink > 1 ? 0 : v->nlinks + 1;
+	l->mode = st->st_mode;
+	l->uid = st->st_uid;
+	l->gid = st->st_gid;
+	l->rdev = st->st_rdev;
+	l->img = ino;
+	l->img_links = inode->i_links_count;
+	v->nlinks++;
+	if (l->alone)
+		return 0;
+	if (!keymap_get(&v->by_ino, (uint64_t)st->st_ino, &pos))
+		return keymap_add(&v->by_ino, (uint64_t)st->st_ino,
+				  v->nlinks - 1);
+	while (v->links[pos].same_ino)
+		pos = v->links[pos].same_ino - 1;
+	v->links[pos].same_ino = v->nlinks;
+	return 0;
+}
+
+/*
+ * What the image inode of @st holds: the first path of a source inode
+ * with hard links made it, a later one is only linked to it (as ln
+ * does), whatever a device table line says of that path.
+ */
+static void expected(const struct verify *v, const struct stat *st,
+		     struct stat *want)
+{
+	const struct vlink *l;
+	size_t pos;
+
+	*want = *st;
+	if (S_ISDIR(st->st_mode) || st->st_nlink <= 1 ||
+	    !keymap_get(&v->by_ino, (uint64_t)st->st_ino, &pos))
+		return;
+	for (;;) {
+		l = &v->links[pos];
+		if (!l->alone && l->dev == st->st_dev && l->ino == st->st_ino)
+			break;
+		if (!l->same_ino)
+			return;
+		pos = l->same_ino - 1;
+	}
+	want->st_mode = l->mode;
+	want->st_uid = l->uid;
+	want->st_gid = l->gid;
+	want->st_rdev = l->rdev;
+}
+
+static void compare_owner(struct verify *v, const struct stat *st,
+			  const struct ext2_inode_large *inode)
+{
+	if (st->st_uid != inode_uid(*inode))
+		mismatch_u(v, "uid", st->st_uid, inode_uid(*inode));
+	if (st->st_gid != inode_gid(*inode))
+		mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
+}
+
+/* The inode's fields against the source's (types already the same). */
+static void compare_fields(struct verify *v, const struct stat *st,
+			   const struct ext2_inode_large *inode)
+{
+	char e[64], g[64];
+
+	if ((st->st_mode & 07777) != (inode->i_mode & 07777)) {
+		snprintf(e, sizeof(e), "%04o", (unsigned)(st->st_mode & 07777));
+		snprintf(g, sizeof(g), "%04o", (unsigned)(inode->i_mode & 07777));
+		mismatch(v, "mode", e, g);
+	}
+	compare_owner(v, st, inode);
+	/* A directory's size depends on the host filesystem: not compared. */
+	if ((S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) &&
+	    (uint64_t)st->st_size != EXT2_I_SIZE(inode))
+		mismatch_u(v, "size", (unsigned long long)st->st_size,
+			   EXT2_I_SIZE(inode));
+	compare_time(v, "mtime", inode, IR_MTIME, &st->st_mtim);
+	compare_time(v, "ctime", inode, IR_CTIME, &st->st_ctim);
+}
+
+static errcode_t compare_symlink(struct verify *v, const struct src_entry *se,
+				 ext2_ino_t ino, struct ext2_inode_large *inode)
+{
+	struct strbuf it = { 0 }, a = { 0 }, b = { 0 };
+	errcode_t err;
+
+	err = ir_symlink_target(v->fs, ino, inode, &it);
+	if (err == ORLOV_ERR_CORRUPT) {
+		mismatch(v, "symlink target", "readable", "corrupt");
+		err = 0;
+	} else if (err) {
+		err = ctx_set(v->ctx, err, "reading symlink", v->ipath.s);
+	} else if (se->link_len != it.len ||
+		   memcmp(se->link_target, it.s, it.len)) {
+		err = escaped(&a, se->link_target, se->link_len);
+		if (!err)
+			err = escaped(&b, it.s, it.len);
+		if (!err)
+			mismatch(v, "symlink target", a.s, b.s);
+	}
+	sb_free(&it);
+	sb_free(&a);
+	sb_free(&b);
+	return err;
+}
+
+static void compare_rdev(struct verify *v, const struct stat *st,
+			 const struct ext2_inode_large *inode)
+{
+	unsigned int ma, mi;
+	char e[64], g[64];
+
+	ir_rdev(inode, &ma, &mi);
+	if (ma != major(st->st_rdev) || mi != minor(st->st_rdev)) {
+		snprintf(e, sizeof(e), "%u:%u", major(st->st_rdev),
+			 minor(st->st_rdev));
+		snprintf(g, sizeof(g), "%u:%u", ma, mi);
+		mismatch(v, "rdev", e, g);
+	}
+}
+
+/* One source entry against its image namesake (its path pushed).  A
+ * directory's own entries are the walk's: *is_dir says whether to go
+ * into it, with its inode in *dinode. */
+errcode_t verify_entry(struct verify *v, const struct src_entry *se,
+		       ext2_ino_t ino, int *is_dir,
+		       struct ext2_inode_large *dinode)
+{
+	struct stat want;
+	const struct stat *st = &want;
+	struct ext2_inode_large inode;
+	const char *stype, *itype;
+	errcode_t err = 0;
+
+	*is_dir = 0;
+	expected(v, &se->st, &want);
+	err = ir_read_inode(v->fs, ino, &inode);
+	if (err)
+		return ctx_set(v->ctx, err, "reading inode of", v->ipath.s);
+	stype = host_type(st->st_mode);
+	itype = ir_type_name(inode.i_mode);
+	if (!stype)
+		return vfail(v, se, ORLOV_ERR_UNSUPP_FILETYPE, "examining");
+	if (!itype || strcmp(stype, itype)) {
+		/* Nothing else is comparable across types. */
+		mismatch(v, "type", stype, itype ? itype : "invalid");
+		return 0;
+	}
+	compare_fields(v, st, &inode);
+	if (!S_ISDIR(st->st_mode))
+		err = record_link(v, st, ino, &inode);
+	if (!err && v->opts->xattrs)
+		err = compare_xattrs(v, se, ino, &inode);
+	if (!err && S_ISREG(st->st_mode))
+		err = compare_data(v, se, ino, &inode);
+	if (!err && S_ISLNK(st->st_mode))
+		err = compare_symlink(v, se, ino, &inode);
+	if (!err && (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode)))
+		compare_rdev(v, st, &inode);
+	if (!err && S_ISDIR(st->st_mode)) {
+		*is_dir = 1;
+		*dinode = inode;
+	}
+	return err;
+}
+
+errcode_t verify_root(struct verify *v, const struct src_entry *se,
+		      const struct ext2_inode_large *inode)
+{
+	const struct layout_opts *o = v->opts;
+	struct stat st = se->st;
+
+	if (o->root_owner) {
+		st.st_uid = o->root_uid;
+		st.st_gid = o->root_gid;
+	}
+	if (!o->root_attrs) {
+		if (o->root_owner)
+			compare_owner(v, &st, inode);
+		return 0;
+	}
+	compare_fields(v, &st, inode);
+	return o->xattrs ? compare_xattrs(v, se, v->root, inode) : 0;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Inside an archive read as a source tree (tar.h): the tree tar.c loads
+ * and tar_walk.c walks.
+ */
+#ifndef ORLOV_TAR_TREE_H
+#define ORLOV_TAR_TREE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "source/nametree.h"
+#include "source/walk.h"
+
+/* One stretch of a file's data, and where the spool holds it. */
+struct text {
+	uint64_t loff, len, soff;
+};
+
+struct tinode {
+	const struct tar_tree *t;
+	struct stat st;
+	char *link;		/* symlink target */
+	struct src_xattr *x;
+	size_t nx;
+	struct text *ext;
+	size_t next, ecap;
+};
+
+struct tar_tree {
+	struct name_tree names;	/* every member's name, and their parents */
+	uint32_t *ino;		/* by node: its inode in @in */
+	size_t ino_cap;
+	struct tinode *in;
+	size_t ni, icap;
+	int spool;		/* unlinked file with every file's data */
+	uint64_t spool_len;
+};
+
+#endif
