@@ -341,6 +341,77 @@ static errcode_t dir_append(struct fs_state *fs, struct dirbuf *d,
 	return err;
 }
 
+/* dx_make_map: the hash, offset and size of each entry in use, in block
+ * order. */
+static errcode_t dx_make_map(struct fs_state *fs, int root_version,
+			     const unsigned char *d1, struct dx_map *map,
+			     uint32_t *count)
+{
+	uint32_t bs = fs->g.block_size, off, n = 0;
+	errcode_t err;
+
+	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
+		const unsigned char *de = d1 + off;
+
+		if (!de[6] || !get_le32(de))
+			continue;
+		err = dx_name_hash(fs, root_version, (const char *)de + 8,
+				   de[6], &map[n].hash);
+		if (err)
+			return err;
+		map[n].offs = off;
+		map[n].size = rec_len(de, bs);
+		n++;
+	}
+	*count = n;
+	return 0;
+}
+
+/* dx_move_dirents: packed into the new block, wiped in the old; the
+ * offset of the last one moved. */
+static uint32_t dx_move_dirents(unsigned char *d1, unsigned char *d2,
+				const struct dx_map *map, uint32_t count,
+				uint32_t bs)
+{
+	uint32_t n, to = 0, last2 = 0;
+
+	for (n = 0; n < count; n++) {
+		unsigned char *de = d1 + map[n].offs;
+		uint32_t rl = DIR_REC_LEN(de[6]);
+
+		memcpy(d2 + to, de, rl);
+		put_le16(d2 + to + 4, rl);
+		last2 = to;
+		to += rl;
+		put_le32(de, 0);
+		memset(de + 6, 0, rec_len(de, bs) - 6);
+	}
+	return last2;
+}
+
+/* dx_pack_dirents: the rest slides to the front, in order; the offset of
+ * the last entry. */
+static uint32_t dx_pack_dirents(unsigned char *d1, uint32_t bs)
+{
+	uint32_t off, to = 0, prev = 0;
+
+	for (off = 0; off + 8 <= bs;) {
+		uint32_t next = off + rec_len(d1 + off, bs);
+
+		if (d1[off + 6] && get_le32(d1 + off)) {
+			uint32_t rl = DIR_REC_LEN(d1[off + 6]);
+
+			if (off > to)
+				memmove(d1 + to, d1 + off, rl);
+			put_le16(d1 + to + 4, rl);
+			prev = to;
+			to += rl;
+		}
+		off = next;
+	}
+	return prev;
+}
+
 /*
  * do_split: a new block takes the entries of leaf @lb with the higher
  * hashes, so that neither is over half full; the index gets the new
@@ -351,7 +422,7 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 			  int root_version, uint32_t *tb, uint32_t *toff)
 {
 	uint32_t bs = fs->g.block_size, nb, off, count = 0, n = 0;
-	uint32_t size = 0, move = 0, split, hash2, to, last2 = 0, prev = 0;
+	uint32_t size = 0, move = 0, split, hash2, last2, prev;
 	unsigned char *d1, *d2;
 	struct dx_map *map;
 	int i, continued;
@@ -370,25 +441,15 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 	map = calloc(count ? count : 1, sizeof(*map));
 	if (!map)
 		return ENOMEM;
-	/* dx_make_map fills from the top down: the first entry is last */
-	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
-		const unsigned char *de = d1 + off;
-
-		if (!de[6] || !get_le32(de))
-			continue;
-		err = dx_name_hash(fs, root_version, (const char *)de + 8,
-				   de[6], &map[n].hash);
-		if (err)
-			goto out;
-		map[n].offs = off;
-		map[n].size = rec_len(de, bs);
-		n++;
-	}
-	count = n;
+	err = dx_make_map(fs, root_version, d1, map, &count);
+	if (err)
+		goto out;
 	if (count < 2) {
 		err = ORLOV_ERR_CORRUPT;
 		goto out;
 	}
+	/* the kernel's dx_make_map fills from the top down: the first entry
+	 * is last */
 	for (n = 0; n < count / 2; n++) {
 		struct dx_map t = map[n];
 
@@ -407,35 +468,8 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 	hash2 = map[split].hash;
 	continued = hash2 == map[split - 1].hash;
 
-	/* dx_move_dirents: packed into the new block, wiped in the old */
-	to = 0;
-	for (n = split; n < count; n++) {
-		unsigned char *de = d1 + map[n].offs;
-		uint32_t rl = DIR_REC_LEN(de[6]);
-
-		memcpy(d2 + to, de, rl);
-		put_le16(d2 + to + 4, rl);
-		last2 = to;
-		to += rl;
-		put_le32(de, 0);
-		memset(de + 6, 0, rec_len(de, bs) - 6);
-	}
-	/* dx_pack_dirents: the rest slides to the front, in order */
-	to = 0;
-	for (off = 0; off + 8 <= bs;) {
-		uint32_t next = off + rec_len(d1 + off, bs);
-
-		if (d1[off + 6] && get_le32(d1 + off)) {
-			uint32_t rl = DIR_REC_LEN(d1[off + 6]);
-
-			if (off > to)
-				memmove(d1 + to, d1 + off, rl);
-			put_le16(d1 + to + 4, rl);
-			prev = to;
-			to += rl;
-		}
-		off = next;
-	}
+	last2 = dx_move_dirents(d1, d2, map + split, count - split, bs);
+	prev = dx_pack_dirents(d1, bs);
 	put_le16(d1 + prev + 4, bs - prev);
 	put_le16(d2 + last2 + 4, bs - last2);
 	d->room[lb] = block_room(d1, bs);
