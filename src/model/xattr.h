@@ -10,17 +10,19 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <et/com_err.h>
+#include <ext2fs/ext2_fs.h>
+#include <ext2fs/ext2_ext_attr.h>
 
 #include "source/walk.h"
 
-#define EXT2_XATTR_MAGIC 0xEA020000U
-/* Name indexes of fs/ext2/xattr.h */
+/* Name indexes of fs/ext2/xattr.h (ext2_ext_attr.h has none) */
 #define EXT2_XATTR_INDEX_USER 1
 #define EXT2_XATTR_INDEX_POSIX_ACL_ACCESS 2
 #define EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT 3
 #define EXT2_XATTR_INDEX_TRUSTED 4
 #define EXT2_XATTR_INDEX_SECURITY 6
-#define EXT2_XATTR_REFCOUNT_MAX 1024
+/* populate.c's name for ext2_ext_attr.h's EXT2_EXT_ATTR_REFCOUNT_MAX */
+#define EXT2_XATTR_REFCOUNT_MAX EXT2_EXT_ATTR_REFCOUNT_MAX
 
 /*
  * How ext2_xattr_hash_entry reads a name's bytes: as plain char, signed on

@@ -162,7 +162,7 @@ static void test_dirhash(void)
 	 * (6 versions, signed and unsigned bytes, default and given seed)
 	 * are the ones an earlier hand-written copy of fs/ext4/hash.c gave,
 	 * which the QEMU cross-checks matched against the kernel's htrees. */
-	for (v = DX_HASH_LEGACY; v <= DX_HASH_TEA_UNSIGNED; v++)
+	for (v = EXT2_HASH_LEGACY; v <= EXT2_HASH_TEA_UNSIGNED; v++)
 		for (i = 0; i < sizeof(names) / sizeof(*names); i++) {
 			int len = (int)strlen(names[i]);
 			uint32_t h = ext4fs_dirhash(v, seed, names[i], len, &ok);
@@ -191,7 +191,7 @@ static int leaf_in_range(const struct fs_state *fs, const struct dirbuf *d,
 		const unsigned char *de = blk + off;
 
 		if (get_le32(de) && de[6]) {
-			uint32_t h = ext4fs_dirhash(DX_HASH_HALF_MD4, fs->dx.seed,
+			uint32_t h = ext4fs_dirhash(EXT2_HASH_HALF_MD4, fs->dx.seed,
 						    (const char *)de + 8, de[6], &ok);
 
 			(*names)++;
@@ -254,7 +254,7 @@ static void test_htree(void)
 
 	mkstate(&fs, 4);
 	fs.dx.enabled = 1;
-	fs.dx.def_version = DX_HASH_HALF_MD4;
+	fs.dx.def_version = EXT2_HASH_HALF_MD4;
 	fs.dx.seed[0] = 42;
 	dirbuf_init(&d, 12, 2048, 1);
 	dir_make_empty(&fs, &d, 2);

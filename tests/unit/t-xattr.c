@@ -48,7 +48,7 @@ int main(void)
 	}
 
 	is_int(xattr_build_block(xs, 3, block, sizeof(block), NAME_HASH_SIGNED, &bad), 0, "block built");
-	is_int(le32(block), EXT2_XATTR_MAGIC, "magic");
+	is_int(le32(block), EXT2_EXT_ATTR_MAGIC, "magic");
 	is_int(le32(block + 4), 1, "refcount 1");
 	is_int(le32(block + 8), 1, "h_blocks 1");
 
