@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * ext4_mb_new_blocks() for one block at a time, as the ext4 driver of
- * Linux 6.1 runs it for an indirect-mapped inode without delayed
- * allocation (mballoc.h).  Names follow fs/ext4/mballoc.c so that the two
+ * ext4_mb_new_blocks() as the ext4 driver of Linux 6.1 runs it for an
+ * indirect-mapped inode: a block at a time without delayed allocation, a
+ * run at writeback with it (mballoc.h).  Names follow fs/ext4/mballoc.c so that the two
  * can be read side by side.  This file is the allocator: the request,
  * its normalization, and the group scans by criteria; the buddy is in
  * mb_buddy.c, the preallocations in mb_prealloc.c.

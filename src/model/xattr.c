@@ -9,6 +9,7 @@
 #include "model/xattr.h"
 #include "model/acl.h"
 #include "lib/orlov_err.h"
+#include "lib/src_xattr.h"
 #include "lib/util.h"
 
 /* The entry table after the block header, walked as e2fsprogs does. */
@@ -34,45 +35,11 @@ static uint32_t e_size(const struct ext2_ext_attr_entry *e)
 	return ext2fs_le32_to_cpu(e->e_value_size);
 }
 
-#define IDX_USER EXT2_XATTR_INDEX_USER
-#define IDX_ACL_ACCESS EXT2_XATTR_INDEX_POSIX_ACL_ACCESS
-#define IDX_ACL_DEFAULT EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT
-#define IDX_TRUSTED EXT2_XATTR_INDEX_TRUSTED
-#define IDX_SECURITY EXT2_XATTR_INDEX_SECURITY
-
 
 static int classify(const char *full, struct xattr_disk *e)
 {
-	static const struct {
-		const char *prefix;
-		int index;
-	} map[] = {
-		{ "user.", IDX_USER },
-		{ "trusted.", IDX_TRUSTED },
-		{ "security.", IDX_SECURITY },
-	};
-	size_t i;
-
-	if (!strcmp(full, "system.posix_acl_access")) {
-		e->index = IDX_ACL_ACCESS;
-		e->name = "";
-		return 0;
-	}
-	if (!strcmp(full, "system.posix_acl_default")) {
-		e->index = IDX_ACL_DEFAULT;
-		e->name = "";
-		return 0;
-	}
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t pl = strlen(map[i].prefix);
-
-		if (!strncmp(full, map[i].prefix, pl) && full[pl]) {
-			e->index = map[i].index;
-			e->name = full + pl;
-			return 0;
-		}
-	}
-	return -1;
+	e->index = xattr_name_index(full, &e->name);
+	return e->index ? 0 : -1;
 }
 
 /* ext2_xattr_cmp_entry: the order of the entry table (index, name
@@ -116,7 +83,8 @@ errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d)
 	d->name_len = strlen(d->name);
 	if (d->name_len > 255)
 		return ORLOV_ERR_BAD_XATTR;
-	if (d->index == IDX_ACL_ACCESS || d->index == IDX_ACL_DEFAULT) {
+	if (d->index == EXT2_XATTR_INDEX_POSIX_ACL_ACCESS ||
+	    d->index == EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT) {
 		struct acl acl;
 
 		/* ext2 keeps its own compact form (fs/ext2/acl.c) */

@@ -7,6 +7,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "model/xattr.h"
+#include "lib/src_xattr.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 
