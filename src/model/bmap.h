@@ -9,16 +9,10 @@
 #ifndef ORLOV_BMAP_H
 #define ORLOV_BMAP_H
 
+#include <ext2fs/ext2_fs.h>
+
 #include "model/balloc.h"
 #include "model/mballoc.h"
-
-#ifndef EXT2_N_BLOCKS	/* also in ext2fs/ext2_fs.h */
-#define EXT2_NDIR_BLOCKS 12
-#define EXT2_IND_BLOCK 12
-#define EXT2_DIND_BLOCK 13
-#define EXT2_TIND_BLOCK 14
-#define EXT2_N_BLOCKS 15
-#endif
 
 /* An indirect block held in memory until the inode is finished. */
 struct ind_node {

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,14 +11,38 @@
 #include "lib/util.h"
 #include "model/dirhash.h"
 
+/*
+ * A directory entry's fields where struct ext2_dir_entry_2 puts them, read
+ * byte by byte: entries read from the image are not checked for 4-byte
+ * alignment (their rec_len is not), so no struct pointer lies over them.
+ */
+#define DE_OFF(f) offsetof(struct ext2_dir_entry_2, f)
+#define DE_HEAD EXT2_DIR_ENTRY_HEADER_LEN
 
+static uint32_t de_inode(const unsigned char *de)
+{
+	return get_le32(de + DE_OFF(inode));
+}
 
+static void de_set_inode(unsigned char *de, uint32_t ino)
+{
+	put_le32(de + DE_OFF(inode), ino);
+}
 
+static uint32_t de_name_len(const unsigned char *de)
+{
+	return de[DE_OFF(name_len)];
+}
+
+static void de_set_rec_len(unsigned char *de, uint32_t len)
+{
+	put_le16(de + DE_OFF(rec_len), len);
+}
 
 /* ext2_rec_len_from_disk for block sizes up to 64 KiB */
 static uint32_t rec_len(const unsigned char *de, uint32_t bs)
 {
-	uint32_t len = get_le16(de + 4);
+	uint32_t len = get_le16(de + DE_OFF(rec_len));
 
 	if (len == 65535 || len == 0)
 		return bs > 65535 ? 65536 : len;
@@ -29,19 +54,19 @@ static uint32_t entry_room(const unsigned char *de, uint32_t bs)
 {
 	uint32_t rl = rec_len(de, bs);
 
-	if (!get_le32(de))
+	if (!de_inode(de))
 		return rl;
-	return rl - DIR_REC_LEN(de[6]);
+	return rl - DIR_REC_LEN(de_name_len(de));
 }
 
 static uint16_t block_room(const unsigned char *blk, uint32_t bs)
 {
 	uint32_t off = 0, best = 0;
 
-	while (off + 8 <= bs) {
+	while (off + DE_HEAD <= bs) {
 		uint32_t rl = rec_len(blk + off, bs), r;
 
-		if (rl < 8 || off + rl > bs)
+		if (rl < DE_HEAD || off + rl > bs)
 			break;	/* corrupt: nothing here can be used */
 		r = entry_room(blk + off, bs);
 		if (r > best)
@@ -120,7 +145,7 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 		return err;
 	blk = d->data + (size_t)d->nblocks * bs;
 	memset(blk, 0, bs);
-	put_le16(blk + 4, bs > 65535 ? 65535 : bs);
+	de_set_rec_len(blk, bs > 65535 ? 65535 : bs);
 	d->phys[d->nblocks] = phys;
 	d->room[d->nblocks] = (uint16_t)(bs > 65535 ? 65535 : bs);
 	d->nblocks++;
@@ -130,26 +155,26 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 static void set_entry(unsigned char *de, uint32_t ino, const char *name,
 		      size_t len, unsigned int ftype, int filetype)
 {
-	put_le32(de, ino);
-	de[6] = (unsigned char)len;
-	de[7] = filetype ? (unsigned char)ftype : 0;
-	memcpy(de + 8, name, len);
+	de_set_inode(de, ino);
+	de[DE_OFF(name_len)] = (unsigned char)len;
+	de[DE_OFF(file_type)] = filetype ? (unsigned char)ftype : 0;
+	memcpy(de + DE_OFF(name), name, len);
 }
 
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 			 uint32_t parent_ino)
 {
-	uint32_t bs = fs->g.block_size;
+	uint32_t bs = fs->g.block_size, dot = DIR_REC_LEN(1);
 	unsigned char *blk;
 	errcode_t err = new_block(fs, d);
 
 	if (err)
 		return err;
 	blk = d->data;
-	put_le16(blk + 4, DIR_REC_LEN(1));
+	de_set_rec_len(blk, dot);
 	set_entry(blk, d->map.ino, ".", 1, EXT2_FT_DIR, d->filetype);
-	put_le16(blk + 12 + 4, bs - 12);
-	set_entry(blk + 12, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
+	de_set_rec_len(blk + dot, bs - dot);
+	set_entry(blk + dot, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
 	d->room[0] = block_room(blk, bs);
 	return 0;
 }
@@ -160,14 +185,14 @@ static void insert_at(struct dirbuf *d, uint32_t bs, unsigned char *de,
 		      const char *name, size_t len, uint32_t ino,
 		      unsigned int ftype)
 {
-	if (get_le32(de)) {
-		uint32_t own = DIR_REC_LEN(de[6]);
+	if (de_inode(de)) {
+		uint32_t own = DIR_REC_LEN(de_name_len(de));
 		uint32_t rl = rec_len(de, bs);
 
-		put_le16(de + 4, own);
+		de_set_rec_len(de, own);
 		de += own;
-		memset(de, 0, 8);
-		put_le16(de + 4, rl - own);
+		memset(de, 0, DE_HEAD);
+		de_set_rec_len(de, rl - own);
 	}
 	set_entry(de, ino, name, len, ftype, d->filetype);
 }
@@ -183,10 +208,10 @@ static int add_to_block(struct dirbuf *d, uint32_t bs, uint32_t b,
 
 	if (d->room[b] < reclen)
 		return 0;
-	for (off = 0; off + 8 <= bs; off += rec_len(blk + off, bs))
+	for (off = 0; off + DE_HEAD <= bs; off += rec_len(blk + off, bs))
 		if (entry_room(blk + off, bs) >= reclen)
 			break;
-	if (off + 8 > bs)
+	if (off + DE_HEAD > bs)
 		return 0;
 	insert_at(d, bs, blk + off, name, len, ino, ftype);
 	d->room[b] = block_room(blk, bs);
@@ -195,9 +220,15 @@ static int add_to_block(struct dirbuf *d, uint32_t bs, uint32_t b,
 
 /* ---- ext4's htree (fs/ext4/namei.c) ---------------------------------- */
 
-#define DX_ROOT_INFO 24		/* after "." and ".." */
-#define DX_NODE_ENTRIES 8	/* after the fake dirent */
+/* struct ext2_dx_root_info after "." and ".." (struct dx_root) */
+#define DX_ROOT_INFO (DIR_REC_LEN(1) + DIR_REC_LEN(2))
+#define DX_INFO(f) (DX_ROOT_INFO + offsetof(struct ext2_dx_root_info, f))
+#define DX_INFO_LEN sizeof(struct ext2_dx_root_info)
+#define DX_NODE_ENTRIES DE_HEAD	/* after the fake dirent (dx_node) */
 #define DX_MAX_LEVELS 2		/* without large_dir */
+/* struct ext2_dx_entry @i of a table; entry 0 is the countlimit */
+#define DX_ENTRY(e, i) ((e) + (size_t)(i) * sizeof(struct ext2_dx_entry))
+#define DX_ENTRY_SIZE sizeof(struct ext2_dx_entry)
 
 struct dx_frame {
 	uint32_t blk;		/* logical block of the index */
@@ -211,12 +242,47 @@ static unsigned char *dx_entries(const struct dirbuf *d, uint32_t bs,
 	return d->data + (size_t)f->blk * bs + f->eoff;
 }
 
-static uint32_t dx_count(const unsigned char *e) { return get_le16(e + 2); }
-static uint32_t dx_limit(const unsigned char *e) { return get_le16(e); }
-static uint32_t dx_hash(const unsigned char *e, uint32_t i) { return get_le32(e + 8 * i); }
+/* dx_get_count, dx_get_limit, dx_get_hash, dx_get_block and their set_
+ * sides, byte by byte as the dirents: info_length, from the image, may
+ * put the table anywhere. */
+static uint32_t dx_count(const unsigned char *e)
+{
+	return get_le16(e + offsetof(struct ext2_dx_countlimit, count));
+}
+
+static void dx_set_count(unsigned char *e, uint32_t count)
+{
+	put_le16(e + offsetof(struct ext2_dx_countlimit, count), count);
+}
+
+static uint32_t dx_limit(const unsigned char *e)
+{
+	return get_le16(e + offsetof(struct ext2_dx_countlimit, limit));
+}
+
+static void dx_set_limit(unsigned char *e, uint32_t limit)
+{
+	put_le16(e + offsetof(struct ext2_dx_countlimit, limit), limit);
+}
+
+static uint32_t dx_hash(const unsigned char *e, uint32_t i)
+{
+	return get_le32(DX_ENTRY(e, i) + offsetof(struct ext2_dx_entry, hash));
+}
+
 static uint32_t dx_block(const unsigned char *e, uint32_t i)
 {
-	return get_le32(e + 8 * i + 4) & 0x0fffffff;
+	return get_le32(DX_ENTRY(e, i) + offsetof(struct ext2_dx_entry, block)) &
+	       EXT4_DX_BLOCK_MASK;
+}
+
+static void dx_set_entry(unsigned char *e, uint32_t i, uint32_t hash,
+			 uint32_t blk)
+{
+	if (i)	/* entry 0's hash is the countlimit */
+		put_le32(DX_ENTRY(e, i) + offsetof(struct ext2_dx_entry, hash),
+			 hash);
+	put_le32(DX_ENTRY(e, i) + offsetof(struct ext2_dx_entry, block), blk);
 }
 
 /* The hash the root asks for (dx_probe's hinfo). */
@@ -225,7 +291,7 @@ static errcode_t dx_name_hash(const struct fs_state *fs, int root_version,
 {
 	int v = root_version, ok;
 
-	if (v <= DX_HASH_TEA)
+	if (v <= EXT2_HASH_TEA)
 		v += fs->dx.unsigned_adj;
 	*hash = ext4fs_dirhash(v, fs->dx.seed, name, (int)len, &ok);
 	return ok ? 0 : ORLOV_ERR_CORRUPT;
@@ -240,16 +306,17 @@ static errcode_t dx_probe(const struct fs_state *fs, const struct dirbuf *d,
 {
 	uint32_t bs = fs->g.block_size;
 	const unsigned char *root = d->data;
-	uint32_t info_len = root[DX_ROOT_INFO + 5];
-	uint32_t levels = root[DX_ROOT_INFO + 6];
+	uint32_t info_len = root[DX_INFO(info_length)];
+	uint32_t levels = root[DX_INFO(indirect_levels)];
 	struct dx_frame f = { 0, DX_ROOT_INFO + info_len, 0 };
 	uint32_t lvl;
 	errcode_t err;
 
-	if (info_len < 8 || DX_ROOT_INFO + info_len + 8 > bs ||
+	if (info_len < DX_INFO_LEN ||
+	    DX_ROOT_INFO + info_len + DX_ENTRY_SIZE > bs ||
 	    levels >= DX_MAX_LEVELS)
 		return ORLOV_ERR_CORRUPT;
-	err = dx_name_hash(fs, root[DX_ROOT_INFO + 4], name, len, hash);
+	err = dx_name_hash(fs, root[DX_INFO(hash_version)], name, len, hash);
 	if (err)
 		return err;
 	for (lvl = 0;; lvl++) {
@@ -257,7 +324,7 @@ static errcode_t dx_probe(const struct fs_state *fs, const struct dirbuf *d,
 		uint32_t count = dx_count(e), lo = 1, hi;
 
 		if (!count || count > dx_limit(e) ||
-		    f.eoff + 8 * dx_limit(e) > bs)
+		    f.eoff + DX_ENTRY_SIZE * dx_limit(e) > bs)
 			return ORLOV_ERR_CORRUPT;
 		hi = count;	/* search [lo, hi) */
 		while (lo < hi) {
@@ -289,11 +356,10 @@ static void dx_insert_block(struct dirbuf *d, uint32_t bs,
 	unsigned char *e = dx_entries(d, bs, f);
 	uint32_t count = dx_count(e);
 
-	memmove(e + 8 * (f->at + 2), e + 8 * (f->at + 1),
-		8 * (count - f->at - 1));
-	put_le32(e + 8 * (f->at + 1), hash);
-	put_le32(e + 8 * (f->at + 1) + 4, blk);
-	put_le16(e + 2, count + 1);
+	memmove(DX_ENTRY(e, f->at + 2), DX_ENTRY(e, f->at + 1),
+		DX_ENTRY_SIZE * (count - f->at - 1));
+	dx_set_entry(e, f->at + 1, hash, blk);
+	dx_set_count(e, count + 1);
 }
 
 struct dx_map {
@@ -341,6 +407,79 @@ static errcode_t dir_append(struct fs_state *fs, struct dirbuf *d,
 	return err;
 }
 
+/* dx_make_map: the hash, offset and size of each entry in use, in block
+ * order. */
+static errcode_t dx_make_map(struct fs_state *fs, int root_version,
+			     const unsigned char *d1, struct dx_map *map,
+			     uint32_t *count)
+{
+	uint32_t bs = fs->g.block_size, off, n = 0;
+	errcode_t err;
+
+	for (off = 0; off + DE_HEAD <= bs; off += rec_len(d1 + off, bs)) {
+		const unsigned char *de = d1 + off;
+
+		if (!de_name_len(de) || !de_inode(de))
+			continue;
+		err = dx_name_hash(fs, root_version,
+				   (const char *)de + DE_OFF(name),
+				   de_name_len(de), &map[n].hash);
+		if (err)
+			return err;
+		map[n].offs = off;
+		map[n].size = rec_len(de, bs);
+		n++;
+	}
+	*count = n;
+	return 0;
+}
+
+/* dx_move_dirents: packed into the new block, wiped in the old; the
+ * offset of the last one moved. */
+static uint32_t dx_move_dirents(unsigned char *d1, unsigned char *d2,
+				const struct dx_map *map, uint32_t count,
+				uint32_t bs)
+{
+	uint32_t n, to = 0, last2 = 0;
+
+	for (n = 0; n < count; n++) {
+		unsigned char *de = d1 + map[n].offs;
+		uint32_t rl = DIR_REC_LEN(de_name_len(de));
+
+		memcpy(d2 + to, de, rl);
+		de_set_rec_len(d2 + to, rl);
+		last2 = to;
+		to += rl;
+		de_set_inode(de, 0);
+		memset(de + DE_OFF(name_len), 0,
+		       rec_len(de, bs) - DE_OFF(name_len));
+	}
+	return last2;
+}
+
+/* dx_pack_dirents: the rest slides to the front, in order; the offset of
+ * the last entry. */
+static uint32_t dx_pack_dirents(unsigned char *d1, uint32_t bs)
+{
+	uint32_t off, to = 0, prev = 0;
+
+	for (off = 0; off + DE_HEAD <= bs;) {
+		uint32_t next = off + rec_len(d1 + off, bs);
+
+		if (de_name_len(d1 + off) && de_inode(d1 + off)) {
+			uint32_t rl = DIR_REC_LEN(de_name_len(d1 + off));
+
+			if (off > to)
+				memmove(d1 + to, d1 + off, rl);
+			de_set_rec_len(d1 + to, rl);
+			prev = to;
+			to += rl;
+		}
+		off = next;
+	}
+	return prev;
+}
+
 /*
  * do_split: a new block takes the entries of leaf @lb with the higher
  * hashes, so that neither is over half full; the index gets the new
@@ -351,7 +490,7 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 			  int root_version, uint32_t *tb, uint32_t *toff)
 {
 	uint32_t bs = fs->g.block_size, nb, off, count = 0, n = 0;
-	uint32_t size = 0, move = 0, split, hash2, to, last2 = 0, prev = 0;
+	uint32_t size = 0, move = 0, split, hash2, last2, prev;
 	unsigned char *d1, *d2;
 	struct dx_map *map;
 	int i, continued;
@@ -362,33 +501,23 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 		return err;
 	d1 = d->data + (size_t)lb * bs;
 	d2 = d->data + (size_t)nb * bs;
-	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
-		if (rec_len(d1 + off, bs) < 8)
+	for (off = 0; off + DE_HEAD <= bs; off += rec_len(d1 + off, bs)) {
+		if (rec_len(d1 + off, bs) < DE_HEAD)
 			return ORLOV_ERR_CORRUPT;
 		count++;
 	}
 	map = calloc(count ? count : 1, sizeof(*map));
 	if (!map)
 		return ENOMEM;
-	/* dx_make_map fills from the top down: the first entry is last */
-	for (off = 0; off + 8 <= bs; off += rec_len(d1 + off, bs)) {
-		const unsigned char *de = d1 + off;
-
-		if (!de[6] || !get_le32(de))
-			continue;
-		err = dx_name_hash(fs, root_version, (const char *)de + 8,
-				   de[6], &map[n].hash);
-		if (err)
-			goto out;
-		map[n].offs = off;
-		map[n].size = rec_len(de, bs);
-		n++;
-	}
-	count = n;
+	err = dx_make_map(fs, root_version, d1, map, &count);
+	if (err)
+		goto out;
 	if (count < 2) {
 		err = ORLOV_ERR_CORRUPT;
 		goto out;
 	}
+	/* the kernel's dx_make_map fills from the top down: the first entry
+	 * is last */
 	for (n = 0; n < count / 2; n++) {
 		struct dx_map t = map[n];
 
@@ -407,37 +536,10 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 	hash2 = map[split].hash;
 	continued = hash2 == map[split - 1].hash;
 
-	/* dx_move_dirents: packed into the new block, wiped in the old */
-	to = 0;
-	for (n = split; n < count; n++) {
-		unsigned char *de = d1 + map[n].offs;
-		uint32_t rl = DIR_REC_LEN(de[6]);
-
-		memcpy(d2 + to, de, rl);
-		put_le16(d2 + to + 4, rl);
-		last2 = to;
-		to += rl;
-		put_le32(de, 0);
-		memset(de + 6, 0, rec_len(de, bs) - 6);
-	}
-	/* dx_pack_dirents: the rest slides to the front, in order */
-	to = 0;
-	for (off = 0; off + 8 <= bs;) {
-		uint32_t next = off + rec_len(d1 + off, bs);
-
-		if (d1[off + 6] && get_le32(d1 + off)) {
-			uint32_t rl = DIR_REC_LEN(d1[off + 6]);
-
-			if (off > to)
-				memmove(d1 + to, d1 + off, rl);
-			put_le16(d1 + to + 4, rl);
-			prev = to;
-			to += rl;
-		}
-		off = next;
-	}
-	put_le16(d1 + prev + 4, bs - prev);
-	put_le16(d2 + last2 + 4, bs - last2);
+	last2 = dx_move_dirents(d1, d2, map + split, count - split, bs);
+	prev = dx_pack_dirents(d1, bs);
+	de_set_rec_len(d1 + prev, bs - prev);
+	de_set_rec_len(d2 + last2, bs - last2);
 	d->room[lb] = block_room(d1, bs);
 	d->room[nb] = block_room(d2, bs);
 	if (hash >= hash2) {
@@ -477,12 +579,13 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 				  unsigned int ftype)
 {
 	uint32_t bs = fs->g.block_size, lb, de_off, length, off, hash;
-	struct dx_frame frame = { 0, DX_ROOT_INFO + 8, 0 };
+	uint32_t dot = DIR_REC_LEN(1);
+	struct dx_frame frame = { 0, DX_ROOT_INFO + DX_INFO_LEN, 0 };
 	unsigned char *root, *b1, *e;
 	errcode_t err;
 
-	de_off = 12 + rec_len(d->data + 12, bs);
-	if (rec_len(d->data, bs) != 12 || de_off >= bs)
+	de_off = dot + rec_len(d->data + dot, bs);
+	if (rec_len(d->data, bs) != dot || de_off >= bs)
 		return ORLOV_ERR_CORRUPT;
 	length = bs - de_off;
 	err = dir_append(fs, d, &lb);
@@ -494,16 +597,16 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	memset(root + de_off, 0, length);
 	for (off = 0; off + rec_len(b1 + off, bs) < length;)
 		off += rec_len(b1 + off, bs);
-	put_le16(b1 + off + 4, bs - off);
+	de_set_rec_len(b1 + off, bs - off);
 
-	put_le16(root + 12 + 4, bs - 12);
-	memset(root + DX_ROOT_INFO, 0, 8);
-	root[DX_ROOT_INFO + 4] = (unsigned char)fs->dx.def_version;
-	root[DX_ROOT_INFO + 5] = 8;
-	e = root + DX_ROOT_INFO + 8;
-	put_le16(e, (bs - DX_ROOT_INFO - 8) / 8);
-	put_le16(e + 2, 1);
-	put_le32(e + 4, lb);
+	de_set_rec_len(root + dot, bs - dot);
+	memset(root + DX_ROOT_INFO, 0, DX_INFO_LEN);
+	root[DX_INFO(hash_version)] = (unsigned char)fs->dx.def_version;
+	root[DX_INFO(info_length)] = DX_INFO_LEN;
+	e = root + DX_ROOT_INFO + DX_INFO_LEN;
+	dx_set_limit(e, (bs - DX_ROOT_INFO - DX_INFO_LEN) / DX_ENTRY_SIZE);
+	dx_set_count(e, 1);
+	dx_set_entry(e, 0, 0, lb);
 	d->indexed = 1;
 	d->room[0] = 0;
 	d->room[lb] = block_room(b1, bs);
@@ -554,18 +657,18 @@ again:
 		e = dx_entries(d, bs, &frames[fi]);
 		icount = dx_count(e);
 		node = d->data + (size_t)nb * bs;
-		memset(node, 0, 8);
-		put_le16(node + 4, bs);
+		memset(node, 0, DE_HEAD);
+		de_set_rec_len(node, bs);
 		e2 = node + DX_NODE_ENTRIES;
 		d->room[nb] = 0;
 		if (!add_level) {
 			uint32_t ic1 = icount / 2, ic2 = icount - ic1;
 			uint32_t hash2 = dx_hash(e, ic1);
 
-			memcpy(e2, e + 8 * ic1, 8 * ic2);
-			put_le16(e + 2, ic1);
-			put_le16(e2 + 2, ic2);
-			put_le16(e2, (bs - DX_NODE_ENTRIES) / 8);
+			memcpy(e2, DX_ENTRY(e, ic1), DX_ENTRY_SIZE * ic2);
+			dx_set_count(e, ic1);
+			dx_set_count(e2, ic2);
+			dx_set_limit(e2, (bs - DX_NODE_ENTRIES) / DX_ENTRY_SIZE);
 			if (frames[fi].at >= ic1) {
 				frames[fi].blk = nb;
 				frames[fi].eoff = DX_NODE_ENTRIES;
@@ -575,16 +678,17 @@ again:
 			if (restart)
 				goto again;
 		} else {
-			memcpy(e2, e, 8 * icount);
-			put_le16(e2, (bs - DX_NODE_ENTRIES) / 8);
-			put_le16(e + 2, 1);
-			put_le32(e + 4, nb);
-			d->data[DX_ROOT_INFO + 6]++;
+			memcpy(e2, e, DX_ENTRY_SIZE * icount);
+			dx_set_limit(e2, (bs - DX_NODE_ENTRIES) / DX_ENTRY_SIZE);
+			dx_set_count(e, 1);
+			dx_set_entry(e, 0, 0, nb);
+			d->data[DX_INFO(indirect_levels)]++;
 			goto again;
 		}
 	}
 	return split_insert(fs, d, leaf, &frames[fi], hash,
-			    d->data[DX_ROOT_INFO + 4], name, len, ino, ftype);
+			    d->data[DX_INFO(hash_version)], name, len, ino,
+			    ftype);
 }
 
 errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
@@ -620,15 +724,16 @@ int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
 	for (b = 0; b < d->nblocks; b++) {
 		const unsigned char *blk = d->data + (size_t)b * bs;
 
-		for (off = 0; off + 8 <= bs;) {
+		for (off = 0; off + DE_HEAD <= bs;) {
 			const unsigned char *de = blk + off;
 			uint32_t rl = rec_len(de, bs);
 
-			if (rl < 8)
+			if (rl < DE_HEAD)
 				break;
-			if (get_le32(de) && de[6] == len && !memcmp(de + 8, name, len)) {
+			if (de_inode(de) && de_name_len(de) == len &&
+			    !memcmp(de + DE_OFF(name), name, len)) {
 				if (ino)
-					*ino = get_le32(de);
+					*ino = de_inode(de);
 				return 1;
 			}
 			off += rl;

@@ -7,25 +7,12 @@
 #ifndef ORLOV_DIR_H
 #define ORLOV_DIR_H
 
+#include <ext2fs/ext2_fs.h>
+
 #include "model/bmap.h"
 
-#ifndef EXT2_NAME_LEN
-#define EXT2_NAME_LEN 255
-#endif
-/* EXT2_DIR_REC_LEN of the kernel; ext2_fs.h has a macro of that name too */
-#define DIR_REC_LEN(n) (((n) + 8 + 3) & ~3U)
-
-/* ext2 dirent file types */
-#ifndef EXT2_FT_UNKNOWN
-#define EXT2_FT_UNKNOWN 0
-#define EXT2_FT_REG_FILE 1
-#define EXT2_FT_DIR 2
-#define EXT2_FT_CHRDEV 3
-#define EXT2_FT_BLKDEV 4
-#define EXT2_FT_FIFO 5
-#define EXT2_FT_SOCK 6
-#define EXT2_FT_SYMLINK 7
-#endif
+/* EXT2_DIR_REC_LEN of ext2_fs.h (the kernel's too), unsigned */
+#define DIR_REC_LEN(n) ((uint32_t)EXT2_DIR_REC_LEN(n))
 
 struct dirbuf {
 	struct ifile map;

@@ -19,7 +19,7 @@ uint32_t ext4fs_dirhash(int version, const uint32_t seed[4], const char *name,
 	/* libext2fs knows a seventh version (SipHash, casefolded names
 	 * with encryption) that ext4fs_dirhash of Linux 6.1 does not reach
 	 * here: refused as before */
-	*ok = version >= DX_HASH_LEGACY && version <= DX_HASH_TEA_UNSIGNED &&
+	*ok = version >= EXT2_HASH_LEGACY && version <= EXT2_HASH_TEA_UNSIGNED &&
 	      !ext2fs_dirhash2(version, name, len, NULL, 0, seed, &hash, &minor);
 	return *ok ? hash : 0;
 }
@@ -28,5 +28,5 @@ uint32_t dirhash_half_md4(const uint32_t seed[4], const char *name, int len)
 {
 	int ok;
 
-	return ext4fs_dirhash(DX_HASH_HALF_MD4, seed, name, len, &ok);
+	return ext4fs_dirhash(EXT2_HASH_HALF_MD4, seed, name, len, &ok);
 }

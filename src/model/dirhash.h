@@ -8,17 +8,11 @@
 #define ORLOV_DIRHASH_H
 
 #include <stdint.h>
+#include <ext2fs/ext2_fs.h>
 
-/* s_def_hash_version and dx_root_info.hash_version; the _UNSIGNED ones
- * are what a filesystem with EXT2_FLAGS_UNSIGNED_HASH uses instead. */
-enum dx_hash_version {
-	DX_HASH_LEGACY = 0,
-	DX_HASH_HALF_MD4 = 1,
-	DX_HASH_TEA = 2,
-	DX_HASH_LEGACY_UNSIGNED = 3,
-	DX_HASH_HALF_MD4_UNSIGNED = 4,
-	DX_HASH_TEA_UNSIGNED = 5,
-};
+/* The hash versions are ext2_fs.h's EXT2_HASH_* (s_def_hash_version and
+ * dx_root_info.hash_version); the _UNSIGNED ones are what a filesystem
+ * with EXT2_FLAGS_UNSIGNED_HASH uses instead. */
 
 /*
  * ext4fs_dirhash(): the major hash of @name (low bit clear, never the
@@ -31,7 +25,7 @@ uint32_t ext4fs_dirhash(int version, const uint32_t seed[4], const char *name,
 
 /* ext4's rule for the start group of a top-level directory: signed
  * half-MD4 of the name with the superblock hash seed, modulo the group
- * count (always DX_HASH_HALF_MD4, whatever the filesystem's default). */
+ * count (always EXT2_HASH_HALF_MD4, whatever the filesystem's default). */
 uint32_t dirhash_half_md4(const uint32_t seed[4], const char *name, int len);
 
 #endif

@@ -17,9 +17,8 @@
  *  - min_inodes is at least 1 and min_clusters at least 0, and the
  *    figures are unsigned where ext4's are.
  * find_group_other() is the same as ext2's with flex_size 1: orlov.h's
- * serves both.  Not yet used by orlov-populate: the ext4 driver's block
- * allocator (mballoc), which the free-cluster figures depend on, is not
- * modelled yet.
+ * serves both.  Used with the ext4 driver's block allocator (mballoc.h),
+ * whose free blocks the figures read.
  */
 #ifndef ORLOV_EXT4_IALLOC_H
 #define ORLOV_EXT4_IALLOC_H

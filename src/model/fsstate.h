@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The allocator state of one filesystem, as the ext2 driver holds it in
- * memory after a fresh mount: per-group descriptor counters, the three
- * percpu counters (free inodes, free blocks, directories), the Orlov debts
- * (zero at mount), the bitmaps and the reservation windows.
- * Loaded from the image by image.c, changed only by orlov.c and balloc.c,
- * written back once at the end.
+ * The allocator state of one filesystem, as the driver (ext2, or ext4 on
+ * an ext2/ext3 image) holds it in memory after a fresh mount: per-group
+ * descriptor counters, the three percpu counters (free inodes, free
+ * blocks, directories), the Orlov debts (zero at mount), the bitmaps, the
+ * reservation windows (ext2) or mballoc's state (ext4), the htree hash
+ * settings.  The image layer loads it and stores it back once at the end;
+ * in between only the model changes it.
  */
 #ifndef ORLOV_FSSTATE_H
 #define ORLOV_FSSTATE_H

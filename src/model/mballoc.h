@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Block allocation of the ext4 driver for indirect-mapped (ext2/ext3)
- * images mounted without delayed allocation (-t ext2 or -t ext3 on a
- * kernel with CONFIG_EXT4_USE_FOR_EXT2), read side by side with
+ * images (-t ext2 or -t ext3 on a kernel with CONFIG_EXT4_USE_FOR_EXT2,
+ * or -t ext4 with delayed allocation), read side by side with
  * fs/ext4/mballoc.c of Linux 6.1: ext4_mb_new_blocks() with its
  * locality-group and inode preallocations, the stream goal, the buddy
  * scans by criteria 0-3 and the discards on close and on ENOSPC.

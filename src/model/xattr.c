@@ -9,74 +9,63 @@
 #include "model/xattr.h"
 #include "model/acl.h"
 #include "lib/orlov_err.h"
+#include "lib/src_xattr.h"
 #include "lib/util.h"
 
-#define HDR_SIZE 32
-#define ENTRY_SIZE 16
-#define PAD4(n) (((n) + 3) & ~(size_t)3)
+/* The entry table after the block header, walked as e2fsprogs does. */
+#define FIRST(block) ((struct ext2_ext_attr_entry *)((block) + \
+				sizeof(struct ext2_ext_attr_header)))
+#define IS_LAST(e) EXT2_EXT_IS_LAST_ENTRY(e)
+#define NEXT(e) EXT2_EXT_ATTR_NEXT(e)
+/* Bytes from @a to @b, two places in one block. */
+#define BYTES(a, b) ((size_t)((const char *)(b) - (const char *)(a)))
 
-#define IDX_USER EXT2_XATTR_INDEX_USER
-#define IDX_ACL_ACCESS EXT2_XATTR_INDEX_POSIX_ACL_ACCESS
-#define IDX_ACL_DEFAULT EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT
-#define IDX_TRUSTED EXT2_XATTR_INDEX_TRUSTED
-#define IDX_SECURITY EXT2_XATTR_INDEX_SECURITY
+static size_t e_offs(const struct ext2_ext_attr_entry *e)
+{
+	return ext2fs_le16_to_cpu(e->e_value_offs);
+}
+
+static void set_offs(struct ext2_ext_attr_entry *e, size_t offs)
+{
+	e->e_value_offs = ext2fs_cpu_to_le16((__u16)offs);
+}
+
+static uint32_t e_size(const struct ext2_ext_attr_entry *e)
+{
+	return ext2fs_le32_to_cpu(e->e_value_size);
+}
 
 
 static int classify(const char *full, struct xattr_disk *e)
 {
-	static const struct {
-		const char *prefix;
-		int index;
-	} map[] = {
-		{ "user.", IDX_USER },
-		{ "trusted.", IDX_TRUSTED },
-		{ "security.", IDX_SECURITY },
-	};
-	size_t i;
-
-	if (!strcmp(full, "system.posix_acl_access")) {
-		e->index = IDX_ACL_ACCESS;
-		e->name = "";
-		return 0;
-	}
-	if (!strcmp(full, "system.posix_acl_default")) {
-		e->index = IDX_ACL_DEFAULT;
-		e->name = "";
-		return 0;
-	}
-	for (i = 0; i < sizeof(map) / sizeof(map[0]); i++) {
-		size_t pl = strlen(map[i].prefix);
-
-		if (!strncmp(full, map[i].prefix, pl) && full[pl]) {
-			e->index = map[i].index;
-			e->name = full + pl;
-			return 0;
-		}
-	}
-	return -1;
+	e->index = xattr_name_index(full, &e->name);
+	return e->index ? 0 : -1;
 }
 
 /* ext2_xattr_cmp_entry: the order of the entry table (index, name
  * length, name), negative when (index, name) goes before @entry. */
 static int cmp_entry(int index, const char *name, size_t name_len,
-		     const unsigned char *entry)
+		     const struct ext2_ext_attr_entry *entry)
 {
-	if (index != entry[1])
-		return index - entry[1];
-	if (name_len != entry[0])
-		return (int)name_len - entry[0];
-	return memcmp(name, entry + ENTRY_SIZE, name_len);
+	if (index != entry->e_name_index)
+		return index - entry->e_name_index;
+	if (name_len != entry->e_name_len)
+		return (int)name_len - entry->e_name_len;
+	return memcmp(name, EXT2_EXT_ATTR_NAME(entry), name_len);
 }
 
 static int disk_cmp(const void *a, const void *b)
 {
 	const struct xattr_disk *x = a, *y = b;
-	unsigned char e[ENTRY_SIZE + 255];
+	union {
+		struct ext2_ext_attr_entry e;
+		unsigned char b[sizeof(struct ext2_ext_attr_entry) + 255];
+	} u;
 
-	e[0] = (unsigned char)y->name_len;
-	e[1] = (unsigned char)y->index;
-	memcpy(e + ENTRY_SIZE, y->name, y->name_len);
-	return cmp_entry(x->index, x->name, x->name_len, e);
+	u.e.e_name_len = (__u8)y->name_len;
+	u.e.e_name_index = (__u8)y->index;
+	memcpy(EXT2_EXT_ATTR_NAME(&u.e), y->name, y->name_len);
+	return cmp_entry(x->index, x->name, x->name_len, &u.e);
 }
 
 void xattr_disk_sort(struct xattr_disk *d, size_t n)
@@ -94,7 +83,8 @@ errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d)
 	d->name_len = strlen(d->name);
 	if (d->name_len > 255)
 		return ORLOV_ERR_BAD_XATTR;
-	if (d->index == IDX_ACL_ACCESS || d->index == IDX_ACL_DEFAULT) {
+	if (d->index == EXT2_XATTR_INDEX_POSIX_ACL_ACCESS ||
+	    d->index == EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT) {
 		struct acl acl;
 
 		/* ext2 keeps its own compact form (fs/ext2/acl.c) */
@@ -142,59 +132,64 @@ uint32_t xattr_entry_hash(const char *name, size_t name_len,
 	       ext2fs_ext_attr_hash_entry(&u.e, (void *)value);
 }
 
+static struct ext2_ext_attr_header *header(const unsigned char *block)
+{
+	return (struct ext2_ext_attr_header *)block;
+}
+
 uint32_t xattr_block_hash(const unsigned char *block)
 {
-	/* h_hash follows h_magic, h_refcount and h_blocks */
-	return get_le32(block + 12);
+	return ext2fs_le32_to_cpu(header(block)->h_hash);
 }
 
 uint32_t xattr_block_refcount(const unsigned char *block)
 {
-	return get_le32(block + 4);
+	return ext2fs_le32_to_cpu(header(block)->h_refcount);
 }
 
 void xattr_block_set_refcount(unsigned char *block, uint32_t refs)
 {
-	put_le32(block + 4, refs);
+	header(block)->h_refcount = ext2fs_cpu_to_le32(refs);
 }
 
 void xattr_block_init(unsigned char *block, uint32_t block_size)
 {
-	memset(block, 0, block_size);
-	put_le32(block, EXT2_XATTR_MAGIC);
-	put_le32(block + 4, 1);	/* h_refcount */
-	put_le32(block + 8, 1);	/* h_blocks */
-}
+	struct ext2_ext_attr_header *h = header(block);
 
-#define IS_LAST(e) (get_le32(e) == 0)
-#define NEXT(e) ((e) + PAD4(ENTRY_SIZE + (e)[0]))
+	memset(block, 0, block_size);
+	h->h_magic = ext2fs_cpu_to_le32(EXT2_EXT_ATTR_MAGIC);
+	h->h_refcount = ext2fs_cpu_to_le32(1);
+	h->h_blocks = ext2fs_cpu_to_le32(1);
+}
 
 int xattr_block_is_empty(const unsigned char *block)
 {
-	return IS_LAST(block + HDR_SIZE);
+	return IS_LAST(FIRST(block));
 }
 
 /* ext2_xattr_hash_entry: whatever @e points to, the terminator included */
-static void hash_entry(unsigned char *block, unsigned char *e,
+static void hash_entry(unsigned char *block, struct ext2_ext_attr_entry *e,
 		       enum name_hash nh)
 {
 	/* a value kept in another block (e_value_block) is not hashed */
-	uint32_t size = get_le32(e + 4) ? 0 : get_le32(e + 8);
+	uint32_t size = e->e_value_inum ? 0 : e_size(e);
 
-	put_le32(e + 12, xattr_entry_hash((const char *)e + ENTRY_SIZE, e[0],
-					  block + get_le16(e + 2), size, nh));
+	e->e_hash = ext2fs_cpu_to_le32(xattr_entry_hash(EXT2_EXT_ATTR_NAME(e),
+							e->e_name_len,
+							block + e_offs(e),
+							size, nh));
 }
 
 /* ext2_xattr_rehash: @here's hash, then the block's from every entry's */
-static void rehash(unsigned char *block, unsigned char *here,
+static void rehash(unsigned char *block, struct ext2_ext_attr_entry *here,
 		   enum name_hash nh)
 {
-	unsigned char *e;
+	struct ext2_ext_attr_entry *e;
 	uint32_t hash = 0;
 
 	hash_entry(block, here, nh);
-	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
-		uint32_t h = get_le32(e + 12);
+	for (e = FIRST(block); !IS_LAST(e); e = NEXT(e)) {
+		uint32_t h = ext2fs_le32_to_cpu(e->e_hash);
 
 		if (!h) {
 			/* an entry hashing to 0 keeps the block unshared */
@@ -204,7 +199,21 @@ static void rehash(unsigned char *block, unsigned char *here,
 		hash = (hash << BLOCK_HASH_SHIFT) ^
 		       (hash >> (32 - BLOCK_HASH_SHIFT)) ^ h;
 	}
-	put_le32(block + 12, hash);
+	header(block)->h_hash = ext2fs_cpu_to_le32(hash);
+}
+
+/* A new entry for @d at @here, the table from @here to @last moved down. */
+static void insert_entry(struct ext2_ext_attr_entry *here,
+			 const struct ext2_ext_attr_entry *last, size_t tail,
+			 const struct xattr_disk *d)
+{
+	size_t len = EXT2_EXT_ATTR_LEN(d->name_len);
+
+	memmove((char *)here + len, here, BYTES(here, last) + tail);
+	memset(here, 0, len);
+	here->e_name_len = (__u8)d->name_len;
+	here->e_name_index = (__u8)d->index;
+	memcpy(EXT2_EXT_ATTR_NAME(here), d->name, d->name_len);
 }
 
 errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
@@ -212,15 +221,15 @@ errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
 			  enum name_hash nh)
 {
 	size_t min_offs = block_size, free_space, need;
-	unsigned char *here = NULL, *last, *e;
+	struct ext2_ext_attr_entry *here = NULL, *last, *e;
 	int not_found = 1;
 
 	if (!remove && d->size > block_size)
 		return ORLOV_ERR_XATTR_TOO_BIG;
 	/* Find the entry, or where it goes to keep the table sorted. */
-	for (last = block + HDR_SIZE; !IS_LAST(last); last = NEXT(last)) {
-		if (get_le32(last + 8)) {
-			size_t offs = get_le16(last + 2);
+	for (last = FIRST(block); !IS_LAST(last); last = NEXT(last)) {
+		if (last->e_value_size) {
+			size_t offs = e_offs(last);
 
 			if (offs < min_offs)
 				min_offs = offs;
@@ -233,37 +242,33 @@ errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
 	}
 	if (not_found > 0)
 		here = last;
-	free_space = min_offs - (size_t)(last - block) - 4;
+	free_space = min_offs - BYTES(block, last) - 4;
 	if (not_found) {
 		if (remove)
 			return 0;
 	} else {
-		free_space += PAD4(get_le32(here + 8)) +
-			      PAD4(ENTRY_SIZE + d->name_len);
+		free_space += EXT2_EXT_ATTR_SIZE(e_size(here)) +
+			      EXT2_EXT_ATTR_LEN(d->name_len);
 	}
-	need = PAD4(ENTRY_SIZE + d->name_len) + (remove ? 0 : PAD4(d->size));
+	need = EXT2_EXT_ATTR_LEN(d->name_len) +
+	       (remove ? 0 : EXT2_EXT_ATTR_SIZE(d->size));
 	if (free_space < need)
 		return ORLOV_ERR_XATTR_TOO_BIG;
 
 	if (not_found) {
-		size_t len = PAD4(ENTRY_SIZE + d->name_len);
-
-		memmove(here + len, here, (size_t)(last - here));
-		memset(here, 0, len);
-		here[0] = (unsigned char)d->name_len;
-		here[1] = (unsigned char)d->index;
-		memcpy(here + ENTRY_SIZE, d->name, d->name_len);
+		insert_entry(here, last, 0, d);
 	} else {
-		uint32_t old = get_le32(here + 8);
+		uint32_t old = e_size(here);
 
 		if (old) {
-			size_t offs = get_le16(here + 2), size = PAD4(old);
+			size_t offs = e_offs(here), size = EXT2_EXT_ATTR_SIZE(old);
 			unsigned char *first_val = block + min_offs;
 
-			if (!remove && size == PAD4(d->size)) {
+			if (!remove && size == EXT2_EXT_ATTR_SIZE(d->size)) {
 				/* Same padded size: the value is replaced
 				 * where it stands. */
-				put_le32(here + 8, (uint32_t)d->size);
+				here->e_value_size =
+					ext2fs_cpu_to_le32((uint32_t)d->size);
 				memset(block + offs + size - 4, 0, 4);
 				memcpy(block + offs, d->value, d->size);
 				goto rehash;
@@ -274,29 +279,29 @@ errcode_t xattr_block_set(unsigned char *block, uint32_t block_size,
 				(size_t)(block + offs - first_val));
 			memset(first_val, 0, size);
 			min_offs += size;
-			for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
-				size_t o = get_le16(e + 2);
+			for (e = FIRST(block); !IS_LAST(e); e = NEXT(e)) {
+				size_t o = e_offs(e);
 
 				if (o < offs)
-					put_le16(e + 2, (uint32_t)(o + size));
+					set_offs(e, o + size);
 			}
-			put_le16(here + 2, 0);
+			set_offs(here, 0);
 		}
 		if (remove) {
-			size_t len = PAD4(ENTRY_SIZE + d->name_len);
+			size_t len = EXT2_EXT_ATTR_LEN(d->name_len);
 
-			last -= len;
-			memmove(here, here + len, (size_t)(last - here));
+			last = (struct ext2_ext_attr_entry *)((char *)last - len);
+			memmove(here, (char *)here + len, BYTES(here, last));
 			memset(last, 0, len);
 		}
 	}
 	if (!remove) {
-		put_le32(here + 8, (uint32_t)d->size);
+		here->e_value_size = ext2fs_cpu_to_le32((uint32_t)d->size);
 		if (d->size) {
-			size_t size = PAD4(d->size);
+			size_t size = EXT2_EXT_ATTR_SIZE(d->size);
 			unsigned char *val = block + min_offs - size;
 
-			put_le16(here + 2, (uint32_t)(val - block));
+			set_offs(here, BYTES(block, val));
 			memset(val + size - 4, 0, 4);
 			memcpy(val, d->value, d->size);
 		}
@@ -311,12 +316,12 @@ const unsigned char *xattr_block_get(const unsigned char *block, int index,
 				     const char *name, size_t name_len,
 				     size_t *size)
 {
-	const unsigned char *e;
+	const struct ext2_ext_attr_entry *e;
 
-	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e)) {
+	for (e = FIRST(block); !IS_LAST(e); e = NEXT(e)) {
 		if (!cmp_entry(index, name, name_len, e)) {
-			*size = get_le32(e + 8);
-			return block + get_le16(e + 2);
+			*size = e_size(e);
+			return block + e_offs(e);
 		}
 	}
 	return NULL;
@@ -324,26 +329,29 @@ const unsigned char *xattr_block_get(const unsigned char *block, int index,
 
 int xattr_block_valid(const unsigned char *block, uint32_t block_size)
 {
-	const unsigned char *e;
+	const struct ext2_ext_attr_header *h = header(block);
+	const unsigned char *end = block + block_size;
+	const struct ext2_ext_attr_entry *e;
 
-	if (get_le32(block) != EXT2_XATTR_MAGIC || get_le32(block + 8) != 1)
+	if (ext2fs_le32_to_cpu(h->h_magic) != EXT2_EXT_ATTR_MAGIC ||
+	    ext2fs_le32_to_cpu(h->h_blocks) != 1)
 		return 0;
-	for (e = block + HDR_SIZE; e + 4 <= block + block_size && !IS_LAST(e);
-	     e = NEXT(e)) {
-		size_t offs = get_le16(e + 2), size = get_le32(e + 8);
+	for (e = FIRST(block); (const unsigned char *)e + 4 <= end &&
+	     !IS_LAST(e); e = NEXT(e)) {
+		size_t offs = e_offs(e), size = e_size(e);
 
-		if (e + PAD4(ENTRY_SIZE + e[0]) + 4 > block + block_size ||
-		    get_le32(e + 4) || offs + size > block_size)
+		if ((const unsigned char *)NEXT(e) + 4 > end ||
+		    e->e_value_inum || offs + size > block_size)
 			return 0;
 	}
-	return e + 4 <= block + block_size;
+	return (const unsigned char *)e + 4 <= end;
 }
 
 int xattr_block_has(const unsigned char *block, const struct xattr_disk *d)
 {
-	const unsigned char *e;
+	const struct ext2_ext_attr_entry *e;
 
-	for (e = block + HDR_SIZE; !IS_LAST(e); e = NEXT(e))
+	for (e = FIRST(block); !IS_LAST(e); e = NEXT(e))
 		if (!cmp_entry(d->index, d->name, d->name_len, e))
 			return 1;
 	return 0;
@@ -351,19 +359,21 @@ int xattr_block_has(const unsigned char *block, const struct xattr_disk *d)
 
 int xattr_block_cmp(const unsigned char *a, const unsigned char *b)
 {
-	const unsigned char *x = a + HDR_SIZE, *y = b + HDR_SIZE;
+	const struct ext2_ext_attr_entry *x = FIRST(a), *y = FIRST(b);
 
 	/* ext2_xattr_cmp: the same entries and values, wherever they lie */
 	for (; !IS_LAST(x); x = NEXT(x), y = NEXT(y)) {
-		uint32_t size = get_le32(x + 8);
+		uint32_t size = e_size(x);
 
 		if (IS_LAST(y))
 			return 1;
-		if (get_le32(x + 12) != get_le32(y + 12) || x[1] != y[1] ||
-		    x[0] != y[0] || size != get_le32(y + 8) ||
-		    memcmp(x + ENTRY_SIZE, y + ENTRY_SIZE, x[0]))
+		if (x->e_hash != y->e_hash ||
+		    x->e_name_index != y->e_name_index ||
+		    x->e_name_len != y->e_name_len || size != e_size(y) ||
+		    memcmp(EXT2_EXT_ATTR_NAME(x), EXT2_EXT_ATTR_NAME(y),
+			   x->e_name_len))
 			return 1;
-		if (memcmp(a + get_le16(x + 2), b + get_le16(y + 2), size))
+		if (memcmp(a + e_offs(x), b + e_offs(y), size))
 			return 1;
 	}
 	return !IS_LAST(y);
@@ -403,14 +413,16 @@ out:
 
 /* The entry for (@index, @name) in an unsorted in-inode table, or the
  * table's end. */
-static unsigned char *ibody_find(unsigned char *first, const unsigned char *end,
-				 int index, const char *name, size_t name_len,
-				 int *found)
+static struct ext2_ext_attr_entry *ibody_find(struct ext2_ext_attr_entry *first,
+					      const unsigned char *end,
+					      int index, const char *name,
+					      size_t name_len, int *found)
 {
-	unsigned char *e;
+	struct ext2_ext_attr_entry *e;
 
 	*found = 0;
-	for (e = first; e + 4 <= end && !IS_LAST(e); e = NEXT(e))
+	for (e = first; (const unsigned char *)e + 4 <= end && !IS_LAST(e);
+	     e = NEXT(e))
 		if (!cmp_entry(index, name, name_len, e)) {
 			*found = 1;
 			return e;
@@ -418,129 +430,164 @@ static unsigned char *ibody_find(unsigned char *first, const unsigned char *end,
 	return e;
 }
 
+/* The ibody header is only the magic; the table follows it. */
+static __u32 *ibody_magic(const unsigned char *tail)
+{
+	return (__u32 *)tail;
+}
+
+static struct ext2_ext_attr_entry *ibody_first(const unsigned char *tail)
+{
+	return (struct ext2_ext_attr_entry *)(tail + sizeof(__u32));
+}
+
 const unsigned char *xattr_ibody_get(const unsigned char *tail, size_t tail_size,
 				     int index, const char *name,
 				     size_t name_len, size_t *size)
 {
-	unsigned char *first = (unsigned char *)tail + 4, *e;
+	struct ext2_ext_attr_entry *first = ibody_first(tail), *e;
 	int found;
 
-	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+	if (ext2fs_le32_to_cpu(*ibody_magic(tail)) != EXT2_EXT_ATTR_MAGIC)
 		return NULL;
 	e = ibody_find(first, tail + tail_size, index, name, name_len, &found);
 	if (!found)
 		return NULL;
-	*size = get_le32(e + 8);
-	return first + get_le16(e + 2);
+	*size = e_size(e);
+	return (const unsigned char *)first + e_offs(e);
+}
+
+/* The lowest value offset in the table, @limit if none is lower; *last
+ * is the table's end. */
+static size_t ibody_min_offs(struct ext2_ext_attr_entry *first, size_t limit,
+			     struct ext2_ext_attr_entry **last)
+{
+	struct ext2_ext_attr_entry *e;
+
+	for (e = first; !IS_LAST(e); e = NEXT(e))
+		if (e->e_value_size && e_offs(e) < limit)
+			limit = e_offs(e);
+	*last = e;
+	return limit;
+}
+
+/* Close the gap of @here's old value (@old_size padded); values below it
+ * move up.  The new lowest offset. */
+static size_t ibody_close_gap(struct ext2_ext_attr_entry *first,
+			      struct ext2_ext_attr_entry *here,
+			      size_t min_offs, size_t old_size)
+{
+	unsigned char *base = (unsigned char *)first;
+	size_t offs = e_offs(here);
+	unsigned char *first_val = base + min_offs;
+	struct ext2_ext_attr_entry *e;
+
+	memmove(first_val + old_size, first_val,
+		(size_t)(base + offs - first_val));
+	memset(first_val, 0, old_size);
+	for (e = first; !IS_LAST(e); e = NEXT(e)) {
+		size_t o = e_offs(e);
+
+		if (e->e_value_size && o < offs)
+			set_offs(e, o + old_size);
+	}
+	return min_offs + old_size;
 }
 
 errcode_t xattr_ibody_set(unsigned char *tail, size_t tail_size,
 			  const struct xattr_disk *d, int remove)
 {
-	unsigned char *first = tail + 4, *end = tail + tail_size, *here, *last, *e;
+	struct ext2_ext_attr_entry *first = ibody_first(tail), *here, *last;
+	unsigned char *base = (unsigned char *)first;
 	size_t min_offs = tail_size - 4, old_size = 0, new_size, free_space;
-	size_t len = PAD4(ENTRY_SIZE + d->name_len);
+	size_t len = EXT2_EXT_ATTR_LEN(d->name_len);
 	int found;
 
-	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+	if (ext2fs_le32_to_cpu(*ibody_magic(tail)) != EXT2_EXT_ATTR_MAGIC)
 		memset(first, 0, 4);	/* an empty table */
-	here = ibody_find(first, end, d->index, d->name, d->name_len, &found);
+	here = ibody_find(first, tail + tail_size, d->index, d->name,
+			  d->name_len, &found);
 	if (!found && remove)
 		return 0;
 	if (found)
-		old_size = PAD4(get_le32(here + 8));
-	new_size = remove ? 0 : PAD4(d->size);
+		old_size = EXT2_EXT_ATTR_SIZE(e_size(here));
+	new_size = remove ? 0 : EXT2_EXT_ATTR_SIZE(d->size);
 	if (new_size && new_size == old_size) {
 		/* the value is replaced where it stands */
-		unsigned char *val = first + get_le16(here + 2);
+		unsigned char *val = base + e_offs(here);
 
-		put_le32(here + 8, (uint32_t)d->size);
+		here->e_value_size = ext2fs_cpu_to_le32((uint32_t)d->size);
 		memset(val, 0, new_size);
 		memcpy(val, d->value, d->size);
 		goto done;
 	}
-	for (last = first; !IS_LAST(last); last = NEXT(last))
-		if (get_le32(last + 8) && get_le16(last + 2) < min_offs)
-			min_offs = get_le16(last + 2);
+	min_offs = ibody_min_offs(first, min_offs, &last);
 	if (!remove) {
-		free_space = min_offs - (size_t)(last - first) - 4;
+		free_space = min_offs - BYTES(first, last) - 4;
 		if (found)
 			free_space += len + old_size;
 		if (free_space < len + new_size)
 			return ORLOV_ERR_XATTR_TOO_BIG;
 	}
-	if (found && get_le32(here + 8)) {
-		/* close the old value's gap; values below it move up */
-		size_t offs = get_le16(here + 2);
-		unsigned char *first_val = first + min_offs;
-
-		memmove(first_val + old_size, first_val,
-			(size_t)(first + offs - first_val));
-		memset(first_val, 0, old_size);
-		min_offs += old_size;
-		for (e = first; !IS_LAST(e); e = NEXT(e)) {
-			size_t o = get_le16(e + 2);
-
-			if (get_le32(e + 8) && o < offs)
-				put_le16(e + 2, (uint32_t)(o + old_size));
-		}
-	}
+	if (found && here->e_value_size)
+		min_offs = ibody_close_gap(first, here, min_offs, old_size);
 	if (remove) {
-		last -= len;
-		memmove(here, here + len, (size_t)(last - here) + 4);
+		last = (struct ext2_ext_attr_entry *)((char *)last - len);
+		memmove(here, (char *)here + len, BYTES(here, last) + 4);
 		memset(last, 0, len);
 	} else if (!found) {
-		memmove(here + len, here, (size_t)(last - here) + 4);
-		memset(here, 0, len);
-		here[0] = (unsigned char)d->name_len;
-		here[1] = (unsigned char)d->index;
-		memcpy(here + ENTRY_SIZE, d->name, d->name_len);
+		insert_entry(here, last, 4, d);
 	} else {
-		put_le16(here + 2, 0);
-		put_le32(here + 8, 0);
+		set_offs(here, 0);
+		here->e_value_size = 0;
 	}
 	if (!remove) {
 		if (d->size) {
-			unsigned char *val = first + min_offs - new_size;
+			unsigned char *val = base + min_offs - new_size;
 
-			put_le16(here + 2, (uint32_t)(min_offs - new_size));
+			set_offs(here, min_offs - new_size);
 			memset(val, 0, new_size);
 			memcpy(val, d->value, d->size);
 		}
-		put_le32(here + 8, (uint32_t)d->size);
+		here->e_value_size = ext2fs_cpu_to_le32((uint32_t)d->size);
 	}
 done:
 	/* ext4_xattr_ibody_set: the magic says whether anything is left */
-	put_le32(tail, IS_LAST(first) ? 0 : EXT2_XATTR_MAGIC);
+	*ibody_magic(tail) = ext2fs_cpu_to_le32(IS_LAST(first) ? 0 :
+						EXT2_EXT_ATTR_MAGIC);
 	return 0;
 }
 
 int xattr_ibody_empty(const unsigned char *tail, size_t tail_size)
 {
-	return tail_size < 8 || get_le32(tail) != EXT2_XATTR_MAGIC ||
-	       IS_LAST(tail + 4);
+	return tail_size < 8 ||
+	       ext2fs_le32_to_cpu(*ibody_magic(tail)) != EXT2_EXT_ATTR_MAGIC ||
+	       IS_LAST(ibody_first(tail));
 }
 
 int xattr_ibody_valid(const unsigned char *tail, size_t tail_size)
 {
-	const unsigned char *first = tail + 4, *end = tail + tail_size, *e;
+	const unsigned char *end = tail + tail_size;
+	const struct ext2_ext_attr_entry *e;
 	size_t area = tail_size - 4;
 
 	if (tail_size < 8)
 		return 0;
-	if (get_le32(tail) != EXT2_XATTR_MAGIC)
+	if (ext2fs_le32_to_cpu(*ibody_magic(tail)) != EXT2_EXT_ATTR_MAGIC)
 		return 1;	/* no attributes: the rest is not read */
-	for (e = first;; e = NEXT(e)) {
+	for (e = ibody_first(tail);; e = NEXT(e)) {
 		size_t offs, size;
 
-		if (e + 4 > end)
+		if ((const unsigned char *)e + 4 > end)
 			return 0;
 		if (IS_LAST(e))
 			return 1;
-		if (e + ENTRY_SIZE > end || NEXT(e) + 4 > end || get_le32(e + 4))
+		if ((const unsigned char *)(e + 1) > end ||
+		    (const unsigned char *)NEXT(e) + 4 > end ||
+		    e->e_value_inum)
 			return 0;
-		offs = get_le16(e + 2);
-		size = get_le32(e + 8);
+		offs = e_offs(e);
+		size = e_size(e);
 		if (size && (offs > area || size > area - offs))
 			return 0;
 	}

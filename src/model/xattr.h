@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Extended attribute blocks as the ext2 driver reads them: ext2 keeps no
- * attribute inside the inode, only in one external block (fs/ext2/xattr.c),
- * and POSIX ACLs in its own compact on-disk form (fs/ext2/acl.c).
+ * Extended attributes as the drivers store them: ext2 keeps none inside
+ * the inode, only in one external block (fs/ext2/xattr.c); ext4 also in
+ * the inode after i_extra_isize (fs/ext4/xattr.c); both keep POSIX ACLs in
+ * their own compact on-disk form (fs/ext2/acl.c).
  */
 #ifndef ORLOV_XATTR_H
 #define ORLOV_XATTR_H
@@ -10,17 +11,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <et/com_err.h>
+#include <ext2fs/ext2_fs.h>
+#include <ext2fs/ext2_ext_attr.h>
 
-#include "source/walk.h"
+#include "lib/xattr_name.h"
 
-#define EXT2_XATTR_MAGIC 0xEA020000U
-/* Name indexes of fs/ext2/xattr.h */
-#define EXT2_XATTR_INDEX_USER 1
-#define EXT2_XATTR_INDEX_POSIX_ACL_ACCESS 2
-#define EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT 3
-#define EXT2_XATTR_INDEX_TRUSTED 4
-#define EXT2_XATTR_INDEX_SECURITY 6
-#define EXT2_XATTR_REFCOUNT_MAX 1024
+/* An attribute as a source gives it (lib/src_xattr.h) */
+struct src_xattr;
+/* populate.c's name for ext2_ext_attr.h's EXT2_EXT_ATTR_REFCOUNT_MAX */
+#define EXT2_XATTR_REFCOUNT_MAX EXT2_EXT_ATTR_REFCOUNT_MAX
 
 /*
  * How ext2_xattr_hash_entry reads a name's bytes: as plain char, signed on

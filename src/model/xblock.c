@@ -14,7 +14,7 @@ errcode_t xattr_blocks_init(struct xattr_blocks *xb, uint32_t block_size)
 {
 	memset(xb, 0, sizeof(*xb));
 	xb->block_size = block_size;
-	xb->share_below = EXT2_XATTR_REFCOUNT_MAX + 1;
+	xb->share_below = EXT2_EXT_ATTR_REFCOUNT_MAX + 1;
 	xb->scratch = malloc(block_size);
 	return xb->scratch ? 0 : ENOMEM;
 }

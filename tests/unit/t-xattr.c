@@ -7,6 +7,10 @@
 #include <ext2fs/ext2fs.h>
 
 #include "model/xattr.h"
+#include "lib/src_xattr.h"
+#include "lib/hash.h"
+#include "lib/ftype.h"
+#include "lib/owner.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 
@@ -48,7 +52,7 @@ int main(void)
 	}
 
 	is_int(xattr_build_block(xs, 3, block, sizeof(block), NAME_HASH_SIGNED, &bad), 0, "block built");
-	is_int(le32(block), EXT2_XATTR_MAGIC, "magic");
+	is_int(le32(block), EXT2_EXT_ATTR_MAGIC, "magic");
 	is_int(le32(block + 4), 1, "refcount 1");
 	is_int(le32(block + 8), 1, "h_blocks 1");
 
@@ -113,6 +117,45 @@ int main(void)
 
 		is_int(xattr_build_block(&x, 1, block, sizeof(block), NAME_HASH_SIGNED, &bad),
 		       ORLOV_ERR_XATTR_TOO_BIG, "values that overflow the block are refused");
+	}
+	{
+		/* the one index <-> prefix table, both ways */
+		const char *rest = NULL;
+		int is_acl = -1;
+
+		is_int(xattr_name_index("trusted.x", &rest), 4, "trusted. is index 4");
+		tap_ok(rest && !strcmp(rest, "x"), "the entry keeps what follows the prefix");
+		is_int(xattr_name_index("system.posix_acl_default", &rest), 3,
+		       "the default ACL is index 3");
+		tap_ok(rest && !*rest, "with an empty name");
+		is_int(xattr_name_index("user.", &rest), 0, "a prefix alone is no name");
+		is_int(xattr_name_index("system.data", &rest), 0,
+		       "system. names are not ext2's to set");
+		tap_ok(!strcmp(xattr_index_prefix(6, &is_acl), "security.") && !is_acl,
+		       "index 6 reads as security.");
+		tap_ok(!strcmp(xattr_index_prefix(2, &is_acl), "system.posix_acl_access") && is_acl,
+		       "index 2 reads as the access ACL");
+		tap_ok(!strcmp(xattr_index_prefix(8, &is_acl), "system.richacl") && !is_acl,
+		       "index 8 reads as richacl, not a POSIX ACL");
+		tap_ok(!xattr_index_prefix(5, &is_acl), "index 5 is unknown");
+	}
+	{
+		/* the other one-of-each helpers of lib/ */
+		uint64_t s = 0;
+		struct ext2_inode in;
+
+		tap_ok(splitmix64(&s) == 0xe220a8397b1dcdafULL, "splitmix64, seed 0");
+		tap_ok(fnv1a64(FNV1A64_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL,
+		       "FNV-1a 64 of \"a\"");
+		is_int(ftype_of_mode(S_IFLNK | 0777), EXT2_FT_SYMLINK, "a symlink's d_type");
+		is_int(ftype_of_mode(0), EXT2_FT_UNKNOWN, "no type, EXT2_FT_UNKNOWN");
+		tap_ok(!strcmp(ftype_name_of_mode(S_IFCHR | 0600), "chr"), "a character device is chr");
+		memset(&in, 0, sizeof(in));
+		inode_set_uid(in, 0x12345678u);
+		inode_set_gid(in, 70000u);
+		tap_ok(in.i_uid == 0x5678 && inode_uid(in) == 0x12345678u,
+		       "uid: low half in i_uid, high in l_i_uid_high");
+		tap_ok(inode_gid(in) == 70000u, "gid over 16 bits kept");
 	}
 	return tap_done();
 }

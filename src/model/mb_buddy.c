@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The buddy of the ext4 allocator (fs/ext4/mballoc.c: ext4_mb_generate_buddy,
+ * mb_find_extent, mb_mark_used, mb_free_blocks and the optimize_scan
+ * lists), recomputed from the in-memory bitmap after every change
+ * (mballoc.h says why).
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "model/mb_internal.h"
+
+static void group_refresh(const struct fs_state *fs, uint32_t group)
+{
+	struct mb_state *mb = fs->mb;
+	struct mb_group *gr = &mb->grp[group];
+	const uint8_t *map = gmap(fs, group);
+	uint32_t i = 0, e;
+	int k;
+
+	gr->free = gr->fragments = 0;
+	memset(gr->counters, 0, sizeof(gr->counters));
+	while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
+		e = next_set_bit(map, mb->cpg, i);
+		gr->fragments++;
+		gr->free += e - i;
+		while (i < e) {
+			unsigned int o = chunk_order(mb, i, e);
+
+			gr->counters[o]++;
+			i += 1u << o;
+		}
+	}
+	gr->largest_order = -1;
+	for (k = (int)mb->max_order; k >= 0; k--)
+		if (gr->counters[k]) {
+			gr->largest_order = k;
+			break;
+		}
+}
+
+static void glist_remove(struct mb_glist *l, uint32_t group)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->g[i] == group) {
+			memmove(l->g + i, l->g + i + 1, (l->n - i - 1) * sizeof(*l->g));
+			l->n--;
+			return;
+		}
+}
+
+/* Capacity is the group count: a group is on one list of a kind. */
+static void glist_append(struct mb_glist *l, uint32_t group)
+{
+	l->g[l->n++] = group;
+}
+
+int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len)
+{
+	int order = fls32(len) - 2;
+
+	if (order < 0)
+		return 0;
+	if (order == (int)mb->max_order + 1)
+		order--;
+	return order;
+}
+
+/* The end of mb_mark_used and mb_free_blocks (and of the buddy's
+ * generation): the counters again, and mb_set_largest_free_order and
+ * mb_update_avg_fragment_size move the group to the tail of its new
+ * lists when its orders changed. */
+void mb_group_changed(const struct fs_state *fs, uint32_t group)
+{
+	struct mb_state *mb = fs->mb;
+	struct mb_group *gr = &mb->grp[group];
+	int new;
+
+	group_refresh(fs, group);
+	if (!mb->optimize_scan)
+		return;
+	if (gr->largest_order != gr->lfo_list || !gr->free) {
+		if (gr->lfo_list >= 0)
+			glist_remove(&mb->lfo[gr->lfo_list], group);
+		gr->lfo_list = -1;
+		if (gr->largest_order >= 0 && gr->free) {
+			glist_append(&mb->lfo[gr->largest_order], group);
+			gr->lfo_list = gr->largest_order;
+		}
+	}
+	new = gr->fragments ?
+	      mb_avg_fragment_size_order(mb, gr->free / gr->fragments) : -1;
+	if (new != gr->avg_order) {
+		if (gr->avg_order >= 0)
+			glist_remove(&mb->avg[gr->avg_order], group);
+		gr->avg_order = new;
+		if (new >= 0)
+			glist_append(&mb->avg[new], group);
+	}
+}
+
+/* mb_find_extent: from @block, whole chunks until @needed is reached or
+ * the free run ends. */
+uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
+			uint32_t block, uint32_t needed, struct free_ex *ex)
+{
+	const struct mb_state *mb = fs->mb;
+	const uint8_t *map = gmap(fs, group);
+	uint32_t rs = block, re, c;
+
+	memset(ex, 0, sizeof(*ex));
+	if (block >= mb->cpg || bit_test(map, block))
+		return 0;
+	while (rs > 0 && !bit_test(map, rs - 1))
+		rs--;
+	re = next_set_bit(map, mb->cpg, block);
+	/* the chunk holding @block */
+	for (c = rs; c + (1u << chunk_order(mb, c, re)) <= block;
+	     c += 1u << chunk_order(mb, c, re))
+		;
+	c += 1u << chunk_order(mb, c, re);
+	while (needed > c - block && c < re)
+		c += 1u << chunk_order(mb, c, re);
+	ex->group = group;
+	ex->start = block;
+	ex->len = c - block;
+	return ex->len;
+}
+
+/* mb_mark_used: the buddy only; the on-disk bitmap comes later. */
+void mb_mark_used(struct fs_state *fs, const struct free_ex *ex)
+{
+	set_range(gmap(fs, ex->group), ex->start, ex->len);
+	mb_group_changed(fs, ex->group);
+}
+
+/* mb_free_blocks on the buddy. */
+void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
+		   uint32_t len)
+{
+	uint8_t *map = gmap(fs, group);
+
+	while (len--)
+		bit_clear(map, start++);
+	mb_group_changed(fs, group);
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * What the three parts of the ext4 allocator share (fs/ext4/mballoc.h):
+ * the allocation context of one request, the buddy's small helpers, and
+ * the steps one part calls in another.  mballoc.c holds the allocator and
+ * its criteria, mb_buddy.c the buddy and its free extents, mb_prealloc.c
+ * the inode and locality-group preallocations.
+ */
+#ifndef ORLOV_MB_INTERNAL_H
+#define ORLOV_MB_INTERNAL_H
+
+#include "model/mballoc.h"
+
+/* ac_flags */
+#define HINT_DATA	0x1
+#define HINT_GROUP_ALLOC 0x2
+#define HINT_NOPREALLOC	0x4
+#define STREAM_ALLOC	0x8
+#define HINT_FIRST	0x10
+
+enum { AC_CONTINUE, AC_FOUND, AC_BREAK };
+
+struct free_ex {
+	uint32_t group, start, len, logical;
+};
+
+struct alloc_ctx {
+	struct fs_state *fs;
+	struct mb_state *mb;
+	struct mb_inode *mi;
+	unsigned int flags;
+	struct free_ex o, g, b, f;
+	int status;
+	unsigned int found;
+	int order2;
+	struct mb_pa *pa;	/* the preallocation used or made */
+	uint64_t seq;		/* discard_pa_seq, enough of it to retry */
+};
+
+/* ---- the buddy (mb_buddy.c) ---------------------------------------- */
+
+static inline uint8_t *gmap(const struct fs_state *fs, uint32_t group)
+{
+	return fs->mb->map + (size_t)group * fs->bytes_per_group;
+}
+
+static inline uint32_t next_set_bit(const uint8_t *map, uint32_t size,
+				    uint32_t i)
+{
+	while (i < size && !bit_test(map, i))
+		i++;
+	return i;
+}
+
+static inline int fls32(uint32_t x)
+{
+	return x ? 32 - __builtin_clz(x) : 0;
+}
+
+/* The buddy's chunk starting at @first in a free run ending at @end:
+ * aligned, a power of two, at most 2^max_order (ext4_mb_mark_free_simple
+ * cuts runs so, and mb_mark_used/mb_free_blocks keep it so). */
+static inline unsigned int chunk_order(const struct mb_state *mb,
+				       uint32_t first, uint32_t end)
+{
+	uint32_t border = 1u << mb->max_order;
+	unsigned int align = (unsigned int)__builtin_ctz(first | border);
+	unsigned int fit = (unsigned int)fls32(end - first) - 1;
+
+	return align < fit ? align : fit;
+}
+
+static inline struct mb_group *grp(const struct fs_state *fs, uint32_t group)
+{
+	return &fs->mb->grp[group];
+}
+
+static inline void set_range(uint8_t *map, uint32_t start, uint32_t len)
+{
+	while (len--)
+		bit_set(map, start++);
+}
+
+static inline uint32_t ex_block(const struct fs_state *fs,
+				const struct free_ex *ex)
+{
+	return fs->g.first_data_block + ex->group * fs->g.blocks_per_group +
+	       ex->start;
+}
+
+static inline void block_to_ex(const struct fs_state *fs, uint32_t block,
+			       struct free_ex *ex)
+{
+	uint32_t rel = block - fs->g.first_data_block;
+
+	ex->group = rel / fs->g.blocks_per_group;
+	ex->start = rel % fs->g.blocks_per_group;
+}
+
+int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len);
+void mb_group_changed(const struct fs_state *fs, uint32_t group);
+uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
+			uint32_t block, uint32_t needed, struct free_ex *ex);
+void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);
+void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
+		   uint32_t len);
+
+/* ---- preallocations (mb_prealloc.c) -------------------------------- */
+
+int mb_use_preallocated(struct alloc_ctx *ac);
+errcode_t mb_new_preallocation(struct alloc_ctx *ac);
+uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
+				   uint64_t *seq);
+errcode_t mb_release_context(struct alloc_ctx *ac);
+
+#endif

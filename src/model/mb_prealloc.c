@@ -1,0 +1,355 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The preallocations of the ext4 allocator (fs/ext4/mballoc.c): an
+ * inode's (a logical range of one file) and the locality group's (the
+ * writer's, used front to back), their use, their release into the buddy
+ * and their discard on close and on ENOSPC.
+ */
+#include "config.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <errno.h>
+
+#include "model/mb_internal.h"
+
+/* ---- lists of preallocations --------------------------------------- */
+
+static errcode_t pa_list_insert(struct mb_pa_list *l, unsigned int at,
+				struct mb_pa *pa)
+{
+	if (l->n == l->cap) {
+		unsigned int cap = l->cap ? 2 * l->cap : 8;
+		struct mb_pa **n = realloc(l->pa, cap * sizeof(*n));
+
+		if (!n)
+			return ENOMEM;
+		l->pa = n;
+		l->cap = cap;
+	}
+	memmove(l->pa + at + 1, l->pa + at, (l->n - at) * sizeof(*l->pa));
+	l->pa[at] = pa;
+	l->n++;
+	return 0;
+}
+
+static int pa_list_remove(struct mb_pa_list *l, const struct mb_pa *pa)
+{
+	unsigned int i;
+
+	for (i = 0; i < l->n; i++)
+		if (l->pa[i] == pa) {
+			memmove(l->pa + i, l->pa + i + 1,
+				(l->n - i - 1) * sizeof(*l->pa));
+			l->n--;
+			return 1;
+		}
+	return 0;
+}
+
+/* ---- preallocations ------------------------------------------------ */
+
+static errcode_t mb_use_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
+{
+	uint32_t start = pa->pstart + (ac->o.logical - pa->lstart);
+	uint32_t end = pa->pstart + pa->len;
+
+	if (start + ac->o.len < end)
+		end = start + ac->o.len;
+	block_to_ex(ac->fs, start, &ac->b);
+	ac->b.len = end - start;
+	ac->status = AC_FOUND;
+	ac->pa = pa;
+	pa->free -= ac->b.len;
+	return 0;
+}
+
+static void mb_use_group_pa(struct alloc_ctx *ac, struct mb_pa *pa)
+{
+	block_to_ex(ac->fs, pa->pstart, &ac->b);
+	ac->b.len = ac->o.len;
+	ac->status = AC_FOUND;
+	ac->pa = pa;
+}
+
+errcode_t mb_new_preallocation(struct alloc_ctx *ac)
+{
+	struct mb_pa *pa = calloc(1, sizeof(*pa));
+	errcode_t err;
+
+	if (!pa)
+		return ENOMEM;
+	err = pa_list_insert(&ac->mb->all, ac->mb->all.n, pa);
+	if (err) {
+		free(pa);
+		return err;
+	}
+	if (ac->flags & HINT_GROUP_ALLOC) {
+		ac->f = ac->b;
+		pa->pstart = pa->lstart = ex_block(ac->fs, &ac->b);
+		pa->len = pa->free = ac->b.len;
+		pa->group_pa = 1;
+		mb_use_group_pa(ac, pa);
+		return 0;	/* on the lg list at release */
+	}
+	/* ext4_mb_new_inode_pa: a shorter find than asked keeps the asked
+	 * end, else the asked start, else starts at the request. */
+	if (ac->b.len < ac->g.len) {
+		uint32_t goal_end = ac->g.logical + ac->g.len;
+		uint32_t l = goal_end - ac->b.len;
+
+		if (ac->o.logical < l) {
+			l = ac->g.logical;
+			if (ac->o.logical + ac->o.len > l + ac->b.len)
+				l = ac->o.logical;
+		}
+		ac->b.logical = l;
+	}
+	ac->f = ac->b;
+	pa->lstart = ac->b.logical;
+	pa->pstart = ex_block(ac->fs, &ac->b);
+	pa->len = pa->free = ac->b.len;
+	pa->owner = ac->mi;
+	err = pa_list_insert(&ac->mi->pas, 0, pa);
+	if (err)
+		return err;	/* freed with the state */
+	return mb_use_inode_pa(ac, pa);
+}
+
+/* ext4_mb_release_inode_pa: what the file did not use goes back, one
+ * mb_free_blocks per free run of the on-disk bitmap. */
+static uint32_t release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
+{
+	struct free_ex ex;
+	uint32_t i, end, freed = 0;
+	const uint8_t *disk;
+
+	block_to_ex(fs, pa->pstart, &ex);
+	disk = group_bbitmap(fs, ex.group);
+	end = ex.start + pa->len;
+	for (i = ex.start; i < end;) {
+		uint32_t next;
+
+		i = find_next_zero_bit(disk, end, i);
+		if (i >= end)
+			break;
+		next = next_set_bit(disk, end, i);
+		mb_free_range(fs, ex.group, i, next - i);
+		freed += next - i;
+		i = next + 1;
+	}
+	return freed;
+}
+
+static void release_group_pa(struct fs_state *fs, struct mb_pa *pa)
+{
+	struct free_ex ex;
+
+	block_to_ex(fs, pa->pstart, &ex);
+	mb_free_range(fs, ex.group, ex.start, pa->len);
+}
+
+static int lg_order(uint32_t n)
+{
+	int o = fls32(n) - 1;
+
+	return o > MB_PREALLOC_TB_SIZE - 1 ? MB_PREALLOC_TB_SIZE - 1 : o;
+}
+
+static int lg_remove(struct mb_state *mb, const struct mb_pa *pa)
+{
+	int i;
+
+	for (i = 0; i < MB_PREALLOC_TB_SIZE; i++)
+		if (pa_list_remove(&mb->lg[i], pa))
+			return 1;
+	return 0;
+}
+
+/* ext4_mb_put_pa's end, or a discard: the preallocation is gone. */
+static void pa_forget(struct mb_state *mb, struct mb_pa *pa)
+{
+	pa_list_remove(&mb->all, pa);
+	if (pa->owner)
+		pa_list_remove(&pa->owner->pas, pa);
+	else
+		lg_remove(mb, pa);
+	free(pa);
+}
+
+/* ext4_mb_discard_lg_preallocations: the oldest of a crowded order go,
+ * except the one in use. */
+static void discard_lg(struct fs_state *fs, int order, unsigned int total,
+		       const struct mb_pa *busy)
+{
+	struct mb_pa_list *l = &fs->mb->lg[order];
+	unsigned int i = 0;
+
+	while (i < l->n) {
+		struct mb_pa *pa = l->pa[i];
+
+		if (pa == busy) {
+			i++;
+			continue;
+		}
+		release_group_pa(fs, pa);
+		pa_forget(fs->mb, pa);
+		if (--total <= 5)
+			break;
+	}
+}
+
+/* ext4_mb_add_n_trim: sorted by free space within the order's list. */
+static errcode_t add_n_trim(struct fs_state *fs, struct mb_pa *pa)
+{
+	int order = lg_order(pa->free);
+	struct mb_pa_list *l = &fs->mb->lg[order];
+	unsigned int i, at = l->n, count = 1;
+	errcode_t err;
+
+	for (i = 0; i < l->n; i++) {
+		if (at == l->n && pa->free < l->pa[i]->free)
+			at = i;
+		count++;
+	}
+	err = pa_list_insert(l, at, pa);
+	if (err)
+		return err;
+	if (count > 8)
+		discard_lg(fs, order, count, pa);
+	return 0;
+}
+
+/* ext4_mb_use_preallocated: the file's preallocation holding the block,
+ * else the locality group's nearest the goal. */
+int mb_use_preallocated(struct alloc_ctx *ac)
+{
+	struct mb_state *mb = ac->mb;
+	struct mb_pa *cpa = NULL;
+	uint32_t goal;
+	unsigned int i, k;
+
+	if (!(ac->flags & HINT_DATA))
+		return 0;
+	for (i = 0; i < ac->mi->pas.n; i++) {
+		struct mb_pa *pa = ac->mi->pas.pa[i];
+
+		if (ac->o.logical < pa->lstart ||
+		    ac->o.logical >= pa->lstart + pa->len)
+			continue;
+		if (pa->free) {
+			mb_use_inode_pa(ac, pa);
+			return 1;
+		}
+	}
+	if (!(ac->flags & HINT_GROUP_ALLOC))
+		return 0;
+	/* the group preallocation nearest the goal, first of equals */
+	goal = ex_block(ac->fs, &ac->g);
+	for (i = (unsigned int)lg_order(ac->o.len); i < MB_PREALLOC_TB_SIZE; i++)
+		for (k = 0; k < mb->lg[i].n; k++) {
+			struct mb_pa *pa = mb->lg[i].pa[k];
+
+			if (pa->free < ac->o.len)
+				continue;
+			if (!cpa ||
+			    labs((long)goal - (long)pa->pstart) <
+			    labs((long)goal - (long)cpa->pstart))
+				cpa = pa;
+		}
+	if (!cpa)
+		return 0;
+	mb_use_group_pa(ac, cpa);
+	return 1;
+}
+
+/* ext4_mb_discard_preallocations on ENOSPC: group by group from the
+ * first, until something is freed; in a group every preallocation, of
+ * any file or the locality group, oldest first. */
+uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
+				   uint64_t *seq)
+{
+	struct mb_state *mb = fs->mb;
+	uint32_t group, freed = 0;
+	unsigned int k;
+
+	for (group = 0; group < fs->g.ngroups && freed < needed; group++) {
+		uint32_t f = 0;
+		struct free_ex ex;
+
+		for (k = 0; k < mb->all.n;) {
+			struct mb_pa *pa = mb->all.pa[k];
+
+			block_to_ex(fs, pa->pstart, &ex);
+			if (ex.group != group) {
+				k++;
+				continue;
+			}
+			f += pa->free;
+			if (pa->group_pa)
+				release_group_pa(fs, pa);
+			else
+				release_inode_pa(fs, pa);
+			pa_forget(mb, pa);
+		}
+		if (f)
+			(*seq)++;
+		freed += f;
+	}
+	return freed;
+}
+
+/* ext4_mb_release_context */
+errcode_t mb_release_context(struct alloc_ctx *ac)
+{
+	struct mb_pa *pa = ac->pa;
+
+	if (!pa)
+		return 0;
+	if (pa->group_pa) {
+		pa->pstart += ac->b.len;
+		pa->lstart += ac->b.len;
+		pa->free -= ac->b.len;
+		pa->len -= ac->b.len;
+		if (!pa->free) {
+			pa_forget(ac->mb, pa);
+			return 0;
+		}
+		lg_remove(ac->mb, pa);
+		return add_n_trim(ac->fs, pa);
+	}
+	if (!pa->free) {
+		pa_forget(ac->mb, pa);
+		return 0;
+	}
+	pa_list_remove(&ac->mi->pas, pa);
+	return pa_list_insert(&ac->mi->pas, 0, pa);
+}
+
+void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)
+{
+	while (mi->pas.n) {
+		release_inode_pa(fs, mi->pas.pa[0]);
+		pa_forget(fs->mb, mi->pas.pa[0]);
+	}
+}
+
+void mb_inode_moved(struct mb_inode *mi)
+{
+	unsigned int i;
+
+	for (i = 0; i < mi->pas.n; i++)
+		mi->pas.pa[i]->owner = mi;
+}
+
+void mb_inode_release(struct mb_inode *mi)
+{
+	unsigned int i;
+
+	/* what is left stays the filesystem's until a discard (or the
+	 * end: mb_state_free frees every preallocation) */
+	for (i = 0; i < mi->pas.n; i++)
+		mi->pas.pa[i]->owner = NULL;
+	free(mi->pas.pa);
+	memset(mi, 0, sizeof(*mi));
+}
