@@ -8,6 +8,7 @@
 
 #include "image/io_guard.h"
 #include "cli/options.h"
+#include "source/meta.h"
 #include "source/tar.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -265,25 +266,6 @@ static int parse_margin(const char *s, struct populate_opts *o)
 	return 0;
 }
 
-/* "UID:GID" */
-static int parse_owner(const char *s, uint32_t *uid, uint32_t *gid)
-{
-	const char *colon = strchr(s, ':');
-	char buf[16];
-	uint64_t u, g;
-	size_t n;
-
-	if (!colon || (n = (size_t)(colon - s)) == 0 || n >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, n);
-	buf[n] = 0;
-	if (parse_u64(buf, UINT32_MAX, &u) || parse_u64(colon + 1, UINT32_MAX, &g))
-		return -1;
-	*uid = (uint32_t)u;
-	*gid = (uint32_t)g;
-	return 0;
-}
-
 /* A usage message that names what the user typed. */
 static errcode_t usage_msg(struct options *o, const char **msg,
 			   const char *before, const char *arg,
@@ -410,7 +392,7 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 			return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
 		break;
 	case OPT_ROOT_OWNER:
-		if (parse_owner(optarg, &p->root_uid, &p->root_gid))
+		if (meta_owner_parse(optarg, &p->root_uid, &p->root_gid))
 			return USAGE("--root-owner takes UID:GID (numbers)");
 		p->root_owner = 1;
 		break;

@@ -129,10 +129,4 @@ int image_posix_acl(const struct image *img);
 int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
 
-/* What crosses to the model (fs_state, dirbuf, ifile) is declared in
- * bridge.h, the one image header that includes model/ headers.  Included
- * here for the callers that still take it from image.h; they should
- * include image/bridge.h themselves. */
-#include "image/bridge.h"
-
 #endif

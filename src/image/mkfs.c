@@ -11,17 +11,9 @@
 #include <ext2fs/ext2fs.h>
 
 #include "image/mkfs.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
-
-static uint64_t splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 /* A version-4-shaped UUID drawn from the epoch and the seed, and for the
  * filesystem UUID the digest of what goes in: the same inputs give the

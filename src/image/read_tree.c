@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/ftype.h"
 #include "image/image_read.h"
 #include "source/walk.h"
 #include "lib/util.h"
@@ -140,16 +141,7 @@ void ir_dir_free(struct ir_dir *d)
 
 const char *ir_type_name(unsigned int mode)
 {
-	switch (mode & LINUX_S_IFMT) {
-	case LINUX_S_IFDIR:	return "dir";
-	case LINUX_S_IFREG:	return "file";
-	case LINUX_S_IFLNK:	return "symlink";
-	case LINUX_S_IFIFO:	return "fifo";
-	case LINUX_S_IFSOCK:	return "sock";
-	case LINUX_S_IFCHR:	return "chr";
-	case LINUX_S_IFBLK:	return "blk";
-	}
-	return NULL;
+	return ftype_name_of_mode(mode);
 }
 
 struct walk {

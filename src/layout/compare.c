@@ -10,6 +10,7 @@
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 
+#include "lib/ftype.h"
 #include "layout/verify.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
@@ -37,20 +38,6 @@ errcode_t vfail(struct verify *v, const struct src_entry *se, errcode_t err,
 		const char *doing)
 {
 	return verify_src_error(v, err, doing, se->path);
-}
-
-static const char *host_type(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFDIR:	return "dir";
-	case S_IFREG:	return "file";
-	case S_IFLNK:	return "symlink";
-	case S_IFIFO:	return "fifo";
-	case S_IFSOCK:	return "sock";
-	case S_IFCHR:	return "chr";
-	case S_IFBLK:	return "blk";
-	}
-	return NULL;
 }
 
 /* Only the namespaces ext2 stores; others (e.g. system.nfs4_acl) can't be. */
@@ -417,7 +404,7 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 	err = ir_read_inode(v->fs, ino, &inode);
 	if (err)
 		return ctx_set(v->ctx, err, "reading inode of", v->ipath.s);
-	stype = host_type(st->st_mode);
+	stype = ftype_name_of_mode(st->st_mode);
 	itype = ir_type_name(inode.i_mode);
 	if (!stype)
 		return vfail(v, se, ORLOV_ERR_UNSUPP_FILETYPE, "examining");

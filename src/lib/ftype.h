@@ -8,6 +8,7 @@
 #ifndef ORLOV_FTYPE_H
 #define ORLOV_FTYPE_H
 
+#include <stddef.h>
 #include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 

@@ -3,10 +3,6 @@
  * One extended attribute as a source yields it (by full name, the value
  * as the host has it): what the walker, the archive reader and the model's
  * xattr_to_disk share.
- *
- * source/walk.h still defines this struct itself; until it includes this
- * header instead, only .c files that do not include walk.h include this
- * one (the two definitions are the same type across files).
  */
 #ifndef ORLOV_SRC_XATTR_H
 #define ORLOV_SRC_XATTR_H

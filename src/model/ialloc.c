@@ -1,17 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include "lib/hash.h"
 #include "model/ialloc.h"
 #include "model/ext4_ialloc.h"
 
 uint32_t ialloc_random_start(uint64_t *rng, uint32_t ngroups)
 {
-	/* splitmix64, scaled as prandom_u32_max() scales */
-	uint64_t z = (*rng += 0x9E3779B97F4A7C15ULL);
+	/* scaled as prandom_u32_max() scales */
+	uint64_t z = splitmix64(rng);
 
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z ^= z >> 31;
 	return (uint32_t)(((z & 0xffffffffU) * ngroups) >> 32);
 }
 

@@ -15,6 +15,7 @@
 #include "populate/populate.h"
 #include "populate/driver.h"
 #include "image/image.h"
+#include "image/bridge.h"
 #include "source/source.h"
 #include "model/ialloc.h"
 #include "model/write.h"

@@ -9,6 +9,7 @@
 #include <sys/sysmacros.h>
 #include <sys/stat.h>
 
+#include "lib/owner.h"
 #include "populate/inode.h"
 #include "source/meta.h"
 
@@ -18,20 +19,6 @@ static uint32_t extra_time(const struct timespec *ts)
 	uint32_t epoch = (uint32_t)(((sec - (int64_t)(int32_t)sec) >> 32) & 3);
 
 	return ((uint32_t)ts->tv_nsec << 2) | epoch;
-}
-
-unsigned int ftype_of(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG: return EXT2_FT_REG_FILE;
-	case S_IFDIR: return EXT2_FT_DIR;
-	case S_IFCHR: return EXT2_FT_CHRDEV;
-	case S_IFBLK: return EXT2_FT_BLKDEV;
-	case S_IFIFO: return EXT2_FT_FIFO;
-	case S_IFSOCK: return EXT2_FT_SOCK;
-	case S_IFLNK: return EXT2_FT_SYMLINK;
-	}
-	return EXT2_FT_UNKNOWN;
 }
 
 uint32_t mask_flags(mode_t mode, uint32_t flags)
@@ -57,10 +44,8 @@ void fill_inode(const struct ctx *c, const struct src_entry *e,
 	meta_fit_time(&ct, tmin, tmax);
 	memset(in, 0, sizeof(*in));
 	in->i_mode = (uint16_t)st->st_mode;
-	in->i_uid = (uint16_t)st->st_uid;
-	in->osd2.linux2.l_i_uid_high = (uint16_t)(st->st_uid >> 16);
-	in->i_gid = (uint16_t)st->st_gid;
-	in->osd2.linux2.l_i_gid_high = (uint16_t)(st->st_gid >> 16);
+	inode_set_uid(*in, st->st_uid);
+	inode_set_gid(*in, st->st_gid);
 	in->i_atime = (uint32_t)at.tv_sec;
 	in->i_mtime = (uint32_t)mt.tv_sec;
 	in->i_ctime = (uint32_t)ct.tv_sec;

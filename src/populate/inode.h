@@ -15,7 +15,6 @@
 #define FL_OTHER_MASK ((uint32_t)(FS_NODUMP_FL | FS_NOATIME_FL))
 
 /* The directory entry's file type for @m. */
-unsigned int ftype_of(mode_t m);
 /* The inherited @flags an inode of @mode keeps (ext2_mask_flags). */
 uint32_t mask_flags(mode_t mode, uint32_t flags);
 /* A new inode of @e's metadata with @flags, one link. */

@@ -11,6 +11,7 @@
  *   do_link:    the entry in the parent
  *   do_merge:   (--merge) into the directory the image has of that name
  */
+#include "lib/ftype.h"
 #include "config.h"
 
 #include <errno.h>
@@ -68,7 +69,7 @@ static errcode_t add_link(struct ctx *c, const struct src_entry *e,
 			  uint32_t ino)
 {
 	errcode_t err = dir_add_link(&c->fs, &top(c)->d, e->name, e->name_len,
-				     ino, ftype_of(e->st.st_mode));
+				     ino, ftype_of_mode(e->st.st_mode));
 
 	top(c)->added++;
 	return err ? fail(c, err, "adding a directory entry for", e->path) : 0;

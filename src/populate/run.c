@@ -5,6 +5,7 @@
  * image first for --create and runs once (or for --create auto, until the
  * size fits).
  */
+#include "lib/owner.h"
 #include "config.h"
 
 #include <errno.h>
@@ -60,10 +61,8 @@ static errcode_t commit(struct ctx *c)
 	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
 	set_blocks(c, &t->inode, &t->d.map, t->inode.i_file_acl != 0);
 	if (c->o->root_owner) {
-		t->inode.i_uid = (uint16_t)c->o->root_uid;
-		t->inode.osd2.linux2.l_i_uid_high = (uint16_t)(c->o->root_uid >> 16);
-		t->inode.i_gid = (uint16_t)c->o->root_gid;
-		t->inode.osd2.linux2.l_i_gid_high = (uint16_t)(c->o->root_gid >> 16);
+		inode_set_uid(t->inode, c->o->root_uid);
+		inode_set_gid(t->inode, c->o->root_gid);
 	}
 	if (!c->fs.dx.enabled)
 		t->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;

@@ -18,6 +18,7 @@
 #include "populate/hardlinks.h"
 #include "populate/inode.h"
 #include "populate/report.h"
+#include "lib/hash.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -83,13 +84,11 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 static errcode_t count_xattr_block(struct ctx *c)
 {
 	struct xsets *xs = &c->scan.xsets;
-	uint32_t bs = c->fs.g.block_size, i;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint32_t bs = c->fs.g.block_size;
+	uint64_t h = fnv1a64(FNV1A64_INIT, c->xblock, bs);
 	struct xset *x;
 	size_t k, tail = 0;
 
-	for (i = 0; i < bs; i++)
-		h = (h ^ c->xblock[i]) * 0x100000001b3ULL;
 	if (keymap_get(&xs->by_hash, h, &k)) {
 		for (;;) {
 			x = &xs->v[k];

@@ -5,20 +5,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/hash.h"
 #include "source/nametree.h"
 #include "lib/util.h"
 #include "source/walk.h"
 
 static uint64_t name_key(uint32_t parent, const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = FNV1A64_INIT;
 	int i;
 
 	for (i = 0; i < 4; i++)
-		h = (h ^ ((parent >> (8 * i)) & 0xff)) * 0x100000001b3ULL;
-	while (n--)
-		h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
-	return h;
+		h = fnv1a64_byte(h, (parent >> (8 * i)) & 0xff);
+	return fnv1a64(h, s, n);
 }
 
 errcode_t name_tree_init(struct name_tree *t)

@@ -14,11 +14,7 @@
 #include <sys/stat.h>
 #include <et/com_err.h>
 
-struct src_xattr {
-	char *name;		/* full name, "user.foo", "system.posix_acl_access" */
-	unsigned char *value;
-	size_t size;
-};
+#include "lib/src_xattr.h"
 
 struct src_entry;
 

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "image/image.h"
+#include "image/bridge.h"
 #include "image/image_read.h"
 #include "model/fsstate.h"
 #include "lib/orlov_err.h"
