@@ -1,6 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# The whole test suite: dependencies, a -Werror build and make check (unit,
+# The whole test suite: dependencies, a -Werror build, the shape of src/
+# (tools/code-shape.sh) and make check (unit,
 # golden, round-trip, error, fault, damaged-image, layout and QEMU kernel
 # tests), make fuzz, the same tests once more built with AddressSanitizer
 # and UBSan (without QEMU), make distcheck, and the Debian package built,
@@ -33,6 +34,8 @@ phase deps
 cd "$top"
 b=$("$top/tools/build.sh" _build)
 status=0
+# the shape of src/ (README, "Code map"): file and function sizes, layers
+"$top/tools/code-shape.sh" || status=1
 phase build
 : >"$b/test-times"
 make -C "$b" -s -j"$jobs" check VERBOSE=1 || status=1
