@@ -10,14 +10,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
+#include "lib/hash.h"
 
 int main(int argc, char **argv)
 {
@@ -43,15 +36,15 @@ int main(int argc, char **argv)
 			perror("corrupt: write");
 			return 1;
 		}
-	k = 4 + (int)(next(&s) % (uint64_t)(argc - 4));
+	k = 4 + (int)(splitmix64(&s) % (uint64_t)(argc - 4));
 	if (sscanf(argv[k], "%llu:%llu", &start, &len) != 2 || !len) {
 		fprintf(stderr, "corrupt: bad region %s\n", argv[k]);
 		return 2;
 	}
-	count = 1 + (int)(next(&s) % 8);
+	count = 1 + (int)(splitmix64(&s) % 8);
 	while (count--) {
-		unsigned char b = (unsigned char)next(&s);
-		off_t off = (off_t)(start + next(&s) % len);
+		unsigned char b = (unsigned char)splitmix64(&s);
+		off_t off = (off_t)(start + splitmix64(&s) % len);
 
 		if (pwrite(out, &b, 1, off) != 1) {
 			perror("corrupt: pwrite");

@@ -12,6 +12,7 @@
 
 #include "image/image_read.h"
 #include "lib/util.h"
+#include "lib/xattr_name.h"
 /* After ext2fs.h, which defines the __u32 its structures use. */
 #include <ext2fs/ext2_ext_attr.h>
 #include "model/acl.h"
@@ -54,21 +55,6 @@ static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
 	*out_len = 4 + 8 * acl.n;
 	acl_free(&acl);
 	return 0;
-}
-
-static const char *xattr_prefix(unsigned int index, int *is_acl)
-{
-	*is_acl = 0;
-	switch (index) {
-	case 1:	return "user.";
-	case 2: *is_acl = 1; return "system.posix_acl_access";
-	case 3: *is_acl = 1; return "system.posix_acl_default";
-	case 4:	return "trusted.";
-	case 6:	return "security.";
-	case 7:	return "system.";
-	case 8:	return "system.richacl";
-	}
-	return NULL;
 }
 
 /* By name; copies of one name in the order ext4_xattr_get looks for it:
@@ -120,7 +106,7 @@ static errcode_t parse_xattr_entries(const unsigned char *buf, size_t off,
 		if (EXT2_EXT_ATTR_LEN(nlen) > end - off || e->e_value_inum ||
 		    (vlen && (voff > vlimit || vlen > vlimit - voff)))
 			return ORLOV_ERR_CORRUPT;
-		prefix = xattr_prefix(e->e_name_index, &is_acl);
+		prefix = xattr_index_prefix(e->e_name_index, &is_acl);
 		if (!prefix)
 			return ORLOV_ERR_CORRUPT;
 		if (grow_array(&out->a, cap, out->n + 1, sizeof(*out->a), 8))

@@ -18,9 +18,6 @@
 
 /* An attribute as a source gives it (lib/src_xattr.h) */
 struct src_xattr;
-/* populate.c's name for ext2_ext_attr.h's EXT2_EXT_ATTR_REFCOUNT_MAX */
-#define EXT2_XATTR_REFCOUNT_MAX EXT2_EXT_ATTR_REFCOUNT_MAX
-
 /*
  * How ext2_xattr_hash_entry reads a name's bytes: as plain char, signed on
  * x86 kernels up to 6.1, unsigned on arm64 and, since Linux 6.2 builds

@@ -4,7 +4,7 @@
  * manages them.  ext2_xattr_set() edits a block in place when only this
  * inode uses it, else a copy; ext2_xattr_set2() then shares an identical
  * block the mbcache knows (never one whose refcount is already over
- * EXT2_XATTR_REFCOUNT_MAX; ext4: already at it), keeps the edited block, or allocates a new one
+ * EXT2_EXT_ATTR_REFCOUNT_MAX; ext4: already at it), keeps the edited block, or allocates a new one
  * from the start of the inode's group; a block nobody uses any more is
  * freed.  The mbcache of a fresh mount knows only the blocks this run made
  * or kept, and is searched newest entry first, as mb_cache_entry_find_first
@@ -44,7 +44,7 @@ struct xattr_blocks {
 	 * never from the inode's reservation window; 6.1 may. */
 	int noreserve;
 	/* A block is shared while its refcount is below this: ext2 shares
-	 * one at EXT2_XATTR_REFCOUNT_MAX once more (1025), ext4 stops at
+	 * one at EXT2_EXT_ATTR_REFCOUNT_MAX once more (1025), ext4 stops at
 	 * EXT4_XATTR_REFCOUNT_MAX (1024). */
 	uint32_t share_below;
 };

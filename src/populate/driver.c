@@ -17,5 +17,5 @@ const struct driver ext4_driver = {
 	.release = ext4_write_release,
 	.mballoc = 1,
 	.xattr_ibody = 1,
-	.xattr_share_below = EXT2_XATTR_REFCOUNT_MAX,
+	.xattr_share_below = EXT2_EXT_ATTR_REFCOUNT_MAX,
 };
