@@ -157,10 +157,10 @@ expect long-symlink 1 "Symbolic link target too long for the block size while ch
 
 # Features the ext2 driver cannot write.
 t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O extent
-expect extents 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/ext4.img \\(feature extent\\)" \
+expect extents 1 "Filesystem feature not supported while checking filesystem $T_TMP/ext4.img \\(feature extent\\)" \
 	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
 t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O huge_file,dir_nlink
-expect ro-compat 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/ext4.img \\(feature huge_file\\)" \
+expect ro-compat 1 "Filesystem feature not supported while checking filesystem $T_TMP/ext4.img \\(feature huge_file\\)" \
 	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
 t_mkimage "$T_TMP/bs.img" 8M -t ext2 -b 1024 -O ^filetype
 "$ORLOV_POPULATE" -q "$T_TMP/bs.img" "$src" || t_fail "no filetype feature refused"
@@ -236,7 +236,7 @@ truncate -s 7M "$T_TMP/short.img"
 expect short-image 1 "Image is shorter than the filesystem it holds while checking filesystem $T_TMP/short.img" \
 	"$T_TMP/short.img" "$T_TMP/short.img" "$src"
 t_mkimage "$T_TMP/mmp.img" 8M -t ext2 -b 1024 -O mmp
-expect mmp 1 "Filesystem feature not supported by the ext2 driver while checking filesystem $T_TMP/mmp.img \(feature mmp\)" \
+expect mmp 1 "Filesystem feature not supported while checking filesystem $T_TMP/mmp.img \(feature mmp\)" \
 	"$T_TMP/mmp.img" "$T_TMP/mmp.img" "$src"
 # Damage only e2fsck sees: a wrong link count.
 t_mkimage "$T_TMP/damaged.img" 8M -t ext2 -b 1024

@@ -79,10 +79,8 @@ void take_attrs(const struct ctx *c, const struct src_entry *e,
 
 	fill_inode(c, e, in->i_flags, &fresh);
 	in->i_mode = (uint16_t)((in->i_mode & S_IFMT) | (fresh.i_mode & 07777));
-	in->i_uid = fresh.i_uid;
-	in->osd2.linux2.l_i_uid_high = fresh.osd2.linux2.l_i_uid_high;
-	in->i_gid = fresh.i_gid;
-	in->osd2.linux2.l_i_gid_high = fresh.osd2.linux2.l_i_gid_high;
+	inode_set_uid(*in, inode_uid(fresh));
+	inode_set_gid(*in, inode_gid(fresh));
 	in->i_atime = fresh.i_atime;
 	in->i_mtime = fresh.i_mtime;
 	in->i_ctime = fresh.i_ctime;
