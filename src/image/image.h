@@ -109,9 +109,10 @@ errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 /* Metadata: queue the inode; written at commit. */
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
 			    const struct ext2_inode_large *inode);
-/* The staged inode @ino, to be edited in place, or NULL.  The pointer
- * is into the inode cache: the next image_stage_inode may move it. */
-struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino);
+/* A copy of the inode staged for @ino (ORLOV_ERR_CORRUPT: none): a
+ * change reaches the image only through image_stage_inode again. */
+errcode_t image_read_staged(struct image *img, uint32_t ino,
+			    struct ext2_inode_large *inode);
 
 void image_set_large_file(struct image *img);
 /* Bytes of an inode past struct ext2_inode_large (ext4's in-inode

@@ -27,7 +27,7 @@ struct late {
 };
 
 /* The staged inodes: the cache the engine reads back and edits
- * (image_staged_inode) and the commit writes, in inode order once
+ * (image_read_staged) and the commit writes, in inode order once
  * icache_sort has run. */
 struct inode_cache {
 	struct staged *inodes;

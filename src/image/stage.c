@@ -115,22 +115,35 @@ errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 	return put_blocks(img, blk, count, buf, 0);
 }
 
-struct ext2_inode_large *image_staged_inode(struct image *img, uint32_t ino)
+/* The staged entry of @ino, or NULL.  Its address is the cache's own:
+ * the next image_stage_inode may move it, so it never leaves this file. */
+static struct staged *staged_of(struct image *img, uint32_t ino)
 {
 	size_t i;
 
-	return keymap_get(&img->icache.idx, ino, &i) ?
-	       &img->icache.inodes[i].inode : NULL;
+	return keymap_get(&img->icache.idx, ino, &i) ? &img->icache.inodes[i] :
+	       NULL;
+}
+
+errcode_t image_read_staged(struct image *img, uint32_t ino,
+			    struct ext2_inode_large *inode)
+{
+	const struct staged *st = staged_of(img, ino);
+
+	if (!st)
+		return ORLOV_ERR_CORRUPT;
+	*inode = st->inode;
+	return 0;
 }
 
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
 			    const struct ext2_inode_large *inode)
 {
-	struct ext2_inode_large *old = image_staged_inode(img, ino);
+	struct staged *old = staged_of(img, ino);
 	struct inode_cache *c = &img->icache;
 
 	if (old) {
-		*old = *inode;
+		old->inode = *inode;
 		return 0;
 	}
 	if (grow_array(&c->inodes, &c->cap, c->n + 1, sizeof(*c->inodes), 1024) ||
@@ -144,15 +157,6 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
 	c->n++;
 	return 0;
-}
-
-/* The staged entry of @ino, or NULL. */
-static struct staged *staged_of(struct image *img, uint32_t ino)
-{
-	struct ext2_inode_large *in = image_staged_inode(img, ino);
-
-	return in ? (struct staged *)((char *)in - offsetof(struct staged, inode)) :
-		    NULL;
 }
 
 size_t image_inode_tail_size(const struct image *img)

@@ -84,13 +84,13 @@ static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
 static errcode_t writeback_done(void *ctx, const struct delayed *d)
 {
 	struct ctx *c = ctx;
-	struct ext2_inode_large *in;
+	struct ext2_inode_large in;
 	errcode_t err = image_write_indirect(c->img, &c->fs, d->f);
 
-	in = err ? NULL : image_staged_inode(c->img, d->ino);
-	if (in)
-		set_blocks(c, in, d->f, in->i_file_acl != 0);
-	return err;
+	if (err || image_read_staged(c->img, d->ino, &in))
+		return err;
+	set_blocks(c, &in, d->f, in.i_file_acl != 0);
+	return image_stage_inode(c->img, d->ino, &in);
 }
 
 errcode_t writeback(struct ctx *c)

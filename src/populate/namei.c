@@ -268,14 +268,18 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 static errcode_t do_link(struct ctx *c, const struct src_entry *e,
 			 uint32_t ino)
 {
-	struct ext2_inode_large *old = image_staged_inode(c->img, ino);
+	struct ext2_inode_large old;
+	int staged = !image_read_staged(c->img, ino, &old);
 	errcode_t err = add_link(c, e, ino);
 
 	if (err)
 		return err;
-	if (!old || old->i_links_count >= EXT2_DRIVER_LINK_MAX)
+	if (!staged || old.i_links_count >= EXT2_DRIVER_LINK_MAX)
 		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
-	old->i_links_count++;
+	old.i_links_count++;
+	err = image_stage_inode(c->img, ino, &old);
+	if (err)
+		return fail(c, err, "linking", e->path);
 	report_entry(c, e, ino);
 	return 0;
 }
