@@ -208,7 +208,7 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 int main(int argc, char **argv)
 {
 	struct layout_opts o;
-	struct errctx ctx = { { 0 } };
+	struct errctx ctx = { 0 };
 	errcode_t err;
 	int status;
 
@@ -254,10 +254,14 @@ int main(int argc, char **argv)
 	else if (err == ORLOV_ERR_DIFFERENT || err == ORLOV_ERR_MISMATCH)
 		status = 1;
 	else {
-		com_err(PROG, err, "%s", ctx.msg.len ? ctx.msg.s : "");
+		if (errctx_isset(&ctx))
+			com_err(PROG, err, "while %s %s", ctx.what,
+				ctx.where ? ctx.where : "");
+		else
+			com_err(PROG, err, "%s", "");
 		status = 2;
 	}
-	sb_free(&ctx.msg);
+	errctx_clear(&ctx);
 	free(o.path);
 	meta_rules_free(&o.meta);
 	remove_error_table(&et_ext2_error_table);

@@ -39,8 +39,9 @@ int main(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	err = populate(&o.p, &res);
 	if (err) {
-		com_err(prog, err, "while %s %s", res.what ? res.what : "populating",
-			res.where ? res.where : o.p.image);
+		com_err(prog, err, "while %s %s",
+			res.ec.what ? res.ec.what : "populating",
+			res.ec.where ? res.ec.where : o.p.image);
 		/* a failure of a run that went in place: why it did */
 		if (res.in_place_why)
 			fprintf(stderr, "%s: note: %s was being written in place, "

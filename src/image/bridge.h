@@ -13,6 +13,7 @@
 #include <et/com_err.h>
 
 #include "model/dir.h"
+#include "lib/errctx.h"
 
 struct image;
 
@@ -39,6 +40,6 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
  * filesystem or one e2fsck repairs without loss (commit.c); a failed
  * write puts every block changed in place back (io_guard.h). */
 errcode_t image_commit(struct image *img, const struct fs_state *fs,
-		       const char **what);
+		       struct errctx *ec);
 
 #endif

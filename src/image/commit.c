@@ -190,8 +190,9 @@ static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
-errcode_t image_commit(struct image *img, const struct fs_state *fs,
-		       const char **what)
+/* image_commit, *what saying which step failed. */
+static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
+			      const char **what)
 {
 	struct journal j;
 	errcode_t err;
@@ -242,4 +243,13 @@ errcode_t image_commit(struct image *img, const struct fs_state *fs,
 	 * (and, if the rename failed, removes the copy). */
 	image_abort(img);
 	return err;
+}
+
+errcode_t image_commit(struct image *img, const struct fs_state *fs,
+		       struct errctx *ec)
+{
+	const char *what = NULL, *name = img->name;
+	errcode_t err = commit_steps(img, fs, &what);
+
+	return errctx_set(ec, err, what, name);
 }

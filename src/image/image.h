@@ -15,6 +15,7 @@
 #include <ext2fs/ext2_fs.h>
 
 #include "source/walk.h"
+#include "lib/errctx.h"
 
 struct image;
 
@@ -27,6 +28,8 @@ enum image_commit {
 };
 
 struct image_opts {
+	const char *name;	/* the image as messages name it (NULL: the
+				   path opened); kept until image_commit */
 	const char *undo;	/* a new undo file (libext2fs's undo I/O
 				   manager; e2undo restores), or NULL */
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
@@ -43,11 +46,11 @@ struct image_opts {
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
- * and features the ext2 driver cannot write.  @opts may be NULL.  *what
- * says what failed and *feature (static storage) which feature was
- * refused. */
+ * and features the ext2 driver cannot write.  @opts may be NULL.  @ec
+ * gets what failed, on the image by its name, with the feature refused
+ * or what else the file is. */
 errcode_t image_open(const char *path, const struct image_opts *opts,
-		     struct image **out, const char **what, const char **feature);
+		     struct image **out, struct errctx *ec);
 /* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
 errcode_t image_fsck(const char *path);

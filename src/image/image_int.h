@@ -48,6 +48,7 @@ struct image {
 	char *shadow;		/* a copy being written (image_opts.commit) */
 	int shadow_fd;		/* holds the copy's flock, -1 when none */
 	char *path;		/* the image as opened: what the copy replaces */
+	const char *name;	/* ... as messages name it (image_opts.name) */
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	const char **links_why;	/* ... or in place, hard links: say so */

@@ -14,6 +14,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "lib/util.h"
+#include "lib/errctx.h"
 
 /* Open @path read-only (never for writing, never mounted). */
 /* The superblock's geometry is sane (EXT2_ET_CORRUPT_SUPERBLOCK if not):
@@ -94,14 +95,14 @@ errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
  * Depth-first walk from @root (an absolute, normalized image path): the
  * callback sees @root first, a directory before its entries, entries in
  * name order.  A directory met twice is reported as ORLOV_ERR_CORRUPT
- * instead of looping.  On failure @ctx (if not NULL) receives
- * "while <doing what> <escaped path>" for com_err.
+ * instead of looping.  On failure @ec (if not NULL) receives what it
+ * was doing and the escaped path, in place of what it had.
  */
 typedef errcode_t (*ir_walk_fn)(const char *path, ext2_ino_t ino,
 				struct ext2_inode_large *inode, void *priv);
 
 errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
-		  void *priv, struct strbuf *ctx);
+		  void *priv, struct errctx *ec);
 
 /*
  * Extended attributes of an inode: those in the inode past i_extra_isize

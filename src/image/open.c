@@ -236,38 +236,57 @@ static errcode_t check_opened(struct image *img, const char *fsname,
 	return err;
 }
 
+/* What image_open's step @what failed at, on @path named @name: with the
+ * feature refused, or what the file is when it is no ext2 filesystem. */
+static errcode_t open_failed(struct errctx *ec, errcode_t err,
+			     const char *what, const char *feature,
+			     const char *path, const char *name)
+{
+	char kind[256];
+	const char *is = err == ORLOV_ERR_NOT_EXT2 ?
+			 ir_probe(path, kind, sizeof(kind)) : NULL;
+
+	if (is)
+		return errctx_setf(ec, err, what, "%s: %s", name, is);
+	if (feature)
+		return errctx_setf(ec, err, what, "%s (feature %s)", name,
+				   feature);
+	return errctx_set(ec, err, what, name);
+}
+
 errcode_t image_open(const char *path, const struct image_opts *opts,
-		     struct image **out, const char **what, const char **feature)
+		     struct image **out, struct errctx *ec)
 {
 	static const struct image_opts none;
-	const char *fsname;
-	struct image *img;
+	const char *fsname, *what, *feature = NULL;
+	struct image *img = NULL;
 	struct io_fault f;
 	errcode_t err;
 
 	opts = opts ? opts : &none;
-	*what = "reading ORLOV_FAULT";
+	what = "reading ORLOV_FAULT";
 	err = io_guard_parse(opts->fault, &f);
-	if (err)
-		return err;
-	*what = "checking whether mounted";
-	err = check_mounted(path, opts);
-	if (err)
-		return err;
-	img = calloc(1, sizeof(*img));
-	if (!img)
-		return ENOMEM;
-	img->shadow_fd = img->lock_fd = -1;
-	err = lock_and_prepare(img, path, opts, what);
-	fsname = img->shadow ? img->shadow : path;
-	if (!err)
-		err = open_fs(img, fsname, opts, &f, what);
-	if (!err)
-		err = check_opened(img, fsname, what, feature);
-	/* before libext2fs has it open, the same as unlock and free */
+	if (!err) {
+		what = "checking whether mounted";
+		err = check_mounted(path, opts);
+	}
+	if (!err && !(img = calloc(1, sizeof(*img))))
+		err = ENOMEM;
+	if (!err) {
+		img->shadow_fd = img->lock_fd = -1;
+		img->name = opts->name ? opts->name : path;
+		err = lock_and_prepare(img, path, opts, &what);
+		fsname = img->shadow ? img->shadow : path;
+		if (!err)
+			err = open_fs(img, fsname, opts, &f, &what);
+		if (!err)
+			err = check_opened(img, fsname, &what, &feature);
+	}
 	if (err) {
+		/* before libext2fs has it open, the same as unlock and free */
 		image_abort(img);
-		return err;
+		return open_failed(ec, err, what, feature, path,
+				   opts->name ? opts->name : path);
 	}
 	*out = img;
 	return 0;

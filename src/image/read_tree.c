@@ -224,7 +224,7 @@ static errcode_t walk_from(struct walk *w, ext2_ino_t root)
 }
 
 errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
-		  void *priv, struct strbuf *ctx)
+		  void *priv, struct errctx *ec)
 {
 	struct walk w;
 	ext2_ino_t ino;
@@ -246,10 +246,9 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 	}
 	if (!err)
 		err = walk_from(&w, ino);
-	if (err && ctx) {
-		sb_truncate(ctx, 0);
-		if (!sb_printf(ctx, "while %s ", w.doing))
-			sb_escaped(ctx, w.path.s, w.path.len);
+	if (err && ec) {
+		errctx_clear(ec);
+		errctx_set_path(ec, err, w.doing, w.path.s);
 	}
 	if (w.seen)
 		ext2fs_free_inode_bitmap(w.seen);

@@ -109,8 +109,9 @@ static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
 	}
 	if (err) {
 		free(sx.a);
-		return ctx_set(v->ctx, err, "reading extended attributes of",
-			       v->ipath.s);
+		return errctx_set_path(v->ctx, err,
+				       "reading extended attributes of",
+				       v->ipath.s);
 	}
 	while (!err && (i < sx.n || j < ix.n)) {
 		int c = i >= sx.n ? 1 : j >= ix.n ? -1 :
@@ -176,7 +177,8 @@ static errcode_t compare_data(struct verify *v, const struct src_entry *se,
 
 	err = ext2fs_file_open2(v->fs, ino, (struct ext2_inode *)inode, 0, &f);
 	if (err)
-		return ctx_set(v->ctx, err, "opening image file", v->ipath.s);
+		return errctx_set_path(v->ctx, err,
+				       "opening image file", v->ipath.s);
 	while (!err && off < n) {
 		size_t r = n - off < VBUF_SIZE ? (size_t)(n - off) : VBUF_SIZE;
 		unsigned int got;
@@ -189,8 +191,8 @@ static errcode_t compare_data(struct verify *v, const struct src_entry *se,
 		}
 		err = ext2fs_file_read(f, v->ibuf, (unsigned int)r, &got);
 		if (err) {
-			err = ctx_set(v->ctx, err, "reading image file",
-				      v->ipath.s);
+			err = errctx_set_path(v->ctx, err, "reading image file",
+					      v->ipath.s);
 			break;
 		}
 		if (memcmp(v->sbuf, v->ibuf, got) || got < r) {
@@ -356,7 +358,8 @@ static errcode_t compare_symlink(struct verify *v, const struct src_entry *se,
 		mismatch(v, "symlink target", "readable", "corrupt");
 		err = 0;
 	} else if (err) {
-		err = ctx_set(v->ctx, err, "reading symlink", v->ipath.s);
+		err = errctx_set_path(v->ctx, err,
+				      "reading symlink", v->ipath.s);
 	} else if (se->link_len != it.len ||
 		   memcmp(se->link_target, it.s, it.len)) {
 		err = escaped(&a, se->link_target, se->link_len);
@@ -403,7 +406,8 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 	expected(v, &se->st, &want);
 	err = ir_read_inode(v->fs, ino, &inode);
 	if (err)
-		return ctx_set(v->ctx, err, "reading inode of", v->ipath.s);
+		return errctx_set_path(v->ctx, err,
+				       "reading inode of", v->ipath.s);
 	stype = ftype_name_of_mode(st->st_mode);
 	itype = ir_type_name(inode.i_mode);
 	if (!stype)

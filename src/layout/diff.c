@@ -83,11 +83,11 @@ static errcode_t list_image(const char *name, const char *path,
 		return 0;
 	}
 	*absent = 0;
-	err = ir_walk(l->fs, path, collect_one, l, &ctx->msg);
-	if (err && ctx->msg.len) {
+	err = ir_walk(l->fs, path, collect_one, l, ctx);
+	if (err && errctx_isset(ctx)) {
 		/* Say which image the walk failed in. */
-		sb_append(&ctx->msg, " in ", 4);
-		sb_escaped(&ctx->msg, name, strlen(name));
+		errctx_add(ctx, " in ");
+		errctx_add_escaped(ctx, name);
 	}
 	return err;
 }
@@ -116,8 +116,8 @@ errcode_t layout_diff(const struct layout_opts *o, struct errctx *ctx)
 	if (!err)
 		err = list_image(o->image2, o->path, &act, &act_absent, ctx);
 	if (!err && exp_absent && act_absent)
-		err = ctx_set(ctx, EXT2_ET_FILE_NOT_FOUND,
-			      "looking up in both images", o->path);
+		err = errctx_set_path(ctx, EXT2_ET_FILE_NOT_FOUND,
+				      "looking up in both images", o->path);
 	while (!err && (i < exp.n || j < act.n)) {
 		const struct rec *e = i < exp.n ? &exp.r[i] : NULL;
 		const struct rec *a = j < act.n ? &act.r[j] : NULL;

@@ -37,7 +37,7 @@ errcode_t layout_dump(const struct layout_opts *o, struct errctx *ctx)
 	err = open_image(o->image, &d.fs, ctx);
 	if (err)
 		return err;
-	err = ir_walk(d.fs, o->path, dump_one, &d, &ctx->msg);
+	err = ir_walk(d.fs, o->path, dump_one, &d, ctx);
 	if (!err)
 		err = check_output(ctx);
 	sb_free(&d.line);

@@ -14,6 +14,7 @@
 
 #include "lib/util.h"
 #include "source/meta.h"
+#include "lib/errctx.h"
 
 enum layout_cmd { CMD_NONE, CMD_DUMP, CMD_DIFF, CMD_STATS, CMD_VERIFY };
 
@@ -33,14 +34,6 @@ struct layout_opts {
 	int help, version;
 };
 
-/* Where an error happened, for the one com_err line main() prints. */
-struct errctx {
-	struct strbuf msg;
-};
-
-/* Record "while @doing @what" for the first error only; returns @err. */
-errcode_t ctx_set(struct errctx *ctx, errcode_t err, const char *doing,
-		  const char *what);
 errcode_t open_image(const char *name, ext2_filsys *fs, struct errctx *ctx);
 /* Everything printed reached stdout. */
 errcode_t check_output(struct errctx *ctx);

@@ -38,8 +38,8 @@ errcode_t layout_stats(const struct layout_opts *o, struct errctx *ctx)
 				       ext2fs_bg_free_blocks_count(fs, g)));
 		dirs += ext2fs_bg_used_dirs_count(fs, g);
 	}
-	err = ctx_set(ctx, ir_read_dir(fs, EXT2_ROOT_INO, &root),
-		      "reading directory", "/");
+	err = errctx_set_path(ctx, ir_read_dir(fs, EXT2_ROOT_INO, &root),
+			      "reading directory", "/");
 	if (!err) {
 		top = calloc(fs->group_desc_count, 1);
 		if (!top)
@@ -56,7 +56,8 @@ errcode_t layout_stats(const struct layout_opts *o, struct errctx *ctx)
 
 			if (!path_join("/", root.e[i].name, root.e[i].len,
 				       &p.s))
-				ctx_set(ctx, err, "reading inode of", p.s);
+				errctx_set_path(ctx, err,
+						"reading inode of", p.s);
 			free(p.s);
 			break;
 		}

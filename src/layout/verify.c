@@ -48,12 +48,12 @@ errcode_t verify_src_error(struct verify *v, errcode_t err, const char *doing,
 	const char *src = v->opts->source;
 	struct strbuf p = { 0 };
 
-	if (!err || v->ctx->msg.len)
+	if (!err || errctx_isset(v->ctx))
 		return err;
 	if (!sb_append(&p, src, strlen(src)) && *path &&
 	    !sb_append(&p, "/", 1))
 		sb_append(&p, path, strlen(path));
-	ctx_set(v->ctx, err, doing, p.s ? p.s : src);
+	errctx_set_path(v->ctx, err, doing, p.s ? p.s : src);
 	sb_free(&p);
 	return err;
 }
@@ -77,8 +77,8 @@ static errcode_t push_vdir(struct verify *v, ext2_ino_t ino,
 	err = ir_read_dir(v->fs, ino, &d->d);
 	if (err) {
 		ir_dir_free(&d->d);
-		return ctx_set(v->ctx, err, "reading image directory",
-			       v->ipath.s);
+		return errctx_set_path(v->ctx, err, "reading image directory",
+				       v->ipath.s);
 	}
 	v->depth++;
 	return 0;
@@ -172,7 +172,8 @@ static errcode_t enter_root(struct verify *v, const struct src_entry *se)
 	v->verified++;
 	err = ir_read_inode(v->fs, v->root, &inode);
 	if (err)
-		return ctx_set(v->ctx, err, "reading inode of", v->ipath.s);
+		return errctx_set_path(v->ctx, err,
+				       "reading inode of", v->ipath.s);
 	err = verify_root(v, se, &inode);
 	return err ? err : push_vdir(v, v->root, &inode, 1, v->ipath.len);
 }
@@ -309,25 +310,29 @@ static errcode_t open_source(const struct layout_opts *o, struct source *src,
 	src->dir = o->source;
 	if (strcmp(o->source, "-")) {
 		if (stat(o->source, &st))
-			return ctx_set(ctx, errno, "opening", o->source);
+			return errctx_set_path(ctx, errno,
+					       "opening", o->source);
 		if (S_ISDIR(st.st_mode))
 			return 0;
 		/* libarchive reads an image's zeros as an empty archive */
 		if (!ir_check_super(o->source, NULL))
-			return ctx_set(ctx, ORLOV_ERR_SOURCE_IS_FS, "reading",
-				       o->source);
+			return errctx_set_path(ctx, ORLOV_ERR_SOURCE_IS_FS,
+					       "reading",
+					       o->source);
 	}
 	err = tar_load(o->source, &t, &msg, &member);
 	if (!err) {
 		src->tar = t;
 		return 0;
 	}
-	if (!ctx->msg.len) {
-		ctx_set(ctx, err, "reading archive", o->source);
-		if (member && !sb_append(&ctx->msg, " member ", 8))
-			sb_escaped(&ctx->msg, member, strlen(member));
+	if (!errctx_isset(ctx)) {
+		errctx_set_path(ctx, err, "reading archive", o->source);
+		if (member) {
+			errctx_add(ctx, " member ");
+			errctx_add_escaped(ctx, member);
+		}
 		if (msg)
-			sb_printf(&ctx->msg, " (%s)", msg);
+			errctx_add(ctx, " (%s)", msg);
 	}
 	free(msg);
 	free(member);
@@ -340,10 +345,10 @@ static errcode_t open_devtable(const char *path, struct devtable *dt,
 	unsigned int line;
 	errcode_t err = devtable_read(path, dt, &line);
 
-	if (err && !ctx->msg.len) {
-		ctx_set(ctx, err, "reading device table", path);
+	if (err && !errctx_isset(ctx)) {
+		errctx_set_path(ctx, err, "reading device table", path);
 		if (line)
-			sb_printf(&ctx->msg, " line %u", line);
+			errctx_add(ctx, " line %u", line);
 	}
 	return err;
 }
@@ -356,13 +361,16 @@ static errcode_t open_target(struct verify *v, const struct layout_opts *o)
 
 	err = open_image(o->image, &v->fs, v->ctx);
 	if (!err)
-		err = ctx_set(v->ctx, ir_lookup(v->fs, o->path, &v->root),
-			      "looking up", o->path);
+		err = errctx_set_path(v->ctx, ir_lookup(v->fs,
+				      o->path, &v->root),
+				      "looking up", o->path);
 	if (!err)
-		err = ctx_set(v->ctx, ir_read_inode(v->fs, v->root, &inode),
-			      "reading inode of", o->path);
+		err = errctx_set_path(v->ctx, ir_read_inode(v->fs,
+				      v->root, &inode),
+				      "reading inode of", o->path);
 	if (!err && !LINUX_S_ISDIR(inode.i_mode))
-		err = ctx_set(v->ctx, ORLOV_ERR_NOT_DIR, "verifying", o->path);
+		err = errctx_set_path(v->ctx, ORLOV_ERR_NOT_DIR,
+				      "verifying", o->path);
 	if (!err) {
 		v->sbuf = malloc(VBUF_SIZE);
 		v->ibuf = malloc(VBUF_SIZE);

@@ -37,11 +37,9 @@ errcode_t create_temp(const struct populate_opts *o,
 	if (have && ((err == EPERM && step == TEMP_OWNER) ||
 		     (err && step == TEMP_XATTR)))
 		return 0;
-	if (err) {
-		res->what = "creating the new image next to";
-		res->where = strdup(o->image);
-		return err;
-	}
+	if (err)
+		return errctx_set(&res->ec, err,
+				  "creating the new image next to", o->image);
 	in->path = in->tmp;
 	return 0;
 }
@@ -58,11 +56,8 @@ errcode_t create_lock(const struct populate_opts *o,
 	unsigned int n = 0;
 	errcode_t err = image_lock(in->image, o->in_place, &in->image_fd);
 
-	if (err) {
-		res->what = "locking";
-		res->where = strdup(o->image);
-		return err;
-	}
+	if (err)
+		return errctx_set(&res->ec, err, "locking", o->image);
 	if (in->image_fd >= 0)
 		image_remove_stale(in->image, &n);
 	res->stale_removed += n;
@@ -153,11 +148,8 @@ errcode_t create_image(const struct populate_opts *o,
 	m.size = size;
 	err = mkfs_create(in->path, &m);
 out:
-	if (err && !res->what) {
-		res->what = "making a filesystem with mke2fs in";
-		res->where = strdup(o->image);
-	}
-	return err;
+	return errctx_set(&res->ec, err, "making a filesystem with mke2fs in",
+			  o->image);
 }
 
 /* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
@@ -180,8 +172,8 @@ errcode_t create_scratch(struct populate_result *res,
 	if (fd < 0) {
 		errcode_t err = (errcode_t)errno;
 
-		res->what = "creating a scratch image for --dry-run in";
-		res->where = strdup(dir);
+		errctx_set(&res->ec, err,
+			   "creating a scratch image for --dry-run in", dir);
 		free(in->tmp);
 		in->tmp = NULL;
 		return err;

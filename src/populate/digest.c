@@ -85,16 +85,8 @@ static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
 	}
 	return 0;
 fail:
-	if (!w->res->what) {
-		size_t n = strlen(w->o->source) + strlen(e->path) + 2;
-
-		w->res->what = "reading";
-		w->res->where = malloc(n);
-		if (w->res->where)
-			snprintf(w->res->where, n, "%s/%s", w->o->source,
-				 e->path);
-	}
-	return err;
+	return errctx_setf(&w->res->ec, err, "reading", "%s/%s", w->o->source,
+			   e->path);
 }
 
 static errcode_t digest_enter(void *ctx, const struct src_entry *e)
@@ -120,20 +112,16 @@ static void digest_error(void *ctx, errcode_t err, const char *what,
 			 const char *path)
 {
 	struct digest_walk *w = ctx;
-	size_t n = strlen(w->o->source) + strlen(path) + 2;
+	char *where;
 
-	if (w->res->what)
-		return;
-	snprintf(w->res->what_buf, sizeof(w->res->what_buf), "%s", what);
-	w->res->what = w->res->what_buf;
-	if (devtable_error(err)) {
-		w->res->where = image_path(w->o, path);
+	if (!devtable_error(err)) {
+		errctx_setf(&w->res->ec, err, what, "%s%s%s", w->o->source,
+			    *path ? "/" : "", path);
 		return;
 	}
-	w->res->where = malloc(n);
-	if (w->res->where)
-		snprintf(w->res->where, n, "%s%s%s", w->o->source,
-			 *path ? "/" : "", path);
+	where = image_path(w->o, path);
+	errctx_set(&w->res->ec, err, what, where);
+	free(where);
 }
 
 /*

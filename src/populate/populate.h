@@ -3,12 +3,11 @@
 #define ORLOV_POPULATE_H
 
 #include "populate/opts.h"
+#include "lib/errctx.h"
 
 struct populate_result {
 	/* On error: what was being done and where (a source or image path). */
-	const char *what;
-	char *where;
-	char what_buf[80];	/* a "what" made up on the spot: it points here */
+	struct errctx ec;
 	/* On success: the summary line's figures. */
 	uint64_t entries, bytes;
 	uint32_t groups_used;

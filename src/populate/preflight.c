@@ -83,20 +83,14 @@ static errcode_t load_archive(const struct populate_opts *o,
 	struct tar_tree *t;
 	char *msg = NULL, *member = NULL;
 	errcode_t err = tar_load(o->source, &t, &msg, &member);
-	size_t n;
 
 	if (!err) {
 		in->src.tar = t;
 		return 0;
 	}
-	res->what = "reading archive";
-	n = strlen(o->source) + (msg ? strlen(msg) : 0) +
-	    (member ? strlen(member) : 0) + 16;
-	res->where = malloc(n);
-	if (res->where)
-		snprintf(res->where, n, "%s%s%s%s%s%s", o->source,
-			 member ? " member " : "", member ? member : "",
-			 msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
+	errctx_setf(&res->ec, err, "reading archive", "%s%s%s%s%s%s",
+		    o->source, member ? " member " : "", member ? member : "",
+		    msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
 	free(msg);
 	free(member);
 	return err;
@@ -116,31 +110,27 @@ errcode_t before_open(const struct populate_opts *o,
 	if (err) {
 		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
 
-		res->what = err == ORLOV_ERR_NO_IMAGE ? "opening" :
-			    img ? "checking" : "reading";
-		res->where = strdup(img ? o->image : o->source);
-		return err;
+		return errctx_set(&res->ec, err,
+				  err == ORLOV_ERR_NO_IMAGE ? "opening" :
+				  img ? "checking" : "reading",
+				  img ? o->image : o->source);
 	}
 	/* --trace truncates its file, --undo writes one: never the image,
 	 * never in the source. */
 	if (o->trace) {
 		err = output_clobbers(o->trace, o->image, o->source);
-		if (err) {
-			res->what = "checking trace file";
-			res->where = strdup(o->trace);
-			return err;
-		}
+		if (err)
+			return errctx_set(&res->ec, err, "checking trace file",
+					  o->trace);
 	}
 	if (o->undo) {
 		/* an existing one may be the undo of an earlier run: kept */
 		err = output_clobbers(o->undo, o->image, o->source);
 		if (!err && access(o->undo, F_OK) == 0)
 			err = EEXIST;
-		if (err) {
-			res->what = "checking undo file";
-			res->where = strdup(o->undo);
-			return err;
-		}
+		if (err)
+			return errctx_set(&res->ec, err, "checking undo file",
+					  o->undo);
 	}
 	if (archive) {
 		/* the archive is read into TMPDIR: a missing one is not the
@@ -150,11 +140,10 @@ errcode_t before_open(const struct populate_opts *o,
 		int bad = !tmp || !*tmp ? 0 : stat(tmp, &st) ? errno :
 			  !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
 
-		if (bad) {
-			res->what = "checking TMPDIR, where the archive is read into:";
-			res->where = strdup(tmp);
-			return (errcode_t)bad;
-		}
+		if (bad)
+			return errctx_set(&res->ec, (errcode_t)bad,
+					  "checking TMPDIR, where the archive is read into:",
+					  tmp);
 		/* the copy's progress starts only once the archive is in:
 		 * say what the time before it goes to */
 		if (progress_wanted(o)) {
@@ -170,18 +159,12 @@ errcode_t before_open(const struct populate_opts *o,
 	}
 	if (o->devtable) {
 		err = devtable_read(o->devtable, &in->dt, &line);
-		if (err) {
-			size_t len = strlen(o->devtable) + 24;
-
-			res->what = "reading device table";
-			res->where = malloc(len);
-			if (res->where && line)
-				snprintf(res->where, len, "%s line %u",
-					 o->devtable, line);
-			else if (res->where)
-				snprintf(res->where, len, "%s", o->devtable);
-			return err;
-		}
+		if (err && line)
+			return errctx_setf(&res->ec, err, "reading device table",
+					   "%s line %u", o->devtable, line);
+		if (err)
+			return errctx_set(&res->ec, err, "reading device table",
+					  o->devtable);
 		in->dtp = &in->dt;
 	}
 	return 0;

@@ -26,11 +26,7 @@ int progress_wanted(const struct populate_opts *o)
 errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
 		  const char *where)
 {
-	if (!c->res->what) {
-		c->res->what = what;
-		c->res->where = where ? strdup(where) : NULL;
-	}
-	return err;
+	return errctx_set(&c->res->ec, err, what, where);
 }
 
 /* SOURCE/path, as messages name an entry (NULL without memory). */
@@ -82,12 +78,6 @@ void walk_error(void *ctx, errcode_t err, const char *what,
 	struct ctx *c = ctx;
 	char *where;
 
-	/* The reader's words may not outlive the walk (a device table's
-	 * line number): keep a copy. */
-	if (!c->res->what) {
-		snprintf(c->res->what_buf, sizeof(c->res->what_buf), "%s", what);
-		what = c->res->what_buf;
-	}
 	if (!devtable_error(err)) {
 		fail(c, err, what, path);
 		return;
@@ -249,13 +239,13 @@ void populate_json_error(const struct populate_opts *o, errcode_t err,
 		printf(", \"usage\": ");
 		fput_json(stdout, usage);
 	}
-	if (res && res->what) {
+	if (res && res->ec.what) {
 		printf(", \"while\": ");
-		fput_json(stdout, res->what);
+		fput_json(stdout, res->ec.what);
 	}
-	if (res && res->where) {
+	if (res && res->ec.where) {
 		printf(", \"path\": ");
-		fput_json(stdout, res->where);
+		fput_json(stdout, res->ec.where);
 	}
 	if (res && (err == ORLOV_ERR_NO_INODES || err == ORLOV_ERR_NO_BLOCKS))
 		printf(", \"need_inodes\": %llu, \"need_blocks\": %llu, "

@@ -5,7 +5,6 @@
  * image first for --create and runs once (or for --create auto, until the
  * size fits).
  */
-#include "lib/owner.h"
 #include "config.h"
 
 #include <errno.h>
@@ -13,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <ext2fs/ext2fs.h>
 
 #include "populate/run.h"
 #include "populate/create.h"
@@ -23,8 +23,8 @@
 #include "populate/preflight.h"
 #include "populate/report.h"
 #include "populate/scan.h"
-#include "image/image_read.h"
 #include "model/mballoc.h"
+#include "lib/owner.h"
 #include "lib/orlov_err.h"
 
 static errcode_t open_target(struct ctx *c)
@@ -52,7 +52,6 @@ static errcode_t open_target(struct ctx *c)
 static errcode_t commit(struct ctx *c)
 {
 	struct frame *t = &c->st.v[0];
-	const char *what = NULL;
 	errcode_t err;
 	size_t i;
 
@@ -79,9 +78,9 @@ static errcode_t commit(struct ctx *c)
 		err = stage_inode(c, &t->d.map, &t->inode);
 	if (err)
 		return fail_at(c, err, "writing target directory", c->o->target);
-	err = image_commit(c->img, &c->fs, &what);
+	err = image_commit(c->img, &c->fs, &c->res->ec);
 	c->img = NULL;
-	return err ? fail_at(c, err, what, c->o->image) : 0;
+	return err;
 }
 
 /* IMAGE (or --create's new one) opened as @c->mode needs it. */
@@ -90,13 +89,9 @@ static errcode_t open_image(struct ctx *c)
 	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
 	struct inputs *in = c->in;
-	const char *what = NULL, *feature = NULL;
 	struct image_opts io;
-	errcode_t err;
-	char kind[256];
-	const char *is;
-	size_t n;
 
+	io.name = o->image;
 	io.dry = c->mode != RUN_WRITE;
 	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
@@ -110,35 +105,7 @@ static errcode_t open_image(struct ctx *c)
 	io.now = o->meta.epoch;
 	io.held_fd = in->tmp ? &in->tmp_fd : in->image_fd >= 0 ? &in->image_fd : NULL;
 	io.stale = &res->stale_removed;
-	err = image_open(in->path, &io, &c->img, &what, &feature);
-	if (!err)
-		return 0;
-	is = err == ORLOV_ERR_NOT_EXT2 ? ir_probe(in->path, kind, sizeof(kind)) : NULL;
-	res->what = what;
-	if (is) {
-		n = strlen(o->image) + strlen(is) + 4;
-		res->where = malloc(n);
-		if (res->where)
-			snprintf(res->where, n, "%s: %s", o->image, is);
-	} else if (feature) {
-		n = strlen(o->image) + strlen(feature) + 16;
-		res->where = malloc(n);
-		if (res->where)
-			snprintf(res->where, n, "%s (feature %s)", o->image,
-				 feature);
-	} else {
-		res->where = strdup(o->image);
-	}
-	return err;
-}
-
-/* The first error of a step of run(): what and where, as given. */
-static errcode_t run_fail(struct ctx *c, errcode_t err, const char *what,
-			  const char *where)
-{
-	c->res->what = what;
-	c->res->where = strdup(where);
-	return err;
+	return image_open(in->path, &io, &c->img, &res->ec);
 }
 
 /* The allocator state as a fresh mount has it, for the kernel modelled. */
@@ -148,16 +115,16 @@ static errcode_t load_state(struct ctx *c)
 	errcode_t err = image_load_state(c->img, &c->fs);
 
 	if (err)
-		return run_fail(c, err, "loading allocator state from", o->image);
+		return fail_at(c, err, "loading allocator state from", o->image);
 	err = meta_epoch_fits(&o->meta, c->fs.g.inode_size >=
 					EXT2_GOOD_OLD_INODE_SIZE + 32);
 	if (err)
-		return run_fail(c, err, "checking SOURCE_DATE_EPOCH against",
-				o->image);
+		return fail_at(c, err, "checking SOURCE_DATE_EPOCH against",
+			       o->image);
 	if (o->fsck) {
 		err = image_fsck(c->in->path);
 		if (err)
-			return run_fail(c, err, "checking with e2fsck -fn", o->image);
+			return fail_at(c, err, "checking with e2fsck -fn", o->image);
 	}
 	c->fs.colour = o->colour;
 	fs_state_set_cpus(&c->fs, o->cpus);
@@ -165,9 +132,9 @@ static errcode_t load_state(struct ctx *c)
 	if (o->delalloc) {
 		c->data.spill = tmpfile();
 		if (!c->data.spill)
-			return run_fail(c, errno,
-					"creating a spill file for delayed data in",
-					getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+			return fail_at(c, errno,
+				       "creating a spill file for delayed data in",
+				       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
 	}
 	if (!c->drv->mballoc)
 		return 0;
@@ -176,7 +143,7 @@ static errcode_t load_state(struct ctx *c)
 	memcpy(c->fs.dx.seed, c->ia.seed, sizeof(c->ia.seed));
 	err = mb_state_init(&c->fs, 1);
 	if (err)
-		return run_fail(c, err, "loading allocator state from", o->image);
+		return fail_at(c, err, "loading allocator state from", o->image);
 	c->fs.mb->delalloc = o->delalloc;
 	return 0;
 }
@@ -224,13 +191,13 @@ static errcode_t write_pass(struct ctx *c)
 	if (o->trace) {
 		c->fs.trace = fopen(o->trace, "w");
 		if (!c->fs.trace)
-			return run_fail(c, (errcode_t)errno, "opening trace file",
-					o->trace);
+			return fail_at(c, (errcode_t)errno, "opening trace file",
+				       o->trace);
 	}
 	/* tests only (ORLOV_RACE): the source changes between passes */
 	if (o->race && system(o->race) != 0)
-		return run_fail(c, ORLOV_ERR_USAGE, "running ORLOV_RACE for",
-				o->source);
+		return fail_at(c, ORLOV_ERR_USAGE, "running ORLOV_RACE for",
+			       o->source);
 	c->pr.on = progress_wanted(o);
 	clock_gettime(CLOCK_MONOTONIC, &c->pr.t0);	/* the pace of the copy */
 	write_visitor(c, &v);
@@ -300,9 +267,8 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 	in.image_fd = in.tmp_fd = -1;
 	err = image_resolve(o->image, &in.image);
 	if (err) {
-		res->what = "following the symbolic link";
-		res->where = strdup(o->image);
-		return err;
+		return errctx_set(&res->ec, err, "following the symbolic link",
+				  o->image);
 	}
 	in.path = in.image;
 	err = before_open(o, res, &in);
@@ -319,10 +285,8 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
 	if (in.tmp && !err && !o->dry_run) {
 		err = image_temp_commit(in.tmp, in.image, in.image_fd);
-		if (err) {
-			res->what = "renaming the new image over";
-			res->where = strdup(o->image);
-		}
+		errctx_set(&res->ec, err, "renaming the new image over",
+			   o->image);
 	}
 	/* libext2fs's "short write" is the kernel's partial write: the host
 	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
@@ -347,8 +311,7 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 
 void populate_result_free(struct populate_result *res)
 {
-	free(res->where);
+	errctx_clear(&res->ec);
 	free(res->racy_at);
-	res->where = NULL;
 	res->racy_at = NULL;
 }

@@ -51,12 +51,12 @@ static errcode_t visit(const char *p, ext2_ino_t ino,
 static void layout_side(void)
 {
 	ext2_filsys fs;
-	struct strbuf ctx = { 0 };
+	struct errctx ec = { 0 };
 
 	if (ir_open(path, &fs))
 		return;
-	(void)ir_walk(fs, "/", visit, fs, &ctx);
-	sb_free(&ctx);
+	(void)ir_walk(fs, "/", visit, fs, &ec);
+	errctx_clear(&ec);
 	ext2fs_close_free(&fs);
 }
 
@@ -66,12 +66,14 @@ static void populate_side(void)
 	struct fs_state st;
 	struct ext2_inode_large root;
 	struct dirbuf d;
-	const char *what, *feature;
+	struct errctx ec = { 0 };
 	uint32_t ino;
 
 	memset(&st, 0, sizeof(st));
-	if (image_open(path, NULL, &img, &what, &feature))
+	if (image_open(path, NULL, &img, &ec)) {
+		errctx_clear(&ec);
 		return;
+	}
 	if (!image_load_state(img, &st) &&
 	    !image_lookup_dir(img, "/", &ino) &&
 	    !image_read_inode(img, ino, &root)) {

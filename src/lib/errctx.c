@@ -1,0 +1,111 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/errctx.h"
+#include "lib/util.h"
+
+/* Without memory for the words the error itself still gets out: main()
+ * prints its own "while ..." when what is NULL. */
+static int record(struct errctx *ec, const char *what, char *where)
+{
+	ec->what = strdup(what);
+	ec->where = where;
+	return ec->what != NULL;
+}
+
+errcode_t errctx_set(struct errctx *ec, errcode_t err, const char *what,
+		     const char *where)
+{
+	if (err && !errctx_isset(ec))
+		record(ec, what, where ? strdup(where) : NULL);
+	return err;
+}
+
+errcode_t errctx_setf(struct errctx *ec, errcode_t err, const char *what,
+		      const char *fmt, ...)
+{
+	struct strbuf b = { 0 };
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	if (!err || errctx_isset(ec))
+		return err;
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n >= sizeof(tmp) && (b.s = malloc((size_t)n + 1))) {
+		va_start(ap, fmt);
+		vsnprintf(b.s, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	record(ec, what, b.s ? b.s : n >= 0 ? strdup(tmp) : NULL);
+	return err;
+}
+
+errcode_t errctx_set_path(struct errctx *ec, errcode_t err,
+			     const char *what, const char *where)
+{
+	struct strbuf b = { 0 };
+
+	if (!err || errctx_isset(ec))
+		return err;
+	/* an empty path still says "while WHAT " as before */
+	if (!sb_append(&b, "", 0) && where)
+		sb_escaped(&b, where, strlen(where));
+	record(ec, what, b.s ? b.s : strdup(""));
+	return err;
+}
+
+/* @ec's where as a string buffer to append to (taken over), or 1. */
+static int take_where(struct errctx *ec, struct strbuf *b)
+{
+	if (!errctx_isset(ec))
+		return 1;
+	b->s = ec->where;
+	b->len = b->cap = ec->where ? strlen(ec->where) : 0;
+	if (ec->where)
+		b->cap++;
+	ec->where = NULL;
+	return 0;
+}
+
+void errctx_add(struct errctx *ec, const char *fmt, ...)
+{
+	struct strbuf b;
+	char tmp[512];
+	va_list ap;
+	int n;
+
+	if (take_where(ec, &b))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		sb_append(&b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
+				   sizeof(tmp) - 1);
+	ec->where = b.s;
+}
+
+void errctx_add_escaped(struct errctx *ec, const char *s)
+{
+	struct strbuf b;
+
+	if (take_where(ec, &b))
+		return;
+	sb_escaped(&b, s, strlen(s));
+	ec->where = b.s;
+}
+
+void errctx_clear(struct errctx *ec)
+{
+	free(ec->what);
+	free(ec->where);
+	ec->what = ec->where = NULL;
+}
