@@ -362,6 +362,7 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 	set_range(group_bbitmap(fs, ac->b.group), ac->b.start, ac->b.len);
 	fs->free_blocks[ac->b.group] -= ac->b.len;
 	percpu_counter_add(&fs->freeb, -(int64_t)ac->b.len);
+	fs_flex_add(fs, ac->b.group, 0, -(int64_t)ac->b.len, 0);
 }
 
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
@@ -439,6 +440,7 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
 	fs->free_blocks[ex.group] += count;
 	/* one counter update per call, as ext4_free_blocks makes */
 	percpu_counter_add(&fs->freeb, count);
+	fs_flex_add(fs, ex.group, 0, count, 0);
 }
 
 errcode_t mb_state_init(struct fs_state *fs, int rotational)
