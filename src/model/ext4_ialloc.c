@@ -11,8 +11,6 @@
 
 #include "model/ext4_ialloc.h"
 
-#define EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME 4
-
 /* What the kernel's (int) flex_size holds: 1 << s_log_groups_per_flex
  * made an int, negative at 31 (so that "flex_size > 1" is then false). */
 static int flex_size_of(const struct fs_state *fs)

@@ -137,7 +137,13 @@ void fs_state_sum(struct fs_state *fs);
 /* The counters' batch for a kernel with @cpus online CPUs, or CPUS_UP. */
 void fs_state_set_cpus(struct fs_state *fs, unsigned int cpus);
 
-/* ext4_flex_group() and ext4_flex_bg_size(): 1 without flex_bg. */
+/* From this flex_size on (ext4.h), ext4 leaves the first group of a flex
+ * group to directories and special files: regular files' blocks start
+ * in its second. */
+#define EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME 4
+
+/* ext4_flex_group() and ext4_flex_bg_size(): 1 without flex_bg.  The
+ * kernel's callers hold the size in an int (negative at log 31). */
 static inline uint32_t fs_flex_group(const struct fs_state *fs, uint32_t group)
 {
 	return group >> fs->g.log_groups_per_flex;

@@ -229,11 +229,16 @@ static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
 static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 {
 	const struct mb_group *gr = grp(ac->fs, group);
+	int flex_size = (int)fs_flex_size(ac->fs);
 
 	if (!gr->free || !gr->fragments)
 		return 0;
 	switch (cr) {
 	case 0:
+		if ((ac->flags & HINT_DATA) &&
+		    flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME &&
+		    group % (uint32_t)flex_size == 0)
+			return 0;
 		return gr->free >= ac->g.len &&
 		       gr->largest_order >= ac->order2;
 	case 1:
