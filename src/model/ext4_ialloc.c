@@ -141,6 +141,7 @@ int ext4_find_group_orlov(const struct fs_state *fs, int parent_group,
 		ngroups = (ngroups + (uint32_t)flex_size - 1) >>
 			  fs->g.log_groups_per_flex;
 		start >>= fs->g.log_groups_per_flex;
+		f->pgroup = (int)start;
 	}
 	freei = (unsigned int)percpu_counter_read_positive(&fs->freei);
 	avefreei = freei / ngroups;
