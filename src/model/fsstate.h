@@ -3,9 +3,9 @@
  * The allocator state of one filesystem, as the driver (ext2, or ext4 on
  * an ext2/ext3 image) holds it in memory after a fresh mount: per-group
  * descriptor counters, the three percpu counters (free inodes, free
- * blocks, directories), the Orlov debts (zero at mount), the bitmaps, the
- * reservation windows (ext2) or mballoc's state (ext4), the htree hash
- * settings.  The image layer loads it and stores it back once at the end;
+ * blocks, directories), the Orlov debts (zero at mount), ext4's flex
+ * groups' sums (with flex_bg), the bitmaps, the reservation windows (ext2)
+ * or mballoc's state (ext4), the htree hash settings.  The image layer loads it and stores it back once at the end;
  * in between only the model changes it.
  */
 #ifndef ORLOV_FSSTATE_H
