@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "model/bmap.h"
+#include "model/ext4_ialloc.h"
 #include "lib/orlov_err.h"
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg)
@@ -147,25 +148,20 @@ static uint32_t find_near(const struct fs_state *fs, const struct ifile *f,
 }
 
 /* ext4_find_near: as ext2's, but ext4_inode_to_goal_block scales the
- * colour to what is left of a short last group. */
+ * colour to what is left of a short last group, and with flex_bg starts
+ * in the flex group. */
 static uint32_t ext4_find_near(const struct fs_state *fs, const struct ifile *f,
-			       const struct chain *ind)
+			       int is_reg, const struct chain *ind)
 {
 	const uint32_t *p;
-	uint32_t bg_start, last;
 
 	for (p = ind->p - 1; p >= ind->start; p--)
 		if (*p)
 			return *p;
 	if (ind->holder)
 		return ind->holder->blk;
-	bg_start = group_first_block(fs, f->group);
-	last = fs->g.blocks_count - 1;
-	if (fs->mb->delalloc)
-		return bg_start;	/* no colour with delayed allocation */
-	if (bg_start + fs->g.blocks_per_group <= last)
-		return bg_start + fs->colour * (fs->g.blocks_per_group / 16);
-	return bg_start + fs->colour * ((last - bg_start) / 16);
+	return ext4_inode_to_goal_block(fs, f->group, is_reg, fs->mb->delalloc,
+					fs->colour);
 }
 
 static struct ind_node *ind_new(uint32_t blk, uint32_t apb, int leaf)
@@ -244,7 +240,7 @@ static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 			    int indirect_blks, uint32_t *new_blocks,
 			    uint32_t *count)
 {
-	uint32_t goal = ext4_find_near(fs, f, partial), one;
+	uint32_t goal = ext4_find_near(fs, f, is_reg, partial), one;
 	int n;
 	errcode_t err;
 

@@ -13,6 +13,12 @@ errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g)
 
 	memset(fs, 0, sizeof(*fs));
 	fs->g = *g;
+	/* ext4_fill_flex_info ignores what it cannot shift by */
+	if (fs->g.log_groups_per_flex > 31)
+		fs->g.log_groups_per_flex = 0;
+	if (fs->g.log_groups_per_flex && n)
+		fs->flex = calloc(fs_flex_group(fs, n - 1) + 1,
+				  sizeof(*fs->flex));
 	/* Round up to 8 bytes so that word-wise scans never run off the end. */
 	fs->bytes_per_group = ((g->blocks_per_group + 63) / 64) * 8;
 	fs->ibytes_per_group = ((g->inodes_per_group + 63) / 64) * 8;
@@ -25,7 +31,8 @@ errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g)
 	fs->rsv.cap = 8;
 	fs->rsv.win = calloc(fs->rsv.cap, sizeof(*fs->rsv.win));
 	if (!fs->free_inodes || !fs->free_blocks || !fs->used_dirs ||
-	    !fs->debts || !fs->bbitmap || !fs->ibitmap || !fs->rsv.win) {
+	    !fs->debts || !fs->bbitmap || !fs->ibitmap || !fs->rsv.win ||
+	    (fs->g.log_groups_per_flex && n && !fs->flex)) {
 		fs_state_free(fs);
 		return ENOMEM;
 	}
@@ -41,6 +48,7 @@ void fs_state_free(struct fs_state *fs)
 	free(fs->free_blocks);
 	free(fs->used_dirs);
 	free(fs->debts);
+	free(fs->flex);
 	free(fs->bbitmap);
 	free(fs->ibitmap);
 	free(fs->rsv.win);
@@ -58,6 +66,13 @@ void fs_state_sum(struct fs_state *fs)
 		fs->freeb.count += fs->free_blocks[i];
 		fs->dirs.count += fs->used_dirs[i];
 	}
+	if (!fs->flex)
+		return;
+	memset(fs->flex, 0,
+	       (fs_flex_group(fs, fs->g.ngroups - 1) + 1) * sizeof(*fs->flex));
+	for (i = 0; i < fs->g.ngroups; i++)
+		fs_flex_add(fs, i, (int32_t)fs->free_inodes[i],
+			    fs->free_blocks[i], (int32_t)fs->used_dirs[i]);
 }
 
 int32_t percpu_batch_for(unsigned int cpus)

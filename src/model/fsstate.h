@@ -3,9 +3,9 @@
  * The allocator state of one filesystem, as the driver (ext2, or ext4 on
  * an ext2/ext3 image) holds it in memory after a fresh mount: per-group
  * descriptor counters, the three percpu counters (free inodes, free
- * blocks, directories), the Orlov debts (zero at mount), the bitmaps, the
- * reservation windows (ext2) or mballoc's state (ext4), the htree hash
- * settings.  The image layer loads it and stores it back once at the end;
+ * blocks, directories), the Orlov debts (zero at mount), ext4's flex
+ * groups' sums (with flex_bg), the bitmaps, the reservation windows (ext2)
+ * or mballoc's state (ext4), the htree hash settings.  The image layer loads it and stores it back once at the end;
  * in between only the model changes it.
  */
 #ifndef ORLOV_FSSTATE_H
@@ -28,6 +28,17 @@ struct fs_geom {
 	uint32_t first_ino;
 	uint32_t block_size;
 	uint32_t inode_size;
+	/* s_log_groups_per_flex as ext4_fill_flex_info keeps it: 0 without
+	 * flex_bg, or out of 1..31 (fs_state_init clears those) */
+	uint32_t log_groups_per_flex;
+};
+
+/* struct flex_groups of ext4.h: the sums over one flex group, kept by
+ * every inode and block allocation and free (atomic_t / atomic64_t). */
+struct flex_groups {
+	int64_t free_clusters;
+	int32_t free_inodes;
+	int32_t used_dirs;
 };
 
 /* One reservation window; the head node is the kernel's dummy [0,0]. */
@@ -97,6 +108,7 @@ struct fs_state {
 	uint32_t *free_blocks;	/* bg_free_blocks_count */
 	uint32_t *used_dirs;	/* bg_used_dirs_count */
 	uint8_t *debts;		/* s_debts[] */
+	struct flex_groups *flex;	/* s_flex_groups[], or NULL */
 	struct percpu_counter freei;	/* s_freeinodes_counter */
 	struct percpu_counter freeb;	/* s_freeblocks_counter */
 	struct percpu_counter dirs;	/* s_dirs_counter */
@@ -119,10 +131,43 @@ struct fs_state {
 errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);
 void fs_state_free(struct fs_state *fs);
 /* Recompute totals from the per-group counters, as ext2_fill_super's
- * percpu_counter_init() does: exact, nothing left on any CPU. */
+ * percpu_counter_init() does: exact, nothing left on any CPU; and the
+ * flex groups' sums, as ext4_fill_flex_info does. */
 void fs_state_sum(struct fs_state *fs);
 /* The counters' batch for a kernel with @cpus online CPUs, or CPUS_UP. */
 void fs_state_set_cpus(struct fs_state *fs, unsigned int cpus);
+
+/* From this flex_size on (ext4.h), ext4 leaves the first group of a flex
+ * group to directories and special files: regular files' blocks start
+ * in its second. */
+#define EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME 4
+
+/* ext4_flex_group() and ext4_flex_bg_size(): 1 without flex_bg.  The
+ * kernel's callers hold the size in an int (negative at log 31). */
+static inline uint32_t fs_flex_group(const struct fs_state *fs, uint32_t group)
+{
+	return group >> fs->g.log_groups_per_flex;
+}
+
+static inline uint32_t fs_flex_size(const struct fs_state *fs)
+{
+	return 1u << fs->g.log_groups_per_flex;
+}
+
+/* Group @group's changes into its flex group's sums (nothing without
+ * flex_bg), as each allocation and free of the ext4 driver adds them. */
+static inline void fs_flex_add(struct fs_state *fs, uint32_t group,
+			       int32_t inodes, int64_t clusters, int32_t dirs)
+{
+	struct flex_groups *fg;
+
+	if (!fs->flex)
+		return;
+	fg = &fs->flex[fs_flex_group(fs, group)];
+	fg->free_inodes += inodes;
+	fg->free_clusters += clusters;
+	fg->used_dirs += dirs;
+}
 
 uint32_t group_first_block(const struct fs_state *fs, uint32_t group);
 uint32_t group_last_block(const struct fs_state *fs, uint32_t group);

@@ -35,7 +35,8 @@ int ext4_ialloc_find_group(const struct fs_state *fs, struct ialloc_policy *p,
 			   const char *name, int len, struct orlov_figures *f)
 {
 	if (!is_dir)
-		return find_group_other(fs, parent->group, parent->ino, f);
+		return ext4_find_group_other(fs, parent->group, parent->ino,
+					     parent->last_alloc_group, f);
 	if (p->oldalloc)
 		return find_group_dir(fs, parent->group, f);
 	return ext4_find_group_orlov(fs, parent->group,

@@ -229,11 +229,16 @@ static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
 static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 {
 	const struct mb_group *gr = grp(ac->fs, group);
+	int flex_size = (int)fs_flex_size(ac->fs);
 
 	if (!gr->free || !gr->fragments)
 		return 0;
 	switch (cr) {
 	case 0:
+		if ((ac->flags & HINT_DATA) &&
+		    flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME &&
+		    group % (uint32_t)flex_size == 0)
+			return 0;
 		return gr->free >= ac->g.len &&
 		       gr->largest_order >= ac->order2;
 	case 1:
@@ -362,6 +367,7 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 	set_range(group_bbitmap(fs, ac->b.group), ac->b.start, ac->b.len);
 	fs->free_blocks[ac->b.group] -= ac->b.len;
 	percpu_counter_add(&fs->freeb, -(int64_t)ac->b.len);
+	fs_flex_add(fs, ac->b.group, 0, -(int64_t)ac->b.len, 0);
 }
 
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
@@ -439,6 +445,7 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
 	fs->free_blocks[ex.group] += count;
 	/* one counter update per call, as ext4_free_blocks makes */
 	percpu_counter_add(&fs->freeb, count);
+	fs_flex_add(fs, ex.group, 0, count, 0);
 }
 
 errcode_t mb_state_init(struct fs_state *fs, int rotational)

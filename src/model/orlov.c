@@ -25,6 +25,8 @@ const char *orlov_branch_name(enum orlov_branch b)
 	case BR_OTHER_HASH: return "other-hash";
 	case BR_OTHER_LINEAR: return "other-linear";
 	case BR_DIR: return "dir";
+	case BR_OTHER_FLEX: return "other-flex";
+	case BR_OTHER_LAST_ALLOC: return "other-last-alloc";
 	case BR_NONE: break;
 	}
 	return "none";
@@ -230,6 +232,7 @@ errcode_t orlov_take_inode(struct fs_state *fs, int group, int is_dir,
 				return ORLOV_ERR_CORRUPT;
 			percpu_counter_add(&fs->freei, -1);
 			fs->free_inodes[group]--;
+			fs_flex_add(fs, (uint32_t)group, -1, 0, is_dir ? 1 : 0);
 			if (is_dir) {
 				percpu_counter_add(&fs->dirs, 1);
 				fs->used_dirs[group]++;

@@ -19,6 +19,8 @@ enum orlov_branch {
 	BR_OTHER_HASH,
 	BR_OTHER_LINEAR,
 	BR_DIR,
+	BR_OTHER_FLEX,		/* ext4 with flex_bg: the parent's flex group */
+	BR_OTHER_LAST_ALLOC,	/* ... or i_last_alloc_group's */
 };
 
 /* What a find_group_* call decided and the figures it decided with;
@@ -48,9 +50,9 @@ int find_group_dir(const struct fs_state *fs, int parent_group,
 		   struct orlov_figures *f);
 
 /*
- * The rest of ext2_new_inode(): take the first free inode of @group
- * (moving on to the next group if it has none), update the counters and
- * the debts.  Returns ORLOV_ERR_NO_INODES when the filesystem is full.
+ * The rest of ext2_new_inode() and __ext4_new_inode(): take the first
+ * free inode of @group (moving on to the next group if it has none),
+ * update the counters, the flex group's sums and the debts.  Returns ORLOV_ERR_NO_INODES when the filesystem is full.
  */
 errcode_t orlov_take_inode(struct fs_state *fs, int group, int is_dir,
 			   uint32_t *ino);
