@@ -1,0 +1,490 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The extent map model: goals, requests, merges, holes, the tree's growth
+ * (new leaf, split, grow in depth, fold back into the inode), and its
+ * bytes read back by libext2fs. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <ext2fs/ext2fs.h>
+
+#include "model/ext_tree.h"
+#include "lib/orlov_err.h"
+#include "tap.h"
+
+#define FAKE_BLOCKS (1u << 20)
+#define LOG_MAX 4096
+
+/* One request as the allocator saw it. */
+struct req {
+	char kind;		/* 'd' data, 'm' tree block */
+	uint64_t goal, got;
+	uint32_t len, n;
+	int try_goal;
+	struct ext_alloc_req ar;
+};
+
+/* A first-fit allocator from the goal on that logs every request.  With
+ * @scatter, data skips a block after each run, so that no two runs are
+ * physically contiguous. */
+struct fake {
+	unsigned char *used;
+	uint64_t first, cursor;
+	int scatter;
+	struct req log[LOG_MAX];
+	int nlog;
+	uint64_t released[16];
+	int nreleased;
+};
+
+static uint64_t first_free(struct fake *f, uint64_t from)
+{
+	uint64_t b;
+
+	if (from < f->first || from >= FAKE_BLOCKS)
+		from = f->first;
+	for (b = from; b < FAKE_BLOCKS; b++)
+		if (!f->used[b])
+			return b;
+	for (b = f->first; b < from; b++)
+		if (!f->used[b])
+			return b;
+	return 0;
+}
+
+static struct req *log_req(struct fake *f, char kind)
+{
+	struct req *r = &f->log[f->nlog < LOG_MAX ? f->nlog++ : LOG_MAX - 1];
+
+	memset(r, 0, sizeof(*r));
+	r->kind = kind;
+	return r;
+}
+
+static errcode_t fake_data(void *ctx, const struct ext_alloc_req *ar,
+			   uint64_t *blk, uint32_t *got)
+{
+	struct fake *f = ctx;
+	struct req *r = log_req(f, 'd');
+	uint64_t b = first_free(f, f->scatter ? f->cursor : ar->goal);
+	uint32_t n = 0;
+
+	if (!b)
+		return ORLOV_ERR_NO_BLOCKS;
+	while (n < ar->len && b + n < FAKE_BLOCKS && !f->used[b + n])
+		f->used[b + n++] = 1;
+	r->ar = *ar;
+	r->goal = ar->goal;
+	r->len = ar->len;
+	r->got = *blk = b;
+	r->n = *got = n;
+	f->cursor = b + n + 1;
+	return 0;
+}
+
+static errcode_t fake_meta(void *ctx, uint64_t goal, int try_goal,
+			   uint64_t *blk)
+{
+	struct fake *f = ctx;
+	struct req *r = log_req(f, 'm');
+	uint64_t b = first_free(f, goal);
+
+	if (!b)
+		return ORLOV_ERR_NO_BLOCKS;
+	f->used[b] = 1;
+	r->goal = goal;
+	r->try_goal = try_goal;
+	r->got = *blk = b;
+	r->len = r->n = 1;
+	return 0;
+}
+
+static void fake_release(void *ctx, uint64_t blk, uint32_t count, int meta)
+{
+	struct fake *f = ctx;
+
+	(void)meta;
+	while (count--)
+		f->used[blk + count] = 0;
+	if (f->nreleased < 16)
+		f->released[f->nreleased++] = blk;
+}
+
+static void fake_init(struct fake *f, uint64_t first, int scatter)
+{
+	unsigned char *used = f->used;
+
+	memset(f, 0, sizeof(*f));
+	f->used = used ? used : malloc(FAKE_BLOCKS);
+	if (!f->used)
+		exit(99);
+	memset(f->used, 0, FAKE_BLOCKS);
+	f->first = f->cursor = first;
+	f->scatter = scatter;
+}
+
+static struct ext_alloc_ops ops_of(struct fake *f)
+{
+	struct ext_alloc_ops o = {
+		.data = fake_data, .meta = fake_meta, .release = fake_release,
+		.ctx = f,
+	};
+	return o;
+}
+
+/* 8 groups of 8192 blocks of 1 KiB, flex groups of 16, writer colour 3 */
+static const struct ext_fs fs1k = {
+	.first_data_block = 1, .blocks_count = 8 * 8192 + 1,
+	.blocks_per_group = 8192, .block_size = 1024, .flex_size = 16,
+	.delalloc = 0, .colour = 3,
+};
+
+static uint64_t map1(struct ext_tree *t, const struct ext_fs *fs,
+		     const struct ext_alloc_ops *o, uint32_t lb)
+{
+	uint64_t p = 0;
+	uint32_t got = 0;
+	errcode_t err = ext_map_blocks(t, fs, o, lb, 1, &p, &got);
+
+	return err || got != 1 ? 0 : p;
+}
+
+static const struct ext3_extent_header *root_hdr(const struct ext_tree *t)
+{
+	return (const struct ext3_extent_header *)t->i_block;
+}
+
+/* The @i-th extent of the tree, leaves left to right. */
+static int nth_extent(struct ext_tree *t, unsigned int i,
+		      struct ext3_extent *out)
+{
+	struct ext_path path[EXT_PATH_LEN];
+	uint32_t lb = 0;
+	unsigned int k = 0;
+
+	for (;;) {
+		const struct ext_path *leaf;
+		const struct ext3_extent *ex;
+
+		if (ext_find_extent(t, lb, path))
+			return 0;
+		leaf = &path[path[0].depth];
+		for (ex = leaf->ext; ex && ex <= EXT_LAST_EXTENT(leaf->hdr);
+		     ex++, k++) {
+			if (k == i) {
+				*out = *ex;
+				return 1;
+			}
+		}
+		lb = ext_next_leaf_block(path);
+		if (lb == EXT_MAX_BLOCKS)
+			return 0;
+	}
+}
+
+static void test_goal_block(void)
+{
+	struct ext_fs fs = fs1k;
+
+	is_int(ext4_inode_to_goal_block(&fs, 5, 1), 1 + 8192 + 3 * 512,
+	       "a regular file's goal: its flex group's second group, coloured");
+	is_int(ext4_inode_to_goal_block(&fs, 5, 0), 1 + 3 * 512,
+	       "a directory's goal: its flex group's first group");
+	fs.delalloc = 1;
+	is_int(ext4_inode_to_goal_block(&fs, 5, 1), 1 + 8192,
+	       "with delayed allocation the colour is left out");
+	fs.delalloc = 0;
+	fs.flex_size = 2;
+	is_int(ext4_inode_to_goal_block(&fs, 5, 1), 1 + 5 * 8192 + 3 * 512,
+	       "flex groups under 4: the inode's own group");
+	fs.blocks_count = 7 * 8192 + 1 + 1000;
+	is_int(ext4_inode_to_goal_block(&fs, 7, 1), 1 + 7 * 8192 + 3 * (999 / 16),
+	       "in a short last group the colour scales to what is left");
+}
+
+/* Appends one block at a time, as a write without delayed allocation. */
+static void test_appends_merge(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	struct ext3_extent ex;
+	uint64_t p0, goal = ext4_inode_to_goal_block(&fs1k, 0, 1);
+	uint32_t lb;
+	int ok = 1;
+
+	fake_init(f, 1, 0);
+	ext_tree_init(&t, 1024, 0, 1);
+	is_int(eh_max(root_hdr(&t)), 4, "an empty root has room for 4 extents");
+	p0 = map1(&t, &fs1k, &o, 0);
+	is_int(f->log[0].goal, goal, "the first block's goal is the inode's");
+	is_int(p0, goal, "and the allocator gave it");
+	is_int(f->log[0].ar.pleft, 0, "no left neighbour");
+	is_int(f->log[0].ar.pright, 0, "no right neighbour");
+	is_int(f->log[0].ar.is_data, 1, "a regular file's data request");
+	for (lb = 1; lb < 10; lb++)
+		ok &= map1(&t, &fs1k, &o, lb) == p0 + lb;
+	tap_ok(ok, "each next block follows the last");
+	is_int(f->log[1].goal, p0 + 1, "the goal continues the extent");
+	is_int(f->log[1].ar.lleft, 0, "the left neighbour's logical block");
+	is_int(f->log[1].ar.pleft, p0, "and its physical block");
+	is_int(eh_entries(root_hdr(&t)), 1, "ten appends make one extent");
+	tap_ok(nth_extent(&t, 0, &ex) && ee_len(&ex) == 10 &&
+	       ee_pblock(&ex) == p0, "of ten blocks from the first");
+	is_int(t.nblocks, 10, "ten blocks held");
+	ext_tree_release(&t);
+}
+
+static void test_hole(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	struct ext3_extent ex;
+	uint64_t p0, p, phys;
+	uint32_t lb, len, got;
+	int ok = 1;
+
+	fake_init(f, 1, 0);
+	ext_tree_init(&t, 1024, 0, 1);
+	for (lb = 0; lb < 3; lb++)
+		p0 = map1(&t, &fs1k, &o, lb) - lb;
+	f->nlog = 0;
+	p = map1(&t, &fs1k, &o, 10);
+	is_int(f->log[0].goal, p0 + 10, "past a hole the goal keeps the offset");
+	is_int(p, p0 + 10, "so the file stays contiguous on disk");
+	is_int(eh_entries(root_hdr(&t)), 2, "a hole makes a second extent");
+	tap_ok(!ext_lookup(&t, 5, &phys, &len) && phys == 0 && len == 5,
+	       "the hole reads as a hole up to the next extent");
+	tap_ok(!ext_lookup(&t, 11, &phys, &len) && phys == 0 &&
+	       len == EXT_MAX_BLOCKS - 11, "past the last extent: no end");
+	f->nlog = 0;
+	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 3, 100, &phys, &got) &&
+	       got == 7 && phys == p0 + 3, "a request into the hole stops at its end");
+	is_int(f->log[0].len, 7, "the request is capped to the hole");
+	is_int(f->log[0].ar.lleft, 2, "left neighbour: the last block before");
+	is_int(f->log[0].ar.pleft, p0 + 2, "at its physical block");
+	is_int(f->log[0].ar.lright, 10, "right neighbour: the first block after");
+	is_int(f->log[0].ar.pright, p0 + 10, "at its physical block");
+	is_int(eh_entries(root_hdr(&t)), 1, "filling the hole merges both sides");
+	tap_ok(nth_extent(&t, 0, &ex) && ee_len(&ex) == 11, "into 11 blocks");
+	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 2, 50, &phys, &got) &&
+	       phys == p0 + 2 && got == 9, "mapped blocks come back as they are");
+	for (lb = 0; lb < 11; lb++)
+		ok &= !ext_lookup(&t, lb, &phys, &len) && phys == p0 + lb &&
+		      len == 11 - lb;
+	tap_ok(ok, "every block looks up");
+	ext_tree_release(&t);
+}
+
+/* Four scattered extents fill the root; the fifth moves them into a leaf
+ * asked for at the inode's goal, after the data block. */
+static void test_grow_depth1(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	uint32_t before[EXT2_N_BLOCKS];
+	const struct ext3_extent_header *leaf;
+	const struct ext3_extent_idx *ix;
+	uint64_t leafblk;
+	int i;
+
+	fake_init(f, 1, 1);
+	ext_tree_init(&t, 1024, 0, 1);
+	for (i = 0; i < 4; i++)
+		map1(&t, &fs1k, &o, (uint32_t)(2 * i));
+	is_int(eh_entries(root_hdr(&t)), 4, "four extents fill the root");
+	is_int(ext_tree_depth(&t), 0, "still depth 0");
+	memcpy(before, t.i_block, sizeof(before));
+	f->nlog = 0;
+	map1(&t, &fs1k, &o, 8);
+	is_int(f->nlog, 2, "the fifth extent: two requests");
+	tap_ok(f->log[0].kind == 'd' && f->log[1].kind == 'm',
+	       "data first, then the tree block");
+	is_int(f->log[1].goal, ext4_inode_to_goal_block(&fs1k, 0, 1),
+	       "the new leaf's goal is the inode's goal");
+	is_int(f->log[1].try_goal, 0, "without TRY_GOAL");
+	is_int(ext_tree_depth(&t), 1, "the tree is one level deep");
+	is_int(eh_entries(root_hdr(&t)), 1, "the root holds one index");
+	ix = EXT_FIRST_INDEX(root_hdr(&t));
+	leafblk = f->log[1].got;
+	is_int(ei_pblock(ix), leafblk, "to the new leaf");
+	is_int(ei_block(ix), 0, "from logical block 0");
+	tap_ok(!memcmp((const char *)t.i_block + 24, (const char *)before + 24, 36),
+	       "the root keeps the moved extents' bytes past its one index");
+	is_int(t.n, 1, "one tree block");
+	leaf = (const struct ext3_extent_header *)t.node[0]->buf;
+	is_int(eh_entries(leaf), 5, "the leaf holds the five extents");
+	is_int(eh_max(leaf), (1024 - 12) / 12, "a 1 KiB leaf has room for 84");
+	is_int(eh_depth(leaf), 0, "and is a leaf");
+	is_int(t.nblocks, 6, "five data blocks and the leaf");
+	ext_tree_release(&t);
+}
+
+/* A 1-level tree whose only leaf is full: an extent past its end starts a
+ * new leaf; one inside it splits it. */
+static void fill_leaf(struct ext_tree *t, struct fake *f, uint32_t n)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		map1(t, &fs1k, &o, 2 * i);
+}
+
+static void test_new_leaf(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	const struct ext3_extent_header *root;
+	struct ext3_extent last;
+	uint64_t p;
+
+	fake_init(f, 1, 1);
+	ext_tree_init(&t, 1024, 0, 1);
+	fill_leaf(&t, f, 84);
+	root = root_hdr(&t);
+	is_int(eh_entries((struct ext3_extent_header *)t.node[0]->buf), 84,
+	       "84 extents fill the leaf");
+	nth_extent(&t, 83, &last);
+	f->nlog = 0;
+	p = map1(&t, &fs1k, &o, 200);
+	tap_ok(f->nlog == 2 && f->log[0].kind == 'd' && f->log[1].kind == 'm',
+	       "the 85th extent: its data, then a new leaf");
+	is_int(f->log[1].goal, ee_pblock(&last) + (200 - ee_block(&last)),
+	       "the new leaf's goal: where the last extent would put block 200");
+	is_int(ext_tree_depth(&t), 1, "no deeper");
+	is_int(eh_entries(root), 2, "the root indexes two leaves");
+	is_int(ei_block(EXT_FIRST_INDEX(root) + 1), 200,
+	       "the second from the new extent on");
+	is_int(eh_entries((struct ext3_extent_header *)t.node[1]->buf), 1,
+	       "the new leaf holds the new extent alone");
+	is_int(eh_entries((struct ext3_extent_header *)t.node[0]->buf), 84,
+	       "the old one stays full");
+	nth_extent(&t, 84, &last);
+	is_int(ee_pblock(&last), p, "and it is the 85th extent");
+	ext_tree_release(&t);
+}
+
+static void test_split(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	const struct ext3_extent_header *root, *l0, *l1;
+	struct ext3_extent ex;
+	uint64_t phys;
+	uint32_t len, i;
+	int ok = 1;
+
+	fake_init(f, 1, 1);
+	ext_tree_init(&t, 1024, 0, 1);
+	fill_leaf(&t, f, 84);
+	nth_extent(&t, 0, &ex);
+	f->nlog = 0;
+	map1(&t, &fs1k, &o, 1);
+	is_int(f->log[1].goal, ee_pblock(&ex) + 1,
+	       "the split's leaf goal: block 1 after the first extent");
+	root = root_hdr(&t);
+	l0 = (const struct ext3_extent_header *)t.node[0]->buf;
+	l1 = (const struct ext3_extent_header *)t.node[1]->buf;
+	is_int(eh_entries(root), 2, "a split adds a leaf");
+	is_int(ei_block(EXT_FIRST_INDEX(root) + 1), 2,
+	       "which starts at the extent right of the path");
+	is_int(eh_entries(l1), 83, "the 83 extents right of it move");
+	is_int(eh_entries(l0), 2, "the old leaf keeps the first and the new one");
+	for (i = 0; i < 84; i++)
+		ok &= !ext_lookup(&t, 2 * i, &phys, &len) && phys && len == 1;
+	ok &= !ext_lookup(&t, 1, &phys, &len) && phys == f->log[0].got;
+	tap_ok(ok, "every block still looks up");
+	ext_tree_release(&t);
+}
+
+/* Depth 1 with four full-ish leaves, then depth 2: the new top block is
+ * asked for just before the first leaf, with TRY_GOAL. */
+static void test_grow_depth2(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	uint64_t first_leaf = 0, phys;
+	uint32_t i, n, len;
+	int ok = 1, grew = -1;
+
+	fake_init(f, 1, 1);
+	ext_tree_init(&t, 1024, 0, 1);
+	for (n = 0; n < 400 && grew < 0; n++) {
+		if (ext_tree_depth(&t) == 1 && eh_entries(root_hdr(&t)) == 1)
+			first_leaf = ei_pblock(EXT_FIRST_INDEX(root_hdr(&t)));
+		f->nlog = 0;
+		map1(&t, &fs1k, &o, 2 * n);
+		if (ext_tree_depth(&t) == 2)
+			grew = (int)n;
+	}
+	is_int(grew, 84 * 4, "depth 2 at the extent that finds four "
+	       "leaves with the last one full");
+	tap_ok(f->nlog == 3 && f->log[1].kind == 'm' && f->log[2].kind == 'm',
+	       "two tree blocks: the new top index, then a new leaf");
+	is_int(f->log[1].goal, first_leaf - 1,
+	       "the index block's goal: just before the first leaf");
+	is_int(f->log[1].try_goal, 1, "with TRY_GOAL");
+	is_int(eh_entries(root_hdr(&t)), 1, "the root holds one index");
+	for (; n < 400; n++)
+		map1(&t, &fs1k, &o, 2 * n);
+	for (i = 0; i < 400; i++)
+		ok &= !ext_lookup(&t, 2 * i, &phys, &len) && phys && len == 1;
+	tap_ok(ok, "400 extents at depth 2 all look up");
+	is_int(t.nblocks, 400 + t.n, "blocks held: data and tree");
+	ext_tree_release(&t);
+}
+
+/* A full root, and an extent that continues its right neighbour but not
+ * its left one: the tree grows, then the merge leaves four extents and
+ * the leaf goes back into the inode. */
+static void test_merge_up(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t;
+	struct ext3_extent ex;
+	uint64_t g;
+
+	fake_init(f, 1, 0);
+	ext_tree_init(&t, 1024, 0, 1);
+	g = map1(&t, &fs1k, &o, 0);
+	map1(&t, &fs1k, &o, 2);
+	map1(&t, &fs1k, &o, 4);
+	memset(f->used + g + 5, 1, 5);
+	is_int(map1(&t, &fs1k, &o, 6), g + 10, "block 6 lands past a used run");
+	f->used[g + 9] = 0;
+	is_int(eh_entries(root_hdr(&t)), 4, "four extents in the root");
+	f->nlog = 0;
+	is_int(map1(&t, &fs1k, &o, 5), g + 9,
+	       "block 5 lands right before block 6, away from block 4");
+	tap_ok(f->nlog == 2 && f->log[1].kind == 'm', "the tree grew for it");
+	is_int(f->nreleased, 1, "then gave its leaf back");
+	is_int(f->released[0], f->log[1].got, "the one it had just taken");
+	is_int(ext_tree_depth(&t), 0, "depth 0 again");
+	is_int(eh_entries(root_hdr(&t)), 4, "four extents");
+	tap_ok(nth_extent(&t, 3, &ex) && ee_block(&ex) == 5 && ee_len(&ex) == 2,
+	       "the last one from block 5, of two blocks");
+	is_int(t.n, 0, "no tree block");
+	is_int(t.nblocks, 5, "five data blocks held");
+	ext_tree_release(&t);
+}
+
+int main(void)
+{
+	struct fake *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return 99;
+	test_goal_block();
+	test_appends_merge(f);
+	test_hole(f);
+	test_grow_depth1(f);
+	test_new_leaf(f);
+	test_split(f);
+	test_grow_depth2(f);
+	test_merge_up(f);
+	free(f->used);
+	free(f);
+	return tap_done();
+}
