@@ -305,3 +305,65 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 	*len = hole - (lblk - start);
 	return 0;
 }
+
+/* Depth-first from @eh (at @depth > 0): the first index whose block is
+ * not attached. */
+static int wanted_below(const struct ext_tree *t,
+			const struct ext3_extent_header *eh, unsigned int depth,
+			uint64_t *blk, unsigned int *blk_depth)
+{
+	const struct ext3_extent_idx *ix = EXT_FIRST_INDEX(eh);
+	const struct ext_node *n;
+	unsigned int i;
+
+	for (i = 0; i < eh_entries(eh); i++, ix++) {
+		n = node_find(t, ei_pblock(ix));
+		if (!n) {
+			*blk = ei_pblock(ix);
+			*blk_depth = depth - 1;
+			return 1;
+		}
+		if (depth > 1 &&
+		    eh_depth((const struct ext3_extent_header *)n->buf) ==
+		    depth - 1 &&
+		    wanted_below(t, (const struct ext3_extent_header *)n->buf,
+				 depth - 1, blk, blk_depth))
+			return 1;
+	}
+	return 0;
+}
+
+int ext_tree_wanted(const struct ext_tree *t, uint64_t *blk,
+		    unsigned int *depth)
+{
+	const struct ext3_extent_header *eh =
+		(const struct ext3_extent_header *)t->i_block;
+
+	if (!eh_depth(eh) || eh_depth(eh) > EXT_TREE_MAX_DEPTH)
+		return 0;
+	return wanted_below(t, eh, eh_depth(eh), blk, depth);
+}
+
+uint64_t ext_blocks_needed(uint32_t block_size, uint64_t nblocks)
+{
+	uint64_t n = (nblocks + EXT_INIT_MAX_LEN - 1) / EXT_INIT_MAX_LEN;
+	uint64_t total = nblocks, cap = (block_size - EXT_HDR_SIZE) / EXT_ENTRY_SIZE;
+
+	/* a level of blocks for each level that does not fit in the root */
+	while (n > ext_space_root()) {
+		n = (n + cap - 1) / cap;
+		total += n;
+	}
+	return total;
+}
+
+uint64_t ext4_max_size(unsigned int bits, int huge_file)
+{
+	uint64_t upper = INT64_MAX;	/* MAX_LFS_FILESIZE, 64-bit */
+	uint64_t res = ((1ULL << 32) - 1) << bits;
+
+	/* i_blocks counts 512-byte sectors in 32 bits without huge_file */
+	if (!huge_file)
+		upper = (((1ULL << 32) - 1) >> (bits - 9)) << bits;
+	return res < upper ? res : upper;
+}

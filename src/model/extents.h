@@ -101,6 +101,11 @@ void ext_tree_release(struct ext_tree *t);
 
 int ext_tree_depth(const struct ext_tree *t);
 
+/* While loading: a tree block an index points to that is not attached
+ * yet, and the eh_depth it must have (1 while there is one). */
+int ext_tree_wanted(const struct ext_tree *t, uint64_t *blk,
+		    unsigned int *depth);
+
 /* The inode's i_block as the kernel leaves it. */
 void ext_tree_encode_root(const struct ext_tree *t,
 			  uint32_t i_block[EXT2_N_BLOCKS]);
@@ -131,5 +136,15 @@ errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
  * from @lblk are mapped contiguously, or how long the hole is. */
 errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 		     uint32_t *len);
+
+/* The fewest blocks a file of @nblocks data blocks takes: extents of
+ * EXT_INIT_MAX_LEN, leaves and index blocks full (as appends leave
+ * them); used for the up-front space check. */
+uint64_t ext_blocks_needed(uint32_t block_size, uint64_t nblocks);
+
+/* ext4_max_size for extent-mapped files of blocks of 1 << @bits bytes:
+ * the last block ee_block can address, less where i_blocks would overflow
+ * without huge_file. */
+uint64_t ext4_max_size(unsigned int bits, int huge_file);
 
 #endif

@@ -275,6 +275,12 @@ static void test_hole(struct fake *f)
 		      len == 11 - lb;
 	tap_ok(ok, "every block looks up");
 	ext_tree_release(&t);
+	ext_tree_init(&t, 1024, 0, 1);
+	f->nlog = 0;
+	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 0, 40000, &phys, &got) &&
+	       got == 32768, "a long request maps one extent's worth");
+	is_int(f->log[0].len, 32768, "capped to EXT_INIT_MAX_LEN");
+	ext_tree_release(&t);
 }
 
 /* Four scattered extents fill the root; the fifth moves them into a leaf
@@ -363,6 +369,13 @@ static void test_new_leaf(struct fake *f)
 	       "the old one stays full");
 	nth_extent(&t, 84, &last);
 	is_int(ee_pblock(&last), p, "and it is the 85th extent");
+	f->nlog = 0;
+	map1(&t, &fs1k, &o, 180);
+	is_int(f->nlog, 1, "an extent between the two leaves: no tree block");
+	is_int(eh_entries((struct ext3_extent_header *)t.node[1]->buf), 2,
+	       "it goes to the front of the next leaf, which has room");
+	is_int(ei_block(EXT_FIRST_INDEX(root) + 1), 180,
+	       "whose index now starts at it");
 	ext_tree_release(&t);
 }
 
@@ -468,6 +481,95 @@ static void test_merge_up(struct fake *f)
 	is_int(t.n, 0, "no tree block");
 	is_int(t.nblocks, 5, "five data blocks held");
 	ext_tree_release(&t);
+}
+
+/* Two trees hold the same bytes, root and blocks. */
+static int same_trees(const struct ext_tree *a, const struct ext_tree *b)
+{
+	size_t i, j;
+
+	if (memcmp(a->i_block, b->i_block, sizeof(a->i_block)) || a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		for (j = 0; j < b->n && b->node[j]->blk != a->node[i]->blk; j++)
+			;
+		if (j == b->n ||
+		    memcmp(a->node[i]->buf, b->node[j]->buf, a->block_size))
+			return 0;
+	}
+	return 1;
+}
+
+/* A tree read back from its bytes (root, then the blocks it asks for)
+ * grows as the one that wrote them. */
+static void test_load(struct fake *f)
+{
+	struct fake *g = calloc(1, sizeof(*g));
+	struct ext_alloc_ops o = ops_of(f), og;
+	struct ext_tree a, b;
+	uint64_t blk;
+	unsigned int depth;
+	uint32_t i;
+	size_t k;
+	int ok = 1, asked = 0;
+
+	if (!g)
+		exit(99);
+	fake_init(f, 1, 1);
+	ext_tree_init(&a, 1024, 0, 1);
+	fill_leaf(&a, f, 400);
+	is_int(ext_tree_load(&b, 1024, 0, 1, a.i_block), 0, "the root loads");
+	while (ext_tree_wanted(&b, &blk, &depth) && asked++ < 100) {
+		for (k = 0; k < a.n && a.node[k]->blk != blk; k++)
+			;
+		ok &= k < a.n && depth == eh_depth((struct ext3_extent_header *)
+						   a.node[k]->buf);
+		if (k == a.n || ext_tree_attach(&b, blk, a.node[k]->buf))
+			break;
+	}
+	tap_ok(ok && (size_t)asked == a.n && b.n == a.n,
+	       "each tree block asked for once, with its depth");
+	tap_ok(ext_tree_attach(&b, a.node[0]->blk, a.node[0]->buf) ==
+	       ORLOV_ERR_CORRUPT, "a block attached twice is refused");
+	g->used = malloc(FAKE_BLOCKS);
+	if (!g->used)
+		exit(99);
+	memcpy(g->used, f->used, FAKE_BLOCKS);
+	g->first = f->first;
+	g->cursor = f->cursor;
+	g->scatter = 1;
+	og = ops_of(g);
+	b.nblocks = a.nblocks;
+	for (i = 400; i < 700; i++) {
+		ok &= map1(&a, &fs1k, &o, 2 * i) != 0;
+		ok &= map1(&b, &fs1k, &og, 2 * i) != 0;
+	}
+	tap_ok(ok && same_trees(&a, &b) && a.nblocks == b.nblocks,
+	       "300 more extents leave both trees byte for byte the same");
+	b.i_block[0] = 0;
+	tap_ok(ext_tree_load(&b, 1024, 0, 1, b.i_block) == ORLOV_ERR_CORRUPT,
+	       "a root without the magic is refused");
+	ext_tree_release(&a);
+	ext_tree_release(&b);
+	free(g->used);
+	free(g);
+}
+
+static void test_sizes(void)
+{
+	is_int(ext_blocks_needed(1024, 10), 10, "a small file: no tree block");
+	is_int(ext_blocks_needed(1024, 4 * 32768ULL), 4 * 32768ULL,
+	       "four full extents fit in the root");
+	is_int(ext_blocks_needed(1024, 5 * 32768ULL), 5 * 32768ULL + 1,
+	       "a fifth needs a leaf");
+	is_int(ext_blocks_needed(1024, 336 * 32768ULL), 336 * 32768ULL + 4,
+	       "four full leaves still hang from the root");
+	is_int(ext_blocks_needed(1024, 337 * 32768ULL), 337 * 32768ULL + 6,
+	       "a fifth leaf needs an index block");
+	is_int(ext4_max_size(10, 0), ((1ULL << 31) - 1) << 10,
+	       "1 KiB blocks without huge_file: i_blocks limits the size");
+	is_int(ext4_max_size(12, 1), ((1ULL << 32) - 1) << 12,
+	       "4 KiB blocks with huge_file: 2^32 - 1 blocks");
 }
 
 /* The allocator is libext2fs's: blocks marked in the image's bitmap. */
@@ -698,6 +800,8 @@ int main(void)
 	test_split(f);
 	test_grow_depth2(f);
 	test_merge_up(f);
+	test_load(f);
+	test_sizes();
 	test_libext2fs();
 	free(f->used);
 	free(f);
