@@ -645,3 +645,60 @@ errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
 	}
 	return map_new(t, fs, ops, path, lblk, len, phys, got);
 }
+
+static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
+			 uint64_t *blk, uint32_t *got)
+{
+	struct ext_mb *m = ctx;
+	uint32_t b = 0;
+	errcode_t err;
+
+	if (ar->goal > UINT32_MAX)
+		return ORLOV_ERR_FILE_TOO_BIG;	/* a 32-bit model */
+	err = ext4_mb_new_blocks(m->fs, ar->is_data ? m->mi : NULL, ar->logical,
+				 (uint32_t)ar->goal, ar->len, &b, got);
+	*blk = b;
+	return err;
+}
+
+static errcode_t mb_meta(void *ctx, uint64_t goal, int try_goal, uint64_t *blk)
+{
+	struct ext_mb *m = ctx;
+	uint32_t b = 0;
+	errcode_t err;
+
+	(void)try_goal;
+	if (goal > UINT32_MAX)
+		return ORLOV_ERR_FILE_TOO_BIG;
+	err = ext4_mb_new_block(m->fs, NULL, 0, (uint32_t)goal, &b);
+	*blk = b;
+	return err;
+}
+
+static void mb_release(void *ctx, uint64_t blk, uint32_t count, int meta)
+{
+	struct ext_mb *m = ctx;
+
+	(void)meta;
+	ext4_mb_free_blocks(m->fs, (uint32_t)blk, count);
+}
+
+void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)
+{
+	ops->data = mb_data;
+	ops->meta = mb_meta;
+	ops->release = mb_release;
+	ops->ctx = m;
+}
+
+void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
+	       uint32_t flex_size)
+{
+	e->first_data_block = fs->g.first_data_block;
+	e->blocks_count = fs->g.blocks_count;
+	e->blocks_per_group = fs->g.blocks_per_group;
+	e->block_size = fs->g.block_size;
+	e->flex_size = flex_size ? flex_size : 1;
+	e->delalloc = fs->mb && fs->mb->delalloc;
+	e->colour = fs->colour;
+}

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
+#include "model/mballoc.h"
+
 #define EXT_MAX_BLOCKS 0xffffffffu	/* no block: ext4's EXT_MAX_BLOCKS */
 #define EXT_TREE_MAX_DEPTH 5		/* EXT4_MAX_EXTENT_DEPTH */
 
@@ -136,6 +138,24 @@ errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
  * from @lblk are mapped contiguously, or how long the hole is. */
 errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 		     uint32_t *len);
+
+/*
+ * The blocks from the mballoc model (model/mballoc.h), as bmap.c asks it
+ * for an indirect-mapped file: data through ext4_mb_new_blocks with the
+ * file's preallocation context (regular files; NULL otherwise), tree
+ * blocks as metadata, freed blocks back to the buddy.  That model places
+ * by the goal alone: the neighbours and TRY_GOAL are not used yet.
+ */
+struct ext_mb {
+	struct fs_state *fs;
+	struct mb_inode *mi;	/* the file's, with i_size set */
+};
+
+void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops);
+/* The filesystem as ext4_inode_to_goal_block reads it from @fs (mounted
+ * with mballoc), with flex groups of @flex_size. */
+void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
+	       uint32_t flex_size);
 
 /* The fewest blocks a file of @nblocks data blocks takes: extents of
  * EXT_INIT_MAX_LEN, leaves and index blocks full (as appends leave

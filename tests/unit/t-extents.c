@@ -11,8 +11,10 @@
 #include <ext2fs/ext2fs.h>
 
 #include "model/ext_tree.h"
+#include "model/bmap.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
+#include "fixture.h"
 
 #define FAKE_BLOCKS (1u << 20)
 #define LOG_MAX 4096
@@ -572,6 +574,70 @@ static void test_sizes(void)
 	       "4 KiB blocks with huge_file: 2^32 - 1 blocks");
 }
 
+/* 4 groups of 8192 blocks of 1 KiB, the first 300 of each in use, with
+ * mballoc's state (as in t-mballoc). */
+static int mb_fixture(struct fs_state *fs)
+{
+	memset(fs, 0, sizeof(*fs));
+	fixture_state(fs, 4, 2048, 8192, 300);
+	return mb_state_init(fs, 1) == 0;
+}
+
+/* Through the mballoc model, a small file lands where the indirect map
+ * puts it with the same requests; a tree block is metadata, marked in
+ * the bitmap. */
+static void test_mballoc(void)
+{
+	struct fs_state a, b;
+	struct ifile f;
+	struct mb_inode mi;
+	struct ext_mb m = { .fs = &a, .mi = &mi };
+	struct ext_alloc_ops o;
+	struct ext_fs efs;
+	struct ext_tree t;
+	uint64_t p;
+	uint32_t lb, pb;
+	int ok;
+
+	if (!mb_fixture(&a) || !mb_fixture(&b)) {
+		tap_ok(0, "two mballoc states");
+		return;
+	}
+	memset(&mi, 0, sizeof(mi));
+	ext_mb_ops(&m, &o);
+	a.colour = b.colour = 7;
+	ext_fs_of(&efs, &a, 1);
+	tap_ok(efs.blocks_per_group == 8192 && efs.first_data_block == 1 &&
+	       efs.colour == 7 && efs.flex_size == 1,
+	       "the geometry and the writer's colour come from the state");
+	ext_tree_init(&t, 1024, 1, 1);
+	ifile_init(&f, 2049, 2048);
+	ok = 1;
+	for (lb = 0; lb < 12; lb++) {
+		mi.i_size = f.mb.i_size = (uint64_t)lb * 1024;
+		p = map1(&t, &efs, &o, lb);
+		ok &= p && !bmap_get_block(&b, &f, 1, lb, &pb) && p == pb;
+	}
+	tap_ok(ok, "twelve appended blocks land as the indirect map's do");
+	is_int(eh_entries(root_hdr(&t)), 1, "in one extent");
+	for (lb = 20; lb < 30; lb += 2) {
+		mi.i_size = (uint64_t)lb * 1024;
+		map1(&t, &efs, &o, lb);
+	}
+	tap_ok(ext_tree_depth(&t) == 1 && t.n == 1 &&
+	       block_in_use(&a, (uint32_t)t.node[0]->blk),
+	       "a sparse tail grows the tree; its leaf is in use in the bitmap");
+	is_int(t.nblocks, 12 + 5 + 1, "blocks held: data and the leaf");
+	ext_tree_release(&t);
+	ext4_discard_inode_pa(&a, &mi);
+	mb_inode_release(&mi);
+	ifile_release(&b, &f);
+	mb_state_free(&a);
+	fs_state_free(&a);
+	mb_state_free(&b);
+	fs_state_free(&b);
+}
+
 /* The allocator is libext2fs's: blocks marked in the image's bitmap. */
 static errcode_t e2_data(void *ctx, const struct ext_alloc_req *ar,
 			 uint64_t *blk, uint32_t *got)
@@ -802,6 +868,7 @@ int main(void)
 	test_merge_up(f);
 	test_load(f);
 	test_sizes();
+	test_mballoc();
 	test_libext2fs();
 	free(f->used);
 	free(f);
