@@ -704,7 +704,7 @@ static errcode_t e2_write_block(void *ctx, uint64_t blk, const void *buf)
 	return err ? err : io_channel_write_blk64(w->fs->io, blk, 1, w->buf);
 }
 
-static ext2_filsys e2_image(const char *path)
+static ext2_filsys e2_image(const char *path, unsigned int bits)
 {
 	struct ext2_super_block sb;
 	ext2_filsys fs;
@@ -712,6 +712,7 @@ static ext2_filsys e2_image(const char *path)
 
 	memset(&sb, 0, sizeof(sb));
 	ext2fs_blocks_count_set(&sb, 16384);
+	sb.s_log_block_size = bits - 10;
 	sb.s_inodes_count = 512;
 	sb.s_rev_level = EXT2_DYNAMIC_REV;
 	sb.s_inode_size = 256;
@@ -797,16 +798,16 @@ static int e2_same_extents(ext2_filsys fs, ext2_ino_t ino, struct ext_tree *t,
 	return same && err == EXT2_ET_EXTENT_NO_NEXT;
 }
 
-/* A sparse file of 400 one-block extents (depth 2 with 1 KiB blocks) in a
- * metadata_csum image made here; libext2fs reads the tree back and
+/* A sparse file of @n one-block extents in a metadata_csum image of
+ * blocks of 1 << @bits bytes made here; libext2fs reads the tree back and
  * e2fsck finds nothing wrong. */
-static void test_libext2fs(void)
+static void test_libext2fs(unsigned int bits, uint32_t n, int depth)
 {
 	char path[] = "/tmp/t-extents.XXXXXX";
 	struct ext_alloc_ops o = {
 		.data = e2_data, .meta = e2_meta, .release = e2_release,
 	};
-	struct ext_fs efs = fs1k;
+	struct ext_fs efs = { .colour = 3, .flex_size = 16 };
 	struct ext_tree t;
 	ext2_filsys fs;
 	ext2_ino_t ino = 12;
@@ -816,24 +817,29 @@ static void test_libext2fs(void)
 	char cmd[128];
 
 	/* sparse zeros: the inode tables read back empty */
-	if (fd < 0 || ftruncate(fd, 16384 * 1024) || close(fd) ||
-	    !(fs = e2_image(path))) {
+	if (fd < 0 || ftruncate(fd, (off_t)16384 << bits) || close(fd) ||
+	    !(fs = e2_image(path, bits))) {
 		tap_ok(0, "a small ext4 image made with libext2fs");
 		return;
 	}
 	o.ctx = fs;
-	efs.blocks_count = 16384;
-	ext_tree_init(&t, 1024, 0, 1);
-	for (i = 0; i < 400 && ok; i++)
+	efs.first_data_block = fs->super->s_first_data_block;
+	efs.blocks_count = ext2fs_blocks_count(fs->super);
+	efs.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
+	efs.block_size = fs->blocksize;
+	ext_tree_init(&t, fs->blocksize, 0, 1);
+	for (i = 0; i < n && ok; i++)
 		ok = map1(&t, &efs, &o, 2 * i) != 0;
-	tap_ok(ok && ext_tree_depth(&t) == 2, "400 one-block extents: depth 2");
-	is_int(e2_put_file(fs, ino, &t, 799 * 1024, &tails), 0,
+	tap_ok(ok && ext_tree_depth(&t) == depth,
+	       "%u one-block extents in %u-byte blocks: depth %d", n,
+	       fs->blocksize, depth);
+	is_int(e2_put_file(fs, ino, &t, (uint64_t)(2 * n - 1) << bits, &tails), 0,
 	       "the tree written with its checksums");
 	is_int(tails, (int)t.n, "every tree block leaves its tail free");
 	tap_ok(e2_same_extents(fs, ino, &t, &count),
 	       "libext2fs reads the same extents, checksums verified");
-	is_int(count, 400, "all 400 of them");
-	for (i = 0; i < 800; i++) {
+	is_int(count, n, "all of them");
+	for (i = 0; i < 2 * n; i++) {
 		blk64_t pb = 0;
 		uint64_t phys;
 		uint32_t len;
@@ -869,7 +875,8 @@ int main(void)
 	test_load(f);
 	test_sizes();
 	test_mballoc();
-	test_libext2fs();
+	test_libext2fs(10, 400, 2);
+	test_libext2fs(12, 1000, 1);
 	free(f->used);
 	free(f);
 	return tap_done();
