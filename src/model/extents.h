@@ -89,7 +89,8 @@ struct ext_alloc_ops {
 	void *ctx;
 };
 
-/* ext4_ext_tree_init: an empty root for a new inode of group @group. */
+/* ext4_ext_tree_init: an empty root for a new inode of group @group (one
+ * that carries EXT4_EXTENTS_FL). */
 void ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
 		   int is_reg);
 /* An inode's tree read from the image: the root, then each tree block
