@@ -93,8 +93,8 @@ struct ext_alloc_ops {
  * that carries EXT4_EXTENTS_FL). */
 void ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
 		   int is_reg);
-/* An inode's tree read from the image: the root, then each tree block
- * (ext_tree_attach, any order).  The root is checked here, the blocks
+/* An inode's tree read from the image into @t (new or released): the
+ * root, then each tree block (ext_tree_attach, any order).  The root is checked here, the blocks
  * when a lookup reaches them. */
 errcode_t ext_tree_load(struct ext_tree *t, uint32_t block_size,
 			uint32_t group, int is_reg,

@@ -548,8 +548,9 @@ static void test_load(struct fake *f)
 	}
 	tap_ok(ok && same_trees(&a, &b) && a.nblocks == b.nblocks,
 	       "300 more extents leave both trees byte for byte the same");
-	b.i_block[0] = 0;
-	tap_ok(ext_tree_load(&b, 1024, 0, 1, b.i_block) == ORLOV_ERR_CORRUPT,
+	ext_tree_release(&b);
+	a.i_block[0] = 0;
+	tap_ok(ext_tree_load(&b, 1024, 0, 1, a.i_block) == ORLOV_ERR_CORRUPT,
 	       "a root without the magic is refused");
 	ext_tree_release(&a);
 	ext_tree_release(&b);
