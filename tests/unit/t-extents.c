@@ -236,6 +236,39 @@ static void test_appends_merge(struct fake *f)
 	       ee_pblock(&ex) == p0, "of ten blocks from the first");
 	is_int(t.nblocks, 10, "ten blocks held");
 	ext_tree_release(&t);
+	ext_tree_init(&t, 1024, 5, 0);
+	f->nlog = 0;
+	map1(&t, &fs1k, &o, 0);
+	tap_ok(f->log[0].goal == ext4_inode_to_goal_block(&fs1k, 5, 0) &&
+	       !f->log[0].ar.is_data,
+	       "a directory's block: its own goal, not a data request");
+	ext_tree_release(&t);
+}
+
+/* An unwritten extent (fallocate) read from an image is a hole to the
+ * reader, and writing into it is refused: its conversion is not
+ * modelled. */
+static void test_unwritten(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_tree t, u;
+	struct ext3_extent *ex;
+	uint64_t phys;
+	uint32_t len, got;
+
+	fake_init(f, 1, 0);
+	ext_tree_init(&u, 1024, 0, 1);
+	ext_root(&u)->eh_entries = ext2fs_cpu_to_le16(1);
+	ex = EXT_FIRST_EXTENT(ext_root(&u));
+	ee_store_pblock(ex, 5000);
+	ex->ee_len = ext2fs_cpu_to_le16(EXT_INIT_MAX_LEN + 5);
+	is_int(ext_tree_load(&t, 1024, 0, 1, u.i_block), 0, "the root loads");
+	tap_ok(!ext_lookup(&t, 2, &phys, &len) && phys == 0 && len == 3,
+	       "an unwritten extent looks up as a hole");
+	is_int(ext_map_blocks(&t, &fs1k, &o, 2, 1, &phys, &got),
+	       ORLOV_ERR_UNSUPP_FEATURE, "writing into it is refused");
+	ext_tree_release(&t);
+	ext_tree_release(&u);
 }
 
 static void test_hole(struct fake *f)
@@ -868,6 +901,7 @@ int main(void)
 	test_goal_block();
 	test_appends_merge(f);
 	test_hole(f);
+	test_unwritten(f);
 	test_grow_depth1(f);
 	test_new_leaf(f);
 	test_split(f);
