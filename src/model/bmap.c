@@ -160,8 +160,8 @@ static uint32_t ext4_find_near(const struct fs_state *fs, const struct ifile *f,
 			return *p;
 	if (ind->holder)
 		return ind->holder->blk;
-	return ext4_inode_to_goal_block(fs, f->group, is_reg, fs->mb->delalloc,
-					fs->colour);
+	return ext4_goal_block(fs, f->group, is_reg, fs->mb->delalloc,
+			       fs->colour);
 }
 
 static struct ind_node *ind_new(uint32_t blk, uint32_t apb, int leaf)

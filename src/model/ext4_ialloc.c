@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include "model/ext4_ialloc.h"
+#include "model/extents.h"
 
 /* What the kernel's (int) flex_size holds: 1 << s_log_groups_per_flex
  * made an int, negative at 31 (so that "flex_size > 1" is then false). */
@@ -247,37 +248,21 @@ int ext4_find_group_other(const struct fs_state *fs, int parent_group,
 				     f);
 }
 
-uint32_t ext4_inode_to_goal_block(const struct fs_state *fs,
-				  uint32_t block_group, int is_reg,
-				  int delalloc, unsigned int colour)
+uint32_t ext4_goal_block(const struct fs_state *fs, uint32_t block_group,
+			 int is_reg, int delalloc, unsigned int colour)
 {
 	int flex_size = flex_size_of(fs);
-	uint64_t bg_start, last_block, goal;
-	int c;
+	struct ext_fs e = {
+		.first_data_block = fs->g.first_data_block,
+		.blocks_count = fs->g.blocks_count,
+		.blocks_per_group = fs->g.blocks_per_group,
+		.block_size = fs->g.block_size,
+		/* (a negative int flex size is no flex_bg to the kernel) */
+		.flex_size = flex_size > 0 ? (uint32_t)flex_size : 1,
+		.delalloc = delalloc, .colour = colour,
+	};
+	uint64_t goal = ext4_inode_to_goal_block(&e, block_group, is_reg);
 
-	if (flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME) {
-		/* the flex group's first group for directories and
-		 * special files, regular files from its second */
-		block_group &= ~((uint32_t)flex_size - 1);
-		if (is_reg)
-			block_group++;
-	}
-	bg_start = fs->g.first_data_block +
-		   (uint64_t)block_group * fs->g.blocks_per_group;
-	last_block = (uint64_t)fs->g.blocks_count - 1;
-	if (delalloc) {
-		goal = bg_start;	/* no colour with delayed allocation */
-	} else {
-		/* A flex group's second group can be past the end: the
-		 * kernel's unsigned difference then wraps, and its
-		 * product is cut to the int colour. */
-		if (bg_start + fs->g.blocks_per_group <= last_block)
-			c = (int)(colour * (fs->g.blocks_per_group / 16));
-		else
-			c = (int)(uint32_t)((uint64_t)colour *
-					    ((last_block - bg_start) / 16));
-		goal = bg_start + (uint64_t)(int64_t)c;
-	}
 	/* mballoc (ext4_mb_initialize_context) starts a goal past the end
 	 * at the first data block: said here, for 32-bit goals */
 	if (goal >= fs->g.blocks_count)

@@ -55,14 +55,14 @@ int ext4_find_group_other(const struct fs_state *fs, int parent_group,
 			  struct orlov_figures *f);
 
 /*
- * The first goal of an inode of group @block_group (i_block_group): its
+ * ext4_inode_to_goal_block (extents.h) on @fs's geometry: the first goal
+ * of an inode of group @block_group (i_block_group): its
  * group's first block, with flex_size >= 4 its flex group's (the second
  * group of it for a regular file, @is_reg), coloured by the writer's pid
  * (@colour, pid % 16) unless @delalloc.  A goal past the end of the
  * filesystem is returned as the first data block, as mballoc takes it.
  */
-uint32_t ext4_inode_to_goal_block(const struct fs_state *fs,
-				  uint32_t block_group, int is_reg,
-				  int delalloc, unsigned int colour);
+uint32_t ext4_goal_block(const struct fs_state *fs, uint32_t block_group,
+			 int is_reg, int delalloc, unsigned int colour);
 
 #endif

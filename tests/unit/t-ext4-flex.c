@@ -356,22 +356,22 @@ static void test_goal(void)
 	const uint32_t fdb = 1;
 
 	mkstate(&fs, 64, 4);
-	is_int(ext4_inode_to_goal_block(&fs, 20, 1, 1, 3), fdb + 17 * BPG,
+	is_int(ext4_goal_block(&fs, 20, 1, 1, 3), fdb + 17 * BPG,
 	       "flex 16 file: group 17, delalloc: no colour");
-	is_int(ext4_inode_to_goal_block(&fs, 20, 1, 0, 3),
+	is_int(ext4_goal_block(&fs, 20, 1, 0, 3),
 	       fdb + 17 * BPG + 3 * (BPG / 16), "flex 16 file: coloured");
-	is_int(ext4_inode_to_goal_block(&fs, 20, 0, 1, 3), fdb + 16 * BPG,
+	is_int(ext4_goal_block(&fs, 20, 0, 1, 3), fdb + 16 * BPG,
 	       "flex 16 directory: the flex group's first group");
 	mkstate(&fs, 64, 2);
-	is_int(ext4_inode_to_goal_block(&fs, 22, 1, 1, 0), fdb + 21 * BPG,
+	is_int(ext4_goal_block(&fs, 22, 1, 1, 0), fdb + 21 * BPG,
 	       "flex 4 file: group 21");
-	is_int(ext4_inode_to_goal_block(&fs, 22, 0, 1, 0), fdb + 20 * BPG,
+	is_int(ext4_goal_block(&fs, 22, 0, 1, 0), fdb + 20 * BPG,
 	       "flex 4 directory: group 20");
 	mkstate(&fs, 64, 1);
-	is_int(ext4_inode_to_goal_block(&fs, 22, 1, 1, 0), fdb + 22 * BPG,
+	is_int(ext4_goal_block(&fs, 22, 1, 1, 0), fdb + 22 * BPG,
 	       "flex 2: below EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME, the inode's group");
 	mkstate(&fs, 64, 0);
-	is_int(ext4_inode_to_goal_block(&fs, 22, 1, 0, 5),
+	is_int(ext4_goal_block(&fs, 22, 1, 0, 5),
 	       fdb + 22 * BPG + 5 * (BPG / 16), "no flex_bg: the inode's group");
 
 	/* 65 groups, flex 16: a file of group 64 aims at group 65, past
@@ -380,11 +380,11 @@ static void test_goal(void)
 	 * 3 * ((532480 - 532481) / 16) = 3 * (2^60 - 1) cut to an int is
 	 * -3, and the goal 532478 lies in group 64. */
 	mkstate(&fs, 65, 4);
-	is_int(ext4_inode_to_goal_block(&fs, 64, 1, 1, 3), fdb,
+	is_int(ext4_goal_block(&fs, 64, 1, 1, 3), fdb,
 	       "flex 16 file past the end, delalloc: the first data block");
-	is_int(ext4_inode_to_goal_block(&fs, 64, 1, 0, 3), 532478,
+	is_int(ext4_goal_block(&fs, 64, 1, 0, 3), 532478,
 	       "flex 16 file past the end, colour 3: the wrapped colour");
-	is_int(ext4_inode_to_goal_block(&fs, 64, 0, 0, 3),
+	is_int(ext4_goal_block(&fs, 64, 0, 0, 3),
 	       fdb + 64 * BPG + 3 * ((65 * BPG - (fdb + 64 * BPG)) / 16),
 	       "flex 16 directory of the last group: its group");
 	fs_state_free(&fs);
