@@ -98,3 +98,18 @@ errcode_t recheck(struct ctx *c, const struct src_entry *e)
 	err = check_kind(c, e, "copying");
 	return err ? err : xattrs_acceptable(c, e);
 }
+
+int dir_links_full(const struct ctx *c, uint32_t links, int indexed)
+{
+	return links >= c->drv->link_max &&
+	       !(c->drv->dir_nlink && indexed && image_has_dir_nlink(c->img));
+}
+
+uint16_t dir_links_inc(const struct ctx *c, uint16_t links, int indexed)
+{
+	links++;
+	if (c->drv->dir_nlink && indexed &&
+	    (links > c->drv->link_max || links == 2))
+		links = 1;
+	return links;
+}

@@ -23,7 +23,6 @@
 #include "lib/keymap.h"
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
-#define EXT2_DRIVER_LINK_MAX 32000	/* fs/ext2/ext2.h: mkdir and link fail past it */
 
 /* What a run goes as far as: the first pass (sizing an image for
  * --create auto), the write pass without a byte written (--dry-run), or

@@ -8,6 +8,7 @@ const struct driver ext2_driver = {
 	.xattr_set = ext2_xattr_setxattr,
 	.truncate = ext2_write_truncate,
 	.release = ext2_write_release,
+	.link_max = 32000,
 };
 
 const struct driver ext4_driver = {
@@ -18,4 +19,6 @@ const struct driver ext4_driver = {
 	.mballoc = 1,
 	.xattr_ibody = 1,
 	.xattr_share_below = EXT2_EXT_ATTR_REFCOUNT_MAX,
+	.link_max = 65000,
+	.dir_nlink = 1,
 };

@@ -20,6 +20,11 @@ struct driver {
 			   htree directories where the image has dir_index */
 	int xattr_ibody;	/* attributes in the inode, past i_extra_isize */
 	uint32_t xattr_share_below;	/* 0: xattr_blocks_init's */
+	/* EXT2_LINK_MAX / EXT4_LINK_MAX: link() and mkdir() fail at it
+	 * (ext4's mkdir not in an htree directory with dir_nlink, whose
+	 * count then stays at 1: ext4_inc_count) */
+	uint16_t link_max;
+	int dir_nlink;		/* ext4: dir_nlink is honoured */
 };
 
 extern const struct driver ext2_driver, ext4_driver;

@@ -180,8 +180,9 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	uint32_t ino, flags;
 	errcode_t err;
 
-	if (top(c)->inode.i_links_count >= EXT2_DRIVER_LINK_MAX)
-		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
+	if (dir_links_full(c, top(c)->inode.i_links_count, top(c)->d.indexed))
+		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory",
+			    e->path);
 	err = new_inode(c, e, 1, &ino, &fig);
 	if (err)
 		return err;
@@ -211,7 +212,8 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	p->added++;
 	if (err)
 		return fail(c, err, "adding a directory entry for", e->path);
-	p->inode.i_links_count++;
+	p->inode.i_links_count = dir_links_inc(c, p->inode.i_links_count,
+					       p->d.indexed);
 	return set_attrs(c, e, &n->d.map, &n->inode.i_file_acl);
 }
 
@@ -274,7 +276,7 @@ static errcode_t do_link(struct ctx *c, const struct src_entry *e,
 
 	if (err)
 		return err;
-	if (!staged || old.i_links_count >= EXT2_DRIVER_LINK_MAX)
+	if (!staged || old.i_links_count >= c->drv->link_max)
 		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
 	old.i_links_count++;
 	err = image_stage_inode(c->img, ino, &old);

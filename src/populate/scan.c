@@ -214,9 +214,12 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		return 0;
 	}
 	if (c->scan.dirs.depth) {
-		/* ext2 refuses a mkdir past its link limit: so do we, early. */
-		if (c->scan.dirs.v[c->scan.dirs.depth - 1].links++ >= EXT2_DRIVER_LINK_MAX)
-			return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory", e->path);
+		/* mkdir past the link limit is refused: so it is here, early
+		 * (a directory that big is an htree wherever it can be) */
+		if (dir_links_full(c, c->scan.dirs.v[c->scan.dirs.depth - 1].links++,
+				   c->fs.dx.enabled))
+			return fail(c, ORLOV_ERR_TOO_MANY_LINKS,
+				    "creating directory", e->path);
 		c->scan.need_inodes++;
 		c->pr.total_entries++;
 		scan_add_entry(c, &c->scan.dirs.v[c->scan.dirs.depth - 1], e->name_len);
