@@ -14,6 +14,7 @@
 #include "image/bridge.h"
 #include "image/image_int.h"
 #include "lib/orlov_err.h"
+#include "model/ext4_group.h"
 
 /* The counts of group @i (@nb blocks) from its descriptor, checked
  * against the bitmaps just loaded; the bits past the end of the last
@@ -24,6 +25,10 @@ static errcode_t load_group(ext2_filsys e, struct fs_state *fs, uint32_t i,
 	fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
 	fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
 	fs->used_dirs[i] = ext2fs_bg_used_dirs_count(e, i);
+	if (fs->ext4) {
+		fs->ext4->g[i].flags = ext2fs_bg_flags(e, i);
+		fs->ext4->g[i].itable_unused = ext2fs_bg_itable_unused(e, i);
+	}
 	/* The allocators trust the descriptors' counts where the
 	 * kernel does; counts that disagree with the bitmaps are
 	 * damage e2fsck would repair, and writing on top of it
@@ -44,6 +49,17 @@ static void store_group(ext2_filsys e, const struct fs_state *fs, uint32_t i)
 	ext2fs_bg_free_blocks_count_set(e, i, fs->free_blocks[i]);
 	ext2fs_bg_free_inodes_count_set(e, i, fs->free_inodes[i]);
 	ext2fs_bg_used_dirs_count_set(e, i, fs->used_dirs[i]);
+	if (fs->ext4) {
+		uint16_t flags;
+		uint32_t unused;
+
+		/* libext2fs writes the bitmaps of the groups whose flags
+		 * say initialised, and only those */
+		ext4_group_after(fs, i, &flags, &unused);
+		ext2fs_bg_flags_zap(e, i);
+		ext2fs_bg_flags_set(e, i, flags);
+		ext2fs_bg_itable_unused_set(e, i, unused);
+	}
 	ext2fs_group_desc_csum_set(e, i);
 }
 
@@ -108,11 +124,19 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 	g.first_ino = EXT2_FIRST_INODE(e->super);
 	g.block_size = e->blocksize;
 	g.inode_size = EXT2_INODE_SIZE(e->super);
+	/* flex_bg is still refused at the gate: the model is ready for it */
+	g.log_groups_per_flex = ext2fs_has_feature_flex_bg(e->super) ?
+				 e->super->s_log_groups_per_flex : 0;
 	err = fs_state_init(fs, &g);
+	/* the descriptors' lazy init, as the ext4 driver keeps it */
+	if (!err && ext2fs_has_group_desc_csum(e))
+		err = ext4_groups_init(fs);
 	if (!err)
 		err = bridge_groups(e, fs, NULL);
 	if (err)
 		return err;
+	if (fs->ext4)
+		ext4_groups_loaded(fs);
 	fs_state_sum(fs);
 	return 0;
 }

@@ -43,6 +43,7 @@ struct image_opts {
 	const int *held_fd;	/* the caller holds the flock of the file
 				   at the path, on *held_fd; or NULL */
 	unsigned int *stale;	/* set to the stale copies removed */
+	int ext4_driver;	/* --driver ext4: its features pass the gate */
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,

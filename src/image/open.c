@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * Opening the image for writing: refused when mounted, locked, checked
- * raw and then by the features the ext2 driver writes (the feature
+ * raw and then by the features the chosen driver writes (the feature
  * gate), the way the commit will go chosen, and closed without a write.
  */
 #include "config.h"
@@ -19,33 +19,77 @@
 #include "image/io_guard.h"
 #include "lib/orlov_err.h"
 
-/* What the ext2 driver of Linux 6.1 mounts read-write. */
-#define OK_INCOMPAT (EXT2_FEATURE_INCOMPAT_FILETYPE | EXT2_FEATURE_INCOMPAT_META_BG)
-#define OK_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
-		      EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
-		      0x0004 /* btree_dir, never used */)
+/*
+ * The gate: the features written here, each with the driver that writes
+ * it.  The ext2 driver of Linux 6.1 mounts read-write only its own; the
+ * ext4 driver's (the image mounted -t ext4) are refused with --driver
+ * ext2.  Anything not listed is refused, named.
+ */
+static const struct gate_line {
+	int type;		/* E2P_FEATURE_INCOMPAT or _RO_INCOMPAT */
+	uint32_t mask;
+	int ext4;		/* the ext4 driver's only */
+} gate[] = {
+	{ E2P_FEATURE_INCOMPAT, EXT2_FEATURE_INCOMPAT_FILETYPE, 0 },
+	{ E2P_FEATURE_INCOMPAT, EXT2_FEATURE_INCOMPAT_META_BG, 0 },
+	{ E2P_FEATURE_RO_INCOMPAT, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER, 0 },
+	{ E2P_FEATURE_RO_INCOMPAT, EXT2_FEATURE_RO_COMPAT_LARGE_FILE, 0 },
+	{ E2P_FEATURE_RO_INCOMPAT, 0x0004 /* btree_dir, never used */, 0 },
+	/* lazy init: bg_flags and bg_itable_unused (model/ext4_group.h) */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, 1 },
+	/* htree directories past EXT4_LINK_MAX (populate/check.c) */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_DIR_NLINK, 1 },
+	/* new inodes get i_extra_isize 32 (extra_isize_ok below) */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE, 1 },
+	/* i_blocks past 2^32 sectors: no file here gets there */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_HUGE_FILE, 1 },
+};
 
-static errcode_t check_features(ext2_filsys fs, const char **feature)
+/* The first bit of @have of kind @type that the gate refuses, or 0. */
+static uint32_t refused_bit(int type, uint32_t have, int ext4)
+{
+	uint32_t ok = 0, bit;
+	size_t i;
+
+	for (i = 0; i < sizeof(gate) / sizeof(gate[0]); i++)
+		if (gate[i].type == type && (ext4 || !gate[i].ext4))
+			ok |= gate[i].mask;
+	for (bit = 1; bit; bit <<= 1)
+		if (have & bit & ~ok)
+			return bit;
+	return 0;
+}
+
+/* ext4_clamp_want_extra_isize: with extra_isize, the superblock may ask
+ * for more than the 32 bytes new inodes get here. */
+static int extra_isize_ok(struct ext2_super_block *sb)
+{
+	return !ext2fs_has_feature_extra_isize(sb) ||
+	       EXT2_INODE_SIZE(sb) <= EXT2_GOOD_OLD_INODE_SIZE ||
+	       (sb->s_want_extra_isize <= 32 && sb->s_min_extra_isize <= 32);
+}
+
+static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 {
 	struct ext2_super_block *sb = fs->super;
-	uint32_t bad, bit;
+	uint32_t bit;
 
 	if (sb->s_feature_incompat & EXT3_FEATURE_INCOMPAT_RECOVER)
 		return ORLOV_ERR_NEEDS_RECOVERY;
 	if (!(sb->s_state & EXT2_VALID_FS) || (sb->s_state & EXT2_ERROR_FS))
 		return ORLOV_ERR_NOT_CLEAN;
-	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT;
-	for (bit = 0; bit < 32; bit++)
-		if (bad & (1U << bit)) {
-			*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
-			return ORLOV_ERR_UNSUPP_FEATURE;
-		}
-	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT;
-	for (bit = 0; bit < 32; bit++)
-		if (bad & (1U << bit)) {
-			*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
-			return ORLOV_ERR_UNSUPP_FEATURE;
-		}
+	bit = refused_bit(E2P_FEATURE_INCOMPAT, sb->s_feature_incompat, ext4);
+	if (bit) {
+		*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, bit);
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	}
+	bit = refused_bit(E2P_FEATURE_RO_INCOMPAT, sb->s_feature_ro_compat, ext4);
+	if (!bit && !extra_isize_ok(sb))
+		bit = EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
+	if (bit) {
+		*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, bit);
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	}
 	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)
 		return ORLOV_ERR_UNSUPP_BLOCKSIZE;
 	return 0;
@@ -215,11 +259,11 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	return err;
 }
 
-/* What the ext2 driver would refuse, a cut image; then the bitmaps. */
+/* What the driver would refuse, a cut image; then the bitmaps. */
 static errcode_t check_opened(struct image *img, const char *fsname,
-			      const char **what, const char **feature)
+			      int ext4, const char **what, const char **feature)
 {
-	errcode_t err = check_features(img->fs, feature);
+	errcode_t err = check_features(img->fs, ext4, feature);
 
 	if (!err)
 		err = check_size(img->fs, fsname);
@@ -280,7 +324,8 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		if (!err)
 			err = open_fs(img, fsname, opts, &f, &what);
 		if (!err)
-			err = check_opened(img, fsname, &what, &feature);
+			err = check_opened(img, fsname, opts->ext4_driver,
+					   &what, &feature);
 	}
 	if (err) {
 		/* before libext2fs has it open, the same as unlock and free */

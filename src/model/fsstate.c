@@ -52,6 +52,7 @@ void fs_state_free(struct fs_state *fs)
 	free(fs->bbitmap);
 	free(fs->ibitmap);
 	free(fs->rsv.win);
+	free(fs->ext4);
 	memset(fs, 0, sizeof(*fs));
 }
 

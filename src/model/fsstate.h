@@ -126,6 +126,7 @@ struct fs_state {
 		uint32_t seed[4];
 	} dx;
 	FILE *trace;		/* --trace, or NULL */
+	struct ext4_groups *ext4;	/* lazy init (ext4_group.h), or NULL */
 };
 
 errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);

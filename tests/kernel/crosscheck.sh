@@ -45,7 +45,10 @@
 #             --policy orlov, --kernel stock, --target /t/u, no --mount-opts,
 #             --cpus up)
 #   --fstype  the guest's mount -t (default ext2; under --kernel debian both
-#             are the ext4 driver)
+#             are the ext4 driver).  A case marked ext4 in cases.list (its
+#             image has the ext4 driver's ro_compat features, which -t ext2
+#             refuses read-write) is mounted -t ext4, with -o nodelalloc
+#             under --fstype ext2, and runs only with --driver ext4
 #   --driver  the tool's --driver (default ext2; ext4: the ext4 driver's
 #             model, for --kernel debian; with --fstype ext4 also the
 #             tool's --delalloc)
@@ -165,8 +168,10 @@ if [ -z "$heavy" ]; then
 	[ "$policy" = orlov ] && [ "$kmode" = stock ] && [ "$target" = /t/u ] &&
 		[ -z "$mextra" ] && [ "$cpus" = up ] && heavy=yes
 fi
+kt_driver=$driver
 kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
+[ $next4 = 0 ] || kt_log "left out $next4 ext4-driver case(s) (--driver ext4 runs them)"
 ncases=${#names[@]}
 [ "$ncases" -gt 0 ] || kt_die "no cases selected"
 
@@ -204,8 +209,19 @@ mo=$mextra
 # ext4's lazyinit thread would load buddies in the background, racing the
 # reading of mb_groups below
 [ "$kmode" = debian ] && mo=${mo:+$mo,}no_prefetch_block_bitmaps
-mopts=
-[ -n "$mo" ] && mopts="-o $mo"
+# Case I's mount as TYPE:OPTIONS.  An image with the ext4 driver's
+# ro_compat features (uninit_bg, dir_nlink, ...) is refused read-write -t
+# ext2: -t ext4, and in the --fstype ext2 run with nodelalloc, which is
+# what -t ext2 gives the others.
+mount_of() {
+	if [ "${ext4s[$1]}" != true ]; then
+		echo "$fstype:"
+	elif [ "$fstype" = ext2 ]; then
+		echo ext4:nodelalloc
+	else
+		echo ext4:
+	fi
+}
 boot_fail=false
 t_boot=$(date +%s)
 for start in $(seq 0 "$batch" $((ncases - 1))); do
@@ -242,8 +258,10 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
 		fi
 		echo 'run_case() {'
-		echo '	name=$1 dev=$2 colour=$3 merge=$4'
-		echo "	if ! mount -t $fstype $mopts \"\$dev\" /mnt; then"
+		# MOUNT: TYPE:OPTIONS, the case's own mount (see mount_of)
+		echo "	name=\$1 dev=\$2 colour=\$3 mt=\${4%%:*} mx=\${4#*:} merge=\$5 o='$mo'"
+		echo '	[ -z "$mx" ] || o=${o:+$o,}$mx'
+		echo '	if ! mount -t $mt ${o:+-o $o} "$dev" /mnt; then'
 		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'
 		echo '	fi'
 		if [ "$kmode" = debian ]; then
@@ -272,7 +290,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
 			[ "$i" -lt "$ncases" ] || break
-			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]} ${merges[$i]}"
+			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]} $(mount_of "$i") ${merges[$i]}"
 			disks+=(-d "$work/img/${names[$i]}.K.img")
 			# only this batch's trees in its initramfs
 			picks+=(-P "${names[$i]}" -P "${names[$i]}.manifest")
@@ -388,6 +406,15 @@ for i in $(seq 0 $((ncases - 1))); do
 			continue
 		fi
 		echo "# $n: trace equal, $kn records ($(grep -c '^ext2_inode_alloc' "$work/log/$n.ktrace.norm") inode, $(grep -c '^ext2_block_alloc' "$work/log/$n.ktrace.norm") block)"
+	fi
+	# the ext4 driver's lazy init: the same flags and itable_unused
+	if [ $lrc = 0 ] && [ "${ext4s[$i]}" = true ] &&
+		! diff <(kt_group_state "$work/img/$n.K.img") \
+			<(kt_group_state "$work/img/$n.T.img") >"$work/log/$n.gdiff"; then
+		echo "not ok $num - $n: group descriptors differ (< kernel, > tool):"
+		head -n 8 "$work/log/$n.gdiff" | sed 's/^/# /'
+		failed=$((failed + 1))
+		continue
 	fi
 	if [ $lrc = 0 ]; then
 		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"

@@ -187,13 +187,15 @@ kt_letters=abcdefghijklmnopqrstuvwxyz
 
 # kt_read_cases FILE ONLY_REGEX HEAVY(yes|no): fill the arrays names sizes
 # gargs (gentree arguments) margs (mke2fs options) colours prefills
-# targetacls, and nheavy (heavy cases left out).  Line format: see
-# cases.list.
+# targetacls merges ext4s, and nheavy (heavy cases left out) and next4
+# (cases left out that only the ext4 driver writes: kept when kt_driver
+# is ext4).  Line format: see cases.list.
 kt_read_cases() {
 	local line left right opts n sz rest o colour prefill isheavy targetacl merge
+	local isext4
 	names=() sizes=() gargs=() margs=() colours=() prefills=() targetacls=()
-	merges=()
-	nheavy=0
+	merges=() ext4s=()
+	nheavy=0 next4=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
 		[ -n "${line// /}" ] || continue
@@ -203,10 +205,11 @@ kt_read_cases() {
 		if [ -n "$2" ] && ! [[ $n =~ $2 ]]; then
 			continue
 		fi
-		colour=0 prefill=0 isheavy=false targetacl= merge=
+		colour=0 prefill=0 isheavy=false targetacl= merge= isext4=false
 		for o in $opts; do
 			case $o in
 			merge) merge=--merge ;;
+			ext4) isext4=true ;;
 			colour=*) colour=${o#colour=} ;;
 			prefill=*) prefill=${o#prefill=} ;;
 			targetacl=base|targetacl=named) targetacl=${o#targetacl=} ;;
@@ -220,10 +223,31 @@ kt_read_cases() {
 			nheavy=$((nheavy + 1))
 			continue
 		fi
+		if $isext4 && [ "${kt_driver:-ext2}" != ext4 ]; then
+			next4=$((next4 + 1))
+			continue
+		fi
 		names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
 		colours+=("$colour"); prefills+=("$prefill"); targetacls+=("$targetacl")
-		merges+=("$merge")
+		merges+=("$merge"); ext4s+=("$isext4")
 	done <"$1"
+}
+
+# kt_group_state IMAGE: per group, the descriptor's lazy-init state and
+# counts as dumpe2fs prints them: flags (ITABLE_ZEROED left out: the
+# kernel's lazyinit thread sets it in the background) and the free
+# blocks, free inodes, directories and unused inodes line (dumpe2fs
+# leaves the last out when 0).
+kt_group_state() {
+	dumpe2fs "$1" 2>/dev/null | awk '
+	/^Group [0-9]+:/ {
+		f = ""
+		if (match($0, /\[.*\]/)) f = substr($0, RSTART, RLENGTH)
+		gsub(/(, )?ITABLE_ZEROED/, "", f); sub(/^\[, /, "[", f)
+		if (f == "[]") f = ""
+		g = $2 " " f
+	}
+	/free blocks, .* free inodes/ { print g " " $0 }'
 }
 
 # pre-existing content: N files (1..~120 KiB of non-zero data, so that
@@ -259,10 +283,21 @@ kt_prefill_image() { # IMAGE N DATADIR
 # (kt_merge_dirs)
 kt_base_image() {
 	local i=$1 base=$2 target=${3%/} log=$4 n=${names[$1]} d c comps
+	local -a mo=() words
+	local ext=hash_seed=$KT_UUID,root_owner=0:0
 	rm -f "$base"
-	# shellcheck disable=SC2086
-	mke2fs -F -q ${margs[$i]} -U "$KT_UUID" \
-		-E "hash_seed=$KT_UUID,root_owner=0:0" "$base" "${sizes[$i]}" \
+	# mke2fs keeps only the last -E: the case's own go into the pinned one
+	read -r -a words <<<"${margs[$i]}"
+	for ((c = 0; c < ${#words[@]}; c++)); do
+		if [ "${words[$c]}" = -E ]; then
+			c=$((c + 1))
+			ext=${words[$c]},$ext
+		else
+			mo+=("${words[$c]}")
+		fi
+	done
+	mke2fs -F -q "${mo[@]}" -U "$KT_UUID" \
+		-E "$ext" "$base" "${sizes[$i]}" \
 		>"$log" 2>&1 || { cat "$log"; kt_die "$n: mke2fs failed"; }
 	if [ "${prefills[$i]}" -gt 0 ]; then
 		kt_prefill_image "$base" "${prefills[$i]}" "$5" >>"$log" 2>&1 ||
