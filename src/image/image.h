@@ -40,6 +40,7 @@ struct image_opts {
 	const int *held_fd;	/* the caller holds the flock of the file
 				   at the path, on *held_fd; or NULL */
 	unsigned int *stale;	/* set to the stale copies removed */
+	int ext4;		/* --driver ext4: its features too */
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,

@@ -24,8 +24,12 @@
 #define OK_RO_COMPAT (EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER | \
 		      EXT2_FEATURE_RO_COMPAT_LARGE_FILE | \
 		      0x0004 /* btree_dir, never used */)
+/* What the ext4 driver mounts besides, that orlov-populate writes. */
+#define OK_RO_COMPAT_EXT4 EXT4_FEATURE_RO_COMPAT_METADATA_CSUM
+#define OK_INCOMPAT_EXT4 EXT4_FEATURE_INCOMPAT_CSUM_SEED
 
-static errcode_t check_features(ext2_filsys fs, const char **feature)
+static errcode_t check_features(ext2_filsys fs, int ext4,
+				const char **feature)
 {
 	struct ext2_super_block *sb = fs->super;
 	uint32_t bad, bit;
@@ -34,13 +38,15 @@ static errcode_t check_features(ext2_filsys fs, const char **feature)
 		return ORLOV_ERR_NEEDS_RECOVERY;
 	if (!(sb->s_state & EXT2_VALID_FS) || (sb->s_state & EXT2_ERROR_FS))
 		return ORLOV_ERR_NOT_CLEAN;
-	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT;
+	bad = sb->s_feature_incompat & ~(uint32_t)OK_INCOMPAT &
+	      ~(uint32_t)(ext4 ? OK_INCOMPAT_EXT4 : 0);
 	for (bit = 0; bit < 32; bit++)
 		if (bad & (1U << bit)) {
 			*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, 1U << bit);
 			return ORLOV_ERR_UNSUPP_FEATURE;
 		}
-	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT;
+	bad = sb->s_feature_ro_compat & ~(uint32_t)OK_RO_COMPAT &
+	      ~(uint32_t)(ext4 ? OK_RO_COMPAT_EXT4 : 0);
 	for (bit = 0; bit < 32; bit++)
 		if (bad & (1U << bit)) {
 			*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, 1U << bit);
@@ -217,9 +223,9 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 
 /* What the ext2 driver would refuse, a cut image; then the bitmaps. */
 static errcode_t check_opened(struct image *img, const char *fsname,
-			      const char **what, const char **feature)
+			      int ext4, const char **what, const char **feature)
 {
-	errcode_t err = check_features(img->fs, feature);
+	errcode_t err = check_features(img->fs, ext4, feature);
 
 	if (!err)
 		err = check_size(img->fs, fsname);
@@ -263,7 +269,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	if (!err)
 		err = open_fs(img, fsname, opts, &f, what);
 	if (!err)
-		err = check_opened(img, fsname, what, feature);
+		err = check_opened(img, fsname, opts->ext4, what, feature);
 	/* before libext2fs has it open, the same as unlock and free */
 	if (err) {
 		image_abort(img);

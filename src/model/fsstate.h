@@ -28,6 +28,7 @@ struct fs_geom {
 	uint32_t first_ino;
 	uint32_t block_size;
 	uint32_t inode_size;
+	int metadata_csum;	/* ext4_has_metadata_csum: directory tails */
 };
 
 /* One reservation window; the head node is the kernel's dummy [0,0]. */
