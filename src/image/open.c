@@ -217,6 +217,8 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
+	if (!err && ext2fs_has_feature_metadata_csum(img->fs->super))
+		io_guard_whole_super(guard);
 	*what = "checking filesystem";
 	return err;
 }
