@@ -18,13 +18,16 @@ g=$t_here/golden
 # initialised: flags and itable_unused cleared, the bitmaps rewritten with
 # their checksums (debugfs writes them all once one is dirty).
 t_flat_groups() {
-	local n i=0
+	local n i=0 fino fblk
 	n=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p;s/^Blocks per group: *//p;s/^First block: *//p' |
 		{ read -r bc; read -r fb; read -r bpg; echo $(((bc - fb + bpg - 1) / bpg)); })
+	# one free inode and block set and freed again: every bitmap dirty
+	fino=$(debugfs -R ffi "$1" 2>/dev/null | sed -n 's/^Free inode found: *//p')
+	fblk=$(debugfs -R ffb "$1" 2>/dev/null | sed -n 's/^Free blocks found: *//p')
 	while [ $i -lt "$n" ]; do
 		printf 'set_bg %s flags 0\nset_bg %s itable_unused 0\nset_bg %s checksum calc\n' $i $i $i
 		i=$((i + 1))
-	done | { cat; printf 'seti <12>\nfreei <12>\n'; } |
+	done | { cat; printf 'seti <%s>\nfreei <%s>\nsetb %s\nfreeb %s\n' $fino $fino $fblk $fblk; } |
 		debugfs -w -n -f - "$1" >/dev/null 2>&1
 	t_fsck "$1"
 }

@@ -310,9 +310,12 @@ run ext3-journal-eio eio "$stride"
 flat_groups() {
 	n=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p;s/^Blocks per group: *//p;s/^First block: *//p' |
 		{ read -r bc; read -r fb; read -r bpg; echo $(((bc - fb + bpg - 1) / bpg)); })
+	# one free inode and block set and freed again: every bitmap dirty
+	fino=$(debugfs -R ffi "$1" 2>/dev/null | sed -n 's/^Free inode found: *//p')
+	fblk=$(debugfs -R ffb "$1" 2>/dev/null | sed -n 's/^Free blocks found: *//p')
 	for i in $(seq 0 $((n - 1))); do
 		printf 'set_bg %s flags 0\nset_bg %s itable_unused 0\nset_bg %s checksum calc\n' $i $i $i
-	done | { cat; printf 'seti <12>\nfreei <12>\n'; } |
+	done | { cat; printf 'seti <%s>\nfreei <%s>\nsetb %s\nfreeb %s\n' $fino $fino $fblk $fblk; } |
 		debugfs -w -n -f - "$1" >/dev/null 2>&1
 }
 t_mkimage "$D/base.img" 16M -t ext3 -b 1024 -N 2048 -I 256 -O metadata_csum
