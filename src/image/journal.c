@@ -29,7 +29,8 @@ static uint32_t jincompat(const journal_superblock_t *jsb)
 	       be32(jsb->s_feature_incompat) : 0;
 }
 
-/* Checksums v3 (what mke2fs makes with metadata_csum)? */
+/* Checksums v3?  mke2fs makes none; the ext4 driver turns them on at
+ * mount when the filesystem has metadata_csum. */
 static int jcsum(const journal_superblock_t *jsb)
 {
 	return (jincompat(jsb) & JBD2_FEATURE_INCOMPAT_CSUM_V3) != 0;
@@ -60,8 +61,8 @@ static void jsb_csum_set(journal_superblock_t *jsb)
 
 /* A journal superblock the commit can write through: version 1 or 2,
  * empty, of the filesystem's block size, inside the journal inode's
- * @blocks, with no feature but revoke, 64-bit tags and checksums v3 (by
- * crc32c, the superblock's own right). */
+ * @blocks, with no feature but revoke, 64-bit tags and checksums v3
+ * (crc32c, and the superblock's own checksum right). */
 static int journal_usable(const journal_superblock_t *jsb, uint32_t bs,
 			  uint64_t blocks)
 {
@@ -135,9 +136,9 @@ size_t commit_bound(const struct image *img)
 /*
  * The image's own journal, if a transaction of @need blocks can go
  * through it: internal, empty, with what journal_usable allows (what
- * mke2fs -t ext3 makes, with or without metadata_csum), on a filesystem
- * of 32-bit block numbers, and long enough.  0 with j->map NULL when
- * not.
+ * mke2fs -t ext3 makes, and checksums v3 as a mount -t ext4 leaves
+ * them), on a filesystem of 32-bit block numbers, and long enough.  0
+ * with j->map NULL when not.
  */
 errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 {
