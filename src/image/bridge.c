@@ -127,6 +127,7 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 	/* flex_bg is still refused at the gate: the model is ready for it */
 	g.log_groups_per_flex = ext2fs_has_feature_flex_bg(e->super) ?
 				 e->super->s_log_groups_per_flex : 0;
+	g.metadata_csum = ext2fs_has_feature_metadata_csum(e->super);
 	err = fs_state_init(fs, &g);
 	/* the descriptors' lazy init, as the ext4 driver keeps it */
 	if (!err && ext2fs_has_group_desc_csum(e))
@@ -221,7 +222,7 @@ errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
 			return ORLOV_ERR_CORRUPT;	/* ext2 dirs have no holes */
 		err = io_channel_read_blk64(img->fs->io, phys, 1, img->buf);
 		if (!err)
-			err = dirbuf_add_block(d, bs, phys,
+			err = dirbuf_add_block(fs, d, phys,
 					       (unsigned char *)img->buf);
 		if (err)
 			return err;
@@ -247,20 +248,122 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 	return bmap_visit_indirect(fs, f, write_ind, img);
 }
 
+/*
+ * crc32c over the filesystem's seed, the inode number and generation:
+ * where ext4_dirblock_csum and ext4_dx_csum start.  libext2fs's
+ * ext2fs_dir_block_csum_set reads the generation from the inode table,
+ * which for a new inode may still hold a deleted one's: the generation
+ * is the staged inode's, the one on disk for an inode in use that is not
+ * staged, else 0 (a new inode is written zeroed and nothing sets one).
+ */
+static errcode_t dir_csum_start(struct image *img, uint32_t ino,
+				uint32_t *crc)
+{
+	struct ext2_inode_large in;
+	int have = !image_read_staged(img, ino, &in);
+	uint32_t le[2] = { ext2fs_cpu_to_le32(ino), 0 };
+
+	if (!have && ext2fs_test_inode_bitmap2(img->fs->inode_map, ino)) {
+		errcode_t err = image_read_inode(img, ino, &in);
+
+		if (err)
+			return err;
+		have = 1;
+	}
+	if (have)
+		le[1] = ext2fs_cpu_to_le32(in.i_generation);
+	*crc = ext2fs_crc32c_le(img->fs->csum_seed, (unsigned char *)le,
+				sizeof(le));
+	return 0;
+}
+
+/* The checksum of directory block @b of inode @ino: a leaf's in its
+ * dirent tail (ext4_dirblock_csum_set), an index block's in the dx tail
+ * after its limit entries (ext4_dx_csum_set), over the entries in use. */
+static errcode_t dir_block_csum(struct image *img, uint32_t ino,
+				unsigned char *b)
+{
+	ext2_filsys e = img->fs;
+	struct ext2_dir_entry *de = (struct ext2_dir_entry *)b;
+	struct ext2_dx_countlimit *cl;
+	struct ext2_dx_tail *t;
+	uint32_t crc, size;
+	int off;
+	errcode_t err = dir_csum_start(img, ino, &crc);
+
+	if (err)
+		return err;
+	if (ext2fs_dirent_has_tail(e, de)) {
+		size = e->blocksize - sizeof(struct ext2_dir_entry_tail);
+		EXT2_DIRENT_TAIL(b, e->blocksize)->det_checksum =
+			ext2fs_cpu_to_le32(ext2fs_crc32c_le(crc, b, size));
+		return 0;
+	}
+	err = ext2fs_get_dx_countlimit(e, de, &cl, &off);
+	if (err)
+		return err;
+	size = (uint32_t)off + ext2fs_le16_to_cpu(cl->limit) *
+			       sizeof(struct ext2_dx_entry);
+	if (size + sizeof(*t) > e->blocksize)
+		return EXT2_ET_DIR_NO_SPACE_FOR_CSUM;
+	t = (struct ext2_dx_tail *)(b + size);
+	t->dt_checksum = 0;
+	size = (uint32_t)off + ext2fs_le16_to_cpu(cl->count) *
+			       sizeof(struct ext2_dx_entry);
+	crc = ext2fs_crc32c_le(crc, b, size);
+	t->dt_checksum = ext2fs_cpu_to_le32(
+		ext2fs_crc32c_le(crc, (unsigned char *)t, sizeof(*t)));
+	return 0;
+}
+
+/* With metadata_csum, @d's blocks in a copy with their checksums (the
+ * model's blocks stay as the kernel's buffers are: checksums are set
+ * only as they are written); else @d's own. */
+static errcode_t dir_blocks_out(struct image *img, const struct dirbuf *d,
+				unsigned char **out)
+{
+	uint32_t bs = img->fs->blocksize, b;
+	errcode_t err = 0;
+
+	*out = d->data;
+	if (!ext2fs_has_feature_metadata_csum(img->fs->super))
+		return 0;
+	*out = malloc((size_t)d->nblocks * bs);
+	if (!*out)
+		return ENOMEM;
+	memcpy(*out, d->data, (size_t)d->nblocks * bs);
+	for (b = 0; !err && b < d->nblocks; b++)
+		err = dir_block_csum(img, d->map.ino, *out + (size_t)b * bs);
+	return err;
+}
+
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d)
 {
 	uint32_t bs = fs->g.block_size, b, run;
-	errcode_t err;
+	unsigned char *data;
+	errcode_t err = dir_blocks_out(img, d, &data);
 
-	for (b = 0; b < d->nblocks; b += run) {
+	for (b = 0; !err && b < d->nblocks; b += run) {
 		for (run = 1; b + run < d->nblocks &&
 		     d->phys[b + run] == d->phys[b] + run; run++)
 			;
 		err = put_blocks(img, d->phys[b], run,
-				 d->data + (size_t)b * bs, 1);
-		if (err)
-			return err;
+				 data + (size_t)b * bs, 1);
 	}
-	return image_write_indirect(img, fs, &d->map);
+	if (data != d->data)
+		free(data);
+	return err ? err : image_write_indirect(img, fs, &d->map);
+}
+
+errcode_t image_write_xattr_block(struct image *img, uint32_t blk,
+				  const void *data)
+{
+	struct ext2_ext_attr_header *h = (struct ext2_ext_attr_header *)img->buf;
+	errcode_t err;
+
+	memcpy(img->buf, data, img->fs->blocksize);
+	/* ext4_xattr_block_csum_set: by block number, not inode */
+	err = ext2fs_ext_attr_block_csum_set(img->fs, 0, blk, h);
+	return err ? err : put_blocks(img, blk, 1, img->buf, 0);
 }

@@ -34,6 +34,9 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f);
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d);
+/* An attribute block, its checksum set (metadata_csum). */
+errcode_t image_write_xattr_block(struct image *img, uint32_t blk,
+				  const void *data);
 
 /* Write inodes, bitmaps, counters and the superblock, and close; @img is
  * gone either way.  Ordered so that an interruption leaves the old

@@ -33,6 +33,7 @@ struct guard {
 	struct io_captured *cb;
 	size_t ncb, cbcap;
 	struct keymap cb_at;	/* blocks in cb */
+	int whole_super;	/* io_guard_whole_super */
 };
 
 errcode_t io_guard_parse(const char *spec, struct io_fault *f)
@@ -363,7 +364,7 @@ static errcode_t guard_write_byte(io_channel ch, unsigned long offset,
 
 	if (g->capturing)
 		return capture_write(ch, offset, (unsigned long long)count, data);
-	if (!g->real->manager->write_byte)
+	if (!g->real->manager->write_byte || g->whole_super)
 		return EXT2_ET_UNIMPLEMENTED;
 	err = tick(g);
 	if (!err)
@@ -416,6 +417,11 @@ static struct struct_io_manager guard_manager = {
 	.read_blk64 = guard_read_blk64,
 	.write_blk64 = guard_write_blk64,
 };
+
+void io_guard_whole_super(io_channel ch)
+{
+	guard_of(ch)->whole_super = 1;
+}
 
 errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
 			io_channel *out)

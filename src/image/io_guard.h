@@ -32,6 +32,10 @@ errcode_t io_guard_parse(const char *spec, struct io_fault *f);
 /* Wrap @backing (the channel takes it over and closes it). */
 errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
 			io_channel *out);
+/* Byte writes refused, so that libext2fs writes the primary superblock
+ * whole (write_primary_superblock's fallback): with metadata_csum, a kill
+ * between its changed ranges and its checksum would leave it invalid. */
+void io_guard_whole_super(io_channel ch);
 /* From now on, save each region before its first overwrite. */
 void io_guard_begin(io_channel ch);
 /* Write every saved region back, newest save first, and flush.  The

@@ -4,7 +4,10 @@
  * laid out as the kernel's include/linux/jbd2.h defines them.  Every
  * field is big-endian (ext2fs_cpu_to_be32 and back).  The commit writes
  * the journal mke2fs -t ext3 makes: no checksums, 32-bit block numbers,
- * so a tag is JBD2_TAG_SIZE32 bytes and t_blocknr_high is never written.
+ * so a tag is JBD2_TAG_SIZE32 bytes and t_blocknr_high is never written;
+ * and that journal after the ext4 driver mounted a metadata_csum image:
+ * checksums v3 (crc32c), tags of struct journal_block_tag3_s, a tail on
+ * each descriptor.
  */
 #ifndef ORLOV_JBD2_H
 #define ORLOV_JBD2_H
@@ -28,6 +31,11 @@
 
 /* s_feature_incompat */
 #define JBD2_FEATURE_INCOMPAT_REVOKE	0x00000001
+#define JBD2_FEATURE_INCOMPAT_64BIT	0x00000002
+#define JBD2_FEATURE_INCOMPAT_CSUM_V3	0x00000010
+
+/* s_checksum_type */
+#define JBD2_CRC32C_CHKSUM	4
 
 /* The start of every journal block but data: descriptor, commit, revoke,
  * superblock. */
@@ -49,6 +57,33 @@ typedef struct journal_block_tag_s {
 
 /* A tag without the 64bit feature */
 #define JBD2_TAG_SIZE32	(offsetof(journal_block_tag_t, t_blocknr_high))
+
+/* A tag with checksums v3: the whole checksum, t_flags 32 bits wide (its
+ * low half where journal_block_tag_t has t_flags) */
+typedef struct journal_block_tag3_s {
+	__be32 t_blocknr;
+	__be32 t_flags;
+	__be32 t_blocknr_high;
+	__be32 t_checksum;	/* crc32c(seed, sequence, the block as logged) */
+} journal_block_tag3_t;
+
+/* The last bytes of a descriptor with checksums v3 */
+struct jbd2_journal_block_tail {
+	__be32 t_checksum;	/* crc32c(seed, the block, this zero) */
+};
+
+/* The commit block */
+struct commit_header {
+	__be32 h_magic;
+	__be32 h_blocktype;
+	__be32 h_sequence;
+	unsigned char h_chksum_type;
+	unsigned char h_chksum_size;
+	unsigned char h_padding[2];
+	__be32 h_chksum[8];	/* [0]: crc32c(seed, the block, this zero) */
+	__be64 h_commit_sec;
+	__be32 h_commit_nsec;
+};
 
 /* The journal's first block. */
 typedef struct journal_superblock_s {

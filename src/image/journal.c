@@ -22,30 +22,123 @@ void journal_free(struct journal *j)
 	free(j->sb);
 }
 
+/* The journal's incompatible features (none before version 2). */
+static uint32_t jincompat(const journal_superblock_t *jsb)
+{
+	return be32(jsb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2 ?
+	       be32(jsb->s_feature_incompat) : 0;
+}
+
+/* Checksums v3?  mke2fs makes none; the ext4 driver turns them on at
+ * mount when the filesystem has metadata_csum. */
+static int jcsum(const journal_superblock_t *jsb)
+{
+	return (jincompat(jsb) & JBD2_FEATURE_INCOMPAT_CSUM_V3) != 0;
+}
+
+/* journal_tag_bytes */
+static uint32_t tag_bytes(const journal_superblock_t *jsb)
+{
+	if (jcsum(jsb))
+		return sizeof(journal_block_tag3_t);
+	return jincompat(jsb) & JBD2_FEATURE_INCOMPAT_64BIT ?
+	       sizeof(journal_block_tag_t) : JBD2_TAG_SIZE32;
+}
+
+/* j_csum_seed: every checksum but the superblock's starts from it. */
+static uint32_t jseed(const journal_superblock_t *jsb)
+{
+	return ext2fs_crc32c_le(~0U, jsb->s_uuid, sizeof(jsb->s_uuid));
+}
+
+/* jbd2_superblock_csum, into s_checksum */
+static void jsb_csum_set(journal_superblock_t *jsb)
+{
+	jsb->s_checksum = 0;
+	jsb->s_checksum = ext2fs_cpu_to_be32(
+		ext2fs_crc32c_le(~0U, (unsigned char *)jsb, sizeof(*jsb)));
+}
+
 /* A journal superblock the commit can write through: version 1 or 2,
  * empty, of the filesystem's block size, inside the journal inode's
- * @blocks, with no feature but revoke. */
+ * @blocks, with no feature but revoke, 64-bit tags and checksums v3
+ * (crc32c, and the superblock's own checksum right). */
 static int journal_usable(const journal_superblock_t *jsb, uint32_t bs,
 			  uint64_t blocks)
 {
 	uint32_t type = be32(jsb->s_header.h_blocktype);
+	journal_superblock_t copy;
 
 	if (be32(jsb->s_header.h_magic) != JBD2_MAGIC_NUMBER ||
 	    (type != JBD2_SUPERBLOCK_V2 && type != JBD2_SUPERBLOCK_V1) ||
 	    be32(jsb->s_blocksize) != bs || be32(jsb->s_start) != 0 ||
 	    be32(jsb->s_first) < 1 || be32(jsb->s_maxlen) > blocks)
 		return 0;
-	return type != JBD2_SUPERBLOCK_V2 ||
-	       (!be32(jsb->s_feature_compat) &&
-		!(be32(jsb->s_feature_incompat) & ~JBD2_FEATURE_INCOMPAT_REVOKE) &&
-		!be32(jsb->s_feature_ro_compat));
+	if (type != JBD2_SUPERBLOCK_V2)
+		return 1;
+	if (be32(jsb->s_feature_compat) || be32(jsb->s_feature_ro_compat) ||
+	    (jincompat(jsb) & ~(uint32_t)(JBD2_FEATURE_INCOMPAT_REVOKE |
+					  JBD2_FEATURE_INCOMPAT_64BIT |
+					  JBD2_FEATURE_INCOMPAT_CSUM_V3)))
+		return 0;
+	if (!jcsum(jsb))
+		return 1;
+	copy = *jsb;
+	jsb_csum_set(&copy);
+	return jsb->s_checksum_type == JBD2_CRC32C_CHKSUM &&
+	       copy.s_checksum == jsb->s_checksum;
+}
+
+/* Blocks of one descriptor: its header, then tags of @tag bytes, the
+ * first followed by the journal's UUID, then @tail bytes. */
+static size_t tags_per(uint32_t bs, uint32_t tag, uint32_t tail)
+{
+	return 1 + (bs - sizeof(journal_header_t) - tag -
+		    sizeof(((journal_superblock_t *)0)->s_uuid) - tail) / tag;
+}
+
+/* ... in journal @jsb's descriptors */
+static size_t tags_per_descriptor(const journal_superblock_t *jsb, uint32_t bs)
+{
+	return tags_per(bs, tag_bytes(jsb), jcsum(jsb) ?
+			sizeof(struct jbd2_journal_block_tail) : 0);
+}
+
+/* commit_bound with @per tags a descriptor */
+static size_t bound_for(const struct image *img, size_t per)
+{
+	ext2_filsys e = img->fs;
+	const struct inode_cache *c = &img->icache;
+	size_t n = img->held.n + 2 * (size_t)e->group_desc_count + 8, i;
+	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
+
+	/* superblocks and descriptor tables, each copy */
+	for (i = 0; i < e->group_desc_count; i++)
+		if (ext2fs_bg_has_super(e, (dgrp_t)i))
+			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
+	/* inode table blocks (inodes are sorted by then) */
+	for (i = 0; i < c->n; i++) {
+		uint32_t b = (c->inodes[i].ino - 1) / ipb;
+
+		n += b != last;
+		last = b;
+	}
+	return n + n / (per - 1) + 2;
+}
+
+/* A bound on the blocks the commit writes in place, before it is made:
+ * the journal must hold them all in one transaction. */
+size_t commit_bound(const struct image *img)
+{
+	return bound_for(img, tags_per(img->fs->blocksize, JBD2_TAG_SIZE32, 0));
 }
 
 /*
  * The image's own journal, if a transaction of @need blocks can go
- * through it: internal, empty, a version 2 superblock with no feature
- * but revoke (no checksums, 32-bit block numbers: what mke2fs -t ext3
- * makes), and long enough.  0 with j->map NULL when not.
+ * through it: internal, empty, with what journal_usable allows (what
+ * mke2fs -t ext3 makes, and checksums v3 as a mount -t ext4 leaves
+ * them), on a filesystem of 32-bit block numbers, and long enough.  0
+ * with j->map NULL when not.
  */
 errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 {
@@ -78,6 +171,10 @@ errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 	j->len = be32(j->sb->s_maxlen);
 	j->first = be32(j->sb->s_first);
 	j->seq = be32(j->sb->s_sequence);
+	/* commit_bound counted descriptors of 32-bit tags */
+	if (journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs))
+		need = need - commit_bound(img) +
+		       bound_for(img, tags_per_descriptor(j->sb, bs));
 	if (!journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs) ||
 	    need > j->len - j->first) {
 		journal_free(j);
@@ -97,37 +194,6 @@ errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 	return err;
 }
 
-/* Blocks of one descriptor: its header, then tags, the first followed
- * by the journal's UUID. */
-static size_t tags_per_descriptor(uint32_t bs)
-{
-	return 1 + (bs - sizeof(journal_header_t) - JBD2_TAG_SIZE32 -
-		    sizeof(((journal_superblock_t *)0)->s_uuid)) / JBD2_TAG_SIZE32;
-}
-
-/* A bound on the blocks the commit writes in place, before it is made:
- * the journal must hold them all in one transaction. */
-size_t commit_bound(const struct image *img)
-{
-	ext2_filsys e = img->fs;
-	const struct inode_cache *c = &img->icache;
-	size_t n = img->held.n + 2 * (size_t)e->group_desc_count + 8, i;
-	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
-
-	/* superblocks and descriptor tables, each copy */
-	for (i = 0; i < e->group_desc_count; i++)
-		if (ext2fs_bg_has_super(e, (dgrp_t)i))
-			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
-	/* inode table blocks (inodes are sorted by then) */
-	for (i = 0; i < c->n; i++) {
-		uint32_t b = (c->inodes[i].ino - 1) / ipb;
-
-		n += b != last;
-		last = b;
-	}
-	return n + n / (tags_per_descriptor(e->blocksize) - 1) + 2;
-}
-
 /* Write @data to journal block @k. */
 static errcode_t jwrite(struct image *img, const struct journal *j,
 			uint32_t k, const void *data)
@@ -135,17 +201,18 @@ static errcode_t jwrite(struct image *img, const struct journal *j,
 	return io_channel_write_blk64(img->fs->io, j->map[k], 1, data);
 }
 
-/* needs_recovery set or cleared in @b, the block of @bs bytes that holds
- * the primary superblock. */
-static void set_recover(unsigned char *b, uint32_t bs, int on)
+/* needs_recovery set or cleared in @b, the block of @e's block size that
+ * holds the primary superblock, and its checksum (metadata_csum) again. */
+static void set_recover(ext2_filsys e, unsigned char *b, int on)
 {
 	struct ext2_super_block *sb =
-		(struct ext2_super_block *)(b + SUPERBLOCK_OFFSET % bs);
+		(struct ext2_super_block *)(b + SUPERBLOCK_OFFSET % e->blocksize);
 	uint32_t f = ext2fs_le32_to_cpu(sb->s_feature_incompat);
 
 	f = on ? f | EXT3_FEATURE_INCOMPAT_RECOVER :
 		 f & ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
 	sb->s_feature_incompat = ext2fs_cpu_to_le32(f);
+	ext2fs_superblock_csum_set(e, sb);
 }
 
 /* The primary superblock's block with needs_recovery set or cleared in
@@ -161,7 +228,7 @@ static errcode_t mark_recovery(struct image *img, int on)
 		return ENOMEM;
 	err = io_channel_read_blk64(e->io, blk, 1, b);
 	if (!err) {
-		set_recover(b, e->blocksize, on);
+		set_recover(e, b, on);
 		err = io_channel_write_blk64(e->io, blk, 1, b);
 	}
 	free(b);
@@ -188,6 +255,33 @@ static int journal_magic_at(const unsigned char *b)
 	return be32(((const journal_header_t *)b)->h_magic) == JBD2_MAGIC_NUMBER;
 }
 
+/* jbd2_block_tag_csum_set: over the sequence and block @b as logged
+ * (escaped: its first word zero). */
+static uint32_t tag_csum(const struct journal *j, const unsigned char *b,
+			 uint32_t bs, int escaped)
+{
+	static const unsigned char zero[4];
+	__be32 seq = ext2fs_cpu_to_be32(j->seq);
+	uint32_t crc = ext2fs_crc32c_le(jseed(j->sb), (unsigned char *)&seq,
+					sizeof(seq));
+
+	if (escaped) {
+		crc = ext2fs_crc32c_le(crc, zero, sizeof(zero));
+		b += sizeof(zero);
+		bs -= sizeof(zero);
+	}
+	return ext2fs_crc32c_le(crc, b, bs);
+}
+
+/* With checksums v3, @be (zero) set to the checksum of block @d from the
+ * journal's seed (jbd2_descriptor_block_csum_set, the commit block's). */
+static void block_csum_set(const struct journal *j, unsigned char *d,
+			   uint32_t bs, __be32 *be)
+{
+	if (jcsum(j->sb))
+		*be = ext2fs_cpu_to_be32(ext2fs_crc32c_le(jseed(j->sb), d, bs));
+}
+
 /* @d: the descriptor of the @cnt blocks @c, in the order their copies
  * follow it in the log. */
 static void fill_descriptor(unsigned char *d, const struct journal *j,
@@ -195,6 +289,7 @@ static void fill_descriptor(unsigned char *d, const struct journal *j,
 			    size_t cnt)
 {
 	size_t off = sizeof(journal_header_t), t;
+	uint32_t tb = tag_bytes(j->sb);
 
 	journal_block(d, bs, JBD2_DESCRIPTOR_BLOCK, j->seq);
 	for (t = 0; t < cnt; t++) {
@@ -207,13 +302,20 @@ static void fill_descriptor(unsigned char *d, const struct journal *j,
 			flags |= JBD2_FLAG_LAST_TAG;
 		tag->t_blocknr = ext2fs_cpu_to_be32((uint32_t)c[t].blk);
 		tag->t_checksum = 0;
+		/* (in a tag3, the low half of its 32-bit t_flags) */
 		tag->t_flags = ext2fs_cpu_to_be16(flags);
-		off += JBD2_TAG_SIZE32;
+		if (jcsum(j->sb))
+			((journal_block_tag3_t *)tag)->t_checksum =
+				ext2fs_cpu_to_be32(tag_csum(j, c[t].data, bs,
+					flags & JBD2_FLAG_ESCAPE));
+		off += tb;
 		if (!t) {
 			memcpy(d + off, j->sb->s_uuid, sizeof(j->sb->s_uuid));
 			off += sizeof(j->sb->s_uuid);
 		}
 	}
+	block_csum_set(j, d, bs, &((struct jbd2_journal_block_tail *)
+				   (d + bs - sizeof(struct jbd2_journal_block_tail)))->t_checksum);
 }
 
 /* The log, from the journal's first block: descriptors each followed by
@@ -224,7 +326,7 @@ static errcode_t write_log(struct image *img, const struct journal *j,
 			   unsigned char *d, unsigned char *copy)
 {
 	uint32_t bs = img->fs->blocksize, k = j->first;
-	size_t per = tags_per_descriptor(bs), i, t, cnt;
+	size_t per = tags_per_descriptor(j->sb, bs), i, t, cnt;
 	errcode_t err = 0;
 
 	for (i = 0; !err && i < n; i += cnt) {
@@ -240,6 +342,8 @@ static errcode_t write_log(struct image *img, const struct journal *j,
 	}
 	if (!err) {
 		journal_block(d, bs, JBD2_COMMIT_BLOCK, j->seq);
+		block_csum_set(j, d, bs,
+			       &((struct commit_header *)d)->h_chksum[0]);
 		err = jwrite(img, j, k++, d);
 	}
 	return err;
@@ -255,6 +359,8 @@ static errcode_t write_jsb(struct image *img, const struct journal *j,
 	memcpy(d, j->sb, img->fs->blocksize);
 	jsb->s_sequence = ext2fs_cpu_to_be32(seq);
 	jsb->s_start = ext2fs_cpu_to_be32(start);
+	if (jcsum(jsb))
+		jsb_csum_set(jsb);
 	return jwrite(img, j, 0, d);
 }
 
@@ -274,7 +380,7 @@ static errcode_t write_home(struct image *img, const struct io_captured *c,
 			/* the new superblock, still needing recovery until
 			 * the journal is empty again */
 			memcpy(copy, b, bs);
-			set_recover(copy, bs, 1);
+			set_recover(e, copy, 1);
 			b = copy;
 		}
 		err = io_channel_write_blk64(e->io, c[i].blk, 1, b);
@@ -298,7 +404,8 @@ errcode_t journal_commit(struct image *img, const struct journal *j,
 			 const char **what)
 {
 	ext2_filsys e = img->fs;
-	uint32_t bs = e->blocksize, per = (uint32_t)tags_per_descriptor(bs);
+	uint32_t bs = e->blocksize;
+	uint32_t per = (uint32_t)tags_per_descriptor(j->sb, bs);
 	unsigned char *d, *copy;
 	errcode_t err = 0;
 

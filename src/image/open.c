@@ -43,6 +43,10 @@ static const struct gate_line {
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE, 1 },
 	/* i_blocks past 2^32 sectors: no file here gets there */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_HUGE_FILE, 1 },
+	/* every metadata block with its checksum (dir tails in model/dir.c),
+	 * the journal's v3 checksums (journal.c) */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, 1 },
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CSUM_SEED, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */
@@ -255,6 +259,8 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
+	if (!err && ext2fs_has_feature_metadata_csum(img->fs->super))
+		io_guard_whole_super(guard);
 	*what = "checking filesystem";
 	return err;
 }

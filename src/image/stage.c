@@ -237,6 +237,8 @@ static void encode_inode(struct image *img, const struct staged *st,
 	if (st->tail)	/* the rest of a large inode: in-inode attributes */
 		memcpy(slot + sizeof(st->inode), st->tail,
 		       image_inode_tail_size(img));
+	/* metadata_csum: over the whole slot, tail included (0 without) */
+	ext2fs_inode_csum_set(img->fs, st->ino, (struct ext2_inode_large *)slot);
 }
 
 /*

@@ -59,14 +59,39 @@ static uint32_t entry_room(const unsigned char *de, uint32_t bs)
 	return rl - DIR_REC_LEN(de_name_len(de));
 }
 
-static uint16_t block_room(const unsigned char *blk, uint32_t bs)
+/*
+ * With metadata_csum every leaf block ends in a struct ext2_dir_entry_tail
+ * (ext4_initialize_dirent_tail): names live in the first @top bytes only,
+ * the kernel's blocksize - csum_size.
+ */
+static uint32_t leaf_top(const struct fs_state *fs)
+{
+	return fs->g.block_size -
+	       (fs->g.metadata_csum ? sizeof(struct ext2_dir_entry_tail) : 0);
+}
+
+/* The tail's checksum is the image layer's: the layout alone here. */
+static void init_tail(const struct fs_state *fs, unsigned char *blk)
+{
+	unsigned char *t = blk + leaf_top(fs);
+
+	if (!fs->g.metadata_csum)
+		return;
+	memset(t, 0, sizeof(struct ext2_dir_entry_tail));
+	put_le16(t + offsetof(struct ext2_dir_entry_tail, det_rec_len),
+		 sizeof(struct ext2_dir_entry_tail));
+	put_le16(t + offsetof(struct ext2_dir_entry_tail, det_reserved_name_len),
+		 EXT2_DIR_NAME_LEN_CSUM);
+}
+
+static uint16_t block_room(const unsigned char *blk, uint32_t bs, uint32_t top)
 {
 	uint32_t off = 0, best = 0;
 
-	while (off + DE_HEAD <= bs) {
+	while (off + DE_HEAD <= top) {
 		uint32_t rl = rec_len(blk + off, bs), r;
 
-		if (rl < DE_HEAD || off + rl > bs)
+		if (rl < DE_HEAD || off + rl > top)
 			break;	/* corrupt: nothing here can be used */
 		r = entry_room(blk + off, bs);
 		if (r > best)
@@ -116,16 +141,17 @@ static errcode_t grow(struct dirbuf *d, uint32_t bs)
 	return 0;
 }
 
-errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
-			   const unsigned char *data)
+errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
+			   uint32_t phys, const unsigned char *data)
 {
+	uint32_t bs = fs->g.block_size;
 	errcode_t err = grow(d, bs);
 
 	if (err)
 		return err;
 	memcpy(d->data + (size_t)d->nblocks * bs, data, bs);
 	d->phys[d->nblocks] = phys;
-	d->room[d->nblocks] = block_room(data, bs);
+	d->room[d->nblocks] = block_room(data, bs, leaf_top(fs));
 	d->nblocks++;
 	return 0;
 }
@@ -133,7 +159,7 @@ errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
 /* A new block: ext2_get_block for the directory, then one empty entry. */
 static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 {
-	uint32_t bs = fs->g.block_size, phys;
+	uint32_t bs = fs->g.block_size, top = leaf_top(fs), phys;
 	unsigned char *blk;
 	errcode_t err;
 
@@ -145,9 +171,10 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 		return err;
 	blk = d->data + (size_t)d->nblocks * bs;
 	memset(blk, 0, bs);
-	de_set_rec_len(blk, bs > 65535 ? 65535 : bs);
+	de_set_rec_len(blk, top > 65535 ? 65535 : top);
+	init_tail(fs, blk);
 	d->phys[d->nblocks] = phys;
-	d->room[d->nblocks] = (uint16_t)(bs > 65535 ? 65535 : bs);
+	d->room[d->nblocks] = (uint16_t)(top > 65535 ? 65535 : top);
 	d->nblocks++;
 	return 0;
 }
@@ -164,7 +191,7 @@ static void set_entry(unsigned char *de, uint32_t ino, const char *name,
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 			 uint32_t parent_ino)
 {
-	uint32_t bs = fs->g.block_size, dot = DIR_REC_LEN(1);
+	uint32_t bs = fs->g.block_size, top = leaf_top(fs), dot = DIR_REC_LEN(1);
 	unsigned char *blk;
 	errcode_t err = new_block(fs, d);
 
@@ -173,9 +200,9 @@ errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 	blk = d->data;
 	de_set_rec_len(blk, dot);
 	set_entry(blk, d->map.ino, ".", 1, EXT2_FT_DIR, d->filetype);
-	de_set_rec_len(blk + dot, bs - dot);
+	de_set_rec_len(blk + dot, top - dot);
 	set_entry(blk + dot, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
-	d->room[0] = block_room(blk, bs);
+	d->room[0] = block_room(blk, bs, top);
 	return 0;
 }
 
@@ -199,22 +226,23 @@ static void insert_at(struct dirbuf *d, uint32_t bs, unsigned char *de,
 
 /* The first entry of block @b with room for the name, as
  * ext2_add_link and ext4_find_dest_de search; 0 if none. */
-static int add_to_block(struct dirbuf *d, uint32_t bs, uint32_t b,
-			const char *name, size_t len, uint32_t ino,
+static int add_to_block(const struct fs_state *fs, struct dirbuf *d,
+			uint32_t b, const char *name, size_t len, uint32_t ino,
 			unsigned int ftype)
 {
+	uint32_t bs = fs->g.block_size, top = leaf_top(fs);
 	unsigned char *blk = d->data + (size_t)b * bs;
 	uint32_t off, reclen = DIR_REC_LEN(len);
 
 	if (d->room[b] < reclen)
 		return 0;
-	for (off = 0; off + DE_HEAD <= bs; off += rec_len(blk + off, bs))
+	for (off = 0; off + DE_HEAD <= top; off += rec_len(blk + off, bs))
 		if (entry_room(blk + off, bs) >= reclen)
 			break;
-	if (off + DE_HEAD > bs)
+	if (off + DE_HEAD > top)
 		return 0;
 	insert_at(d, bs, blk + off, name, len, ino, ftype);
-	d->room[b] = block_room(blk, bs);
+	d->room[b] = block_room(blk, bs, top);
 	return 1;
 }
 
@@ -229,6 +257,20 @@ static int add_to_block(struct dirbuf *d, uint32_t bs, uint32_t b,
 /* struct ext2_dx_entry @i of a table; entry 0 is the countlimit */
 #define DX_ENTRY(e, i) ((e) + (size_t)(i) * sizeof(struct ext2_dx_entry))
 #define DX_ENTRY_SIZE sizeof(struct ext2_dx_entry)
+/* dx_root_limit, dx_node_limit: a struct ext2_dx_tail after the entries
+ * with metadata_csum */
+#define DX_TAIL(fs) ((fs)->g.metadata_csum ? sizeof(struct ext2_dx_tail) : 0)
+
+static uint32_t dx_root_limit(const struct fs_state *fs)
+{
+	return (fs->g.block_size - DX_ROOT_INFO - DX_INFO_LEN - DX_TAIL(fs)) /
+	       DX_ENTRY_SIZE;
+}
+
+static uint32_t dx_node_limit(const struct fs_state *fs)
+{
+	return (fs->g.block_size - DX_NODE_ENTRIES - DX_TAIL(fs)) / DX_ENTRY_SIZE;
+}
 
 struct dx_frame {
 	uint32_t blk;		/* logical block of the index */
@@ -538,10 +580,12 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 
 	last2 = dx_move_dirents(d1, d2, map + split, count - split, bs);
 	prev = dx_pack_dirents(d1, bs);
-	de_set_rec_len(d1 + prev, bs - prev);
-	de_set_rec_len(d2 + last2, bs - last2);
-	d->room[lb] = block_room(d1, bs);
-	d->room[nb] = block_room(d2, bs);
+	de_set_rec_len(d1 + prev, leaf_top(fs) - prev);
+	de_set_rec_len(d2 + last2, leaf_top(fs) - last2);
+	init_tail(fs, d1);
+	init_tail(fs, d2);
+	d->room[lb] = block_room(d1, bs, leaf_top(fs));
+	d->room[nb] = block_room(d2, bs, leaf_top(fs));
 	if (hash >= hash2) {
 		*tb = nb;
 		*toff = last2;
@@ -568,7 +612,7 @@ static errcode_t split_insert(struct fs_state *fs, struct dirbuf *d,
 	if (err)
 		return err;
 	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
-	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs);
+	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs, leaf_top(fs));
 	return 0;
 }
 
@@ -585,9 +629,11 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	errcode_t err;
 
 	de_off = dot + rec_len(d->data + dot, bs);
-	if (rec_len(d->data, bs) != dot || de_off >= bs)
+	if (rec_len(d->data, bs) != dot || de_off >= leaf_top(fs))
 		return ORLOV_ERR_CORRUPT;
-	length = bs - de_off;
+	/* the root keeps its old tail's bytes, as the kernel's: only
+	 * what was in front of it moves and is wiped */
+	length = leaf_top(fs) - de_off;
 	err = dir_append(fs, d, &lb);
 	if (err)
 		return err;
@@ -597,19 +643,19 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	memset(root + de_off, 0, length);
 	for (off = 0; off + rec_len(b1 + off, bs) < length;)
 		off += rec_len(b1 + off, bs);
-	de_set_rec_len(b1 + off, bs - off);
+	de_set_rec_len(b1 + off, leaf_top(fs) - off);
 
 	de_set_rec_len(root + dot, bs - dot);
 	memset(root + DX_ROOT_INFO, 0, DX_INFO_LEN);
 	root[DX_INFO(hash_version)] = (unsigned char)fs->dx.def_version;
 	root[DX_INFO(info_length)] = DX_INFO_LEN;
 	e = root + DX_ROOT_INFO + DX_INFO_LEN;
-	dx_set_limit(e, (bs - DX_ROOT_INFO - DX_INFO_LEN) / DX_ENTRY_SIZE);
+	dx_set_limit(e, dx_root_limit(fs));
 	dx_set_count(e, 1);
 	dx_set_entry(e, 0, 0, lb);
 	d->indexed = 1;
 	d->room[0] = 0;
-	d->room[lb] = block_room(b1, bs);
+	d->room[lb] = block_room(b1, bs, leaf_top(fs));
 
 	err = dx_name_hash(fs, fs->dx.def_version, name, len, &hash);
 	return err ? err : split_insert(fs, d, lb, &frame, hash,
@@ -632,7 +678,7 @@ again:
 		return err;
 	fi = nframes - 1;
 	leaf = dx_block(dx_entries(d, bs, &frames[fi]), frames[fi].at);
-	if (add_to_block(d, bs, leaf, name, len, ino, ftype))
+	if (add_to_block(fs, d, leaf, name, len, ino, ftype))
 		return 0;
 	if (dx_count(dx_entries(d, bs, &frames[fi])) ==
 	    dx_limit(dx_entries(d, bs, &frames[fi]))) {
@@ -657,7 +703,7 @@ again:
 		e = dx_entries(d, bs, &frames[fi]);
 		icount = dx_count(e);
 		node = d->data + (size_t)nb * bs;
-		memset(node, 0, DE_HEAD);
+		memset(node, 0, bs);	/* no dirent tail in an index node */
 		de_set_rec_len(node, bs);
 		e2 = node + DX_NODE_ENTRIES;
 		d->room[nb] = 0;
@@ -668,7 +714,7 @@ again:
 			memcpy(e2, DX_ENTRY(e, ic1), DX_ENTRY_SIZE * ic2);
 			dx_set_count(e, ic1);
 			dx_set_count(e2, ic2);
-			dx_set_limit(e2, (bs - DX_NODE_ENTRIES) / DX_ENTRY_SIZE);
+			dx_set_limit(e2, dx_node_limit(fs));
 			if (frames[fi].at >= ic1) {
 				frames[fi].blk = nb;
 				frames[fi].eoff = DX_NODE_ENTRIES;
@@ -679,7 +725,7 @@ again:
 				goto again;
 		} else {
 			memcpy(e2, e, DX_ENTRY_SIZE * icount);
-			dx_set_limit(e2, (bs - DX_NODE_ENTRIES) / DX_ENTRY_SIZE);
+			dx_set_limit(e2, dx_node_limit(fs));
 			dx_set_count(e, 1);
 			dx_set_entry(e, 0, 0, nb);
 			d->data[DX_INFO(indirect_levels)]++;
@@ -695,7 +741,7 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 		       const char *name, size_t len, uint32_t ino,
 		       unsigned int ftype)
 {
-	uint32_t bs = fs->g.block_size, b;
+	uint32_t b;
 	errcode_t err;
 
 	if (len > EXT2_NAME_LEN)
@@ -706,12 +752,12 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 	    d->room[0] < DIR_REC_LEN(len))
 		return make_indexed_dir(fs, d, name, len, ino, ftype);
 	for (b = 0; b < d->nblocks; b++)
-		if (add_to_block(d, bs, b, name, len, ino, ftype))
+		if (add_to_block(fs, d, b, name, len, ino, ftype))
 			return 0;
 	err = new_block(fs, d);
 	if (err)
 		return err;
-	if (!add_to_block(d, bs, d->nblocks - 1, name, len, ino, ftype))
+	if (!add_to_block(fs, d, d->nblocks - 1, name, len, ino, ftype))
 		return ORLOV_ERR_CORRUPT;
 	return 0;
 }

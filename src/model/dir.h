@@ -28,8 +28,8 @@ void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype);
 void dirbuf_release(const struct fs_state *fs, struct dirbuf *d);
 
 /* Append an existing block read from the image. */
-errcode_t dirbuf_add_block(struct dirbuf *d, uint32_t bs, uint32_t phys,
-			   const unsigned char *data);
+errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
+			   uint32_t phys, const unsigned char *data);
 
 /* ext2_make_empty: the first block with "." and "..". */
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,

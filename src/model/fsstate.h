@@ -31,6 +31,7 @@ struct fs_geom {
 	/* s_log_groups_per_flex as ext4_fill_flex_info keeps it: 0 without
 	 * flex_bg, or out of 1..31 (fs_state_init clears those) */
 	uint32_t log_groups_per_flex;
+	int metadata_csum;	/* ext4_has_metadata_csum: directory tails */
 };
 
 /* struct flex_groups of ext4.h: the sums over one flex group, kept by

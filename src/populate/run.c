@@ -70,8 +70,8 @@ static errcode_t commit(struct ctx *c)
 	err = image_write_dir(c->img, &c->fs, &t->d);
 	for (i = 0; !err && i < c->xa.xb.n; i++)
 		if (c->xa.xb.b[i].blk)
-			err = image_write_blocks(c->img, c->xa.xb.b[i].blk, 1,
-						 c->xa.xb.b[i].data);
+			err = image_write_xattr_block(c->img, c->xa.xb.b[i].blk,
+						      c->xa.xb.b[i].data);
 	if (!err && c->xa.xb.allocated)
 		image_set_ext_attr(c->img);
 	if (!err)
