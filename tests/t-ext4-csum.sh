@@ -111,4 +111,20 @@ if "$ORLOV_POPULATE" -q "$img" "$T_TMP/src" 2>"$T_TMP/err"; then
 fi
 grep -q 'feature metadata_csum' "$T_TMP/err" || t_fail "ext2: $(cat "$T_TMP/err")"
 echo "ext2 driver: refused"
+
+# The first pass counts the tail too: names of 120 bytes fill a block
+# eight to a block without it, seven with it, so 3000 of them need 429
+# leaves, not 375.  An image with room for the latter only is refused
+# before anything is written, not out of space halfway.
+mkdir -p "$T_TMP/long/d"
+(cd "$T_TMP/long/d" && seq -w 1 3000 | sed 's/$/xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx/' |
+	xargs touch) || t_fail "touch"
+t_mkimage "$img" 1200k -O metadata_csum,^dir_index,^resize_inode -t ext2 -b 1024 -I 256 -N 3100
+cp "$img" "$T_TMP/before"
+"$ORLOV_POPULATE" --driver ext4 "$img" "$T_TMP/long" 2>"$T_TMP/err" &&
+	t_fail "tails: a tree bigger than the image went in"
+grep -q "^orlov-populate: Not enough free blocks in the image for the source tree while checking $T_TMP/long: it needs" "$T_TMP/err" ||
+	t_fail "tails: $(cat "$T_TMP/err")"
+cmp -s "$T_TMP/before" "$img" || t_fail "tails: the image changed"
+echo "estimate with tails: ok"
 exit 0

@@ -137,8 +137,12 @@ static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
 static void scan_add_entry(struct ctx *c, struct scan_dir *d, size_t name_len)
 {
 	uint32_t rec = 8 + (((uint32_t)name_len + 3) & ~3U);
+	/* with metadata_csum a leaf ends in its checksum's dirent */
+	uint32_t room = c->fs.g.block_size -
+			(c->fs.g.metadata_csum ?
+			 (uint32_t)sizeof(struct ext2_dir_entry_tail) : 0);
 
-	if (d->used + rec > c->fs.g.block_size) {
+	if (d->used + rec > room) {
 		d->blocks++;
 		d->used = rec;
 	} else {
@@ -153,8 +157,11 @@ static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
 {
 	uint32_t bs = c->fs.g.block_size;
 
+	/* (an index entry fewer a block with metadata_csum's dx tail) */
+	uint32_t fanout = bs / 8 - (c->fs.g.metadata_csum ? 2 : 1);
+
 	if (c->fs.dx.enabled && nblocks > 1)
-		nblocks = 2 * nblocks + 1 + 2 * nblocks / (bs / 8 - 1);
+		nblocks = 2 * nblocks + 1 + 2 * nblocks / fanout;
 	return bmap_blocks_needed(bs / 4, nblocks);
 }
 
