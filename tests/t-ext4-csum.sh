@@ -13,25 +13,6 @@ command -v setfattr >/dev/null 2>&1 || t_skip "setfattr not found (attr)"
 
 g=$t_here/golden
 
-# Until the group flags are kept (lazy init: INODE_UNINIT, itable_unused,
-# the uninit_bg work of issue 24), the images start with every group
-# initialised: flags and itable_unused cleared, the bitmaps rewritten with
-# their checksums (debugfs writes them all once one is dirty).
-t_flat_groups() {
-	local n i=0 fino fblk
-	n=$(dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Block count: *//p;s/^Blocks per group: *//p;s/^First block: *//p' |
-		{ read -r bc; read -r fb; read -r bpg; echo $(((bc - fb + bpg - 1) / bpg)); })
-	# one free inode and block set and freed again: every bitmap dirty
-	fino=$(debugfs -R ffi "$1" 2>/dev/null | sed -n 's/^Free inode found: *//p')
-	fblk=$(debugfs -R ffb "$1" 2>/dev/null | sed -n 's/^Free blocks found: *//p')
-	while [ $i -lt "$n" ]; do
-		printf 'set_bg %s flags 0\nset_bg %s itable_unused 0\nset_bg %s checksum calc\n' $i $i $i
-		i=$((i + 1))
-	done | { cat; printf 'seti <%s>\nfreei <%s>\nsetb %s\nfreeb %s\n' $fino $fino $fblk $fblk; } |
-		debugfs -w -n -f - "$1" >/dev/null 2>&1
-	t_fsck "$1"
-}
-
 t_sample_tree "$T_TMP/src"
 # 3,000 names: an htree of two levels in 1 KiB blocks (root limit 123
 # with the dx tail), one level in 4 KiB ones
@@ -51,7 +32,6 @@ run_case() {
 	shift 2
 	img=$T_TMP/$name.img
 	t_mkimage "$img" "$size" -O metadata_csum "$@"
-	t_flat_groups "$img"
 	"$ORLOV_POPULATE" -q --driver ext4 --cpus 2 "$img" "$T_TMP/src" ||
 		t_fail "$name: orlov-populate failed"
 	t_fsck "$img"
@@ -90,7 +70,6 @@ debugfs -R "htree /many" "$T_TMP/csum-1k-ext2.img" 2>/dev/null |
 # v3): the commit goes through it, its blocks checksummed.
 img=$T_TMP/j.img
 t_mkimage "$img" 16M -O metadata_csum -t ext3 -b 1024 -I 256 -N 4096
-t_flat_groups "$img"
 printf 'jo -c\njc\n' | debugfs -w -f - "$img" >/dev/null 2>&1
 dumpe2fs -h "$img" 2>/dev/null | grep -q '^Journal features:.*journal_checksum_v3' ||
 	t_fail "debugfs did not turn on the journal's checksums"
