@@ -238,6 +238,14 @@ expect short-image 1 "Image is shorter than the filesystem it holds while checki
 t_mkimage "$T_TMP/mmp.img" 8M -t ext2 -b 1024 -O mmp
 expect mmp 1 "Filesystem feature not supported while checking filesystem $T_TMP/mmp.img \(feature mmp\)" \
 	"$T_TMP/mmp.img" "$T_TMP/mmp.img" "$src"
+# A RAID stride: the ext4 driver's mballoc aligns to it (not modelled),
+# the ext2 driver ignores it.
+t_mkimage "$T_TMP/stripe.img" 8M -t ext2 -b 1024 -E stride=16,stripe_width=32
+expect raid-stripe 1 "RAID stride or stripe width set: .* while checking filesystem $T_TMP/stripe.img" \
+	"$T_TMP/stripe.img" --driver ext4 "$T_TMP/stripe.img" "$src"
+"$ORLOV_POPULATE" -q "$T_TMP/stripe.img" "$src" || t_fail "raid-stripe: --driver ext2 refused it"
+t_fsck "$T_TMP/stripe.img"
+rm -f "$T_TMP/stripe.img"
 # Damage only e2fsck sees: a wrong link count.
 t_mkimage "$T_TMP/damaged.img" 8M -t ext2 -b 1024
 debugfs -w -R "sif /lost+found links_count 5" "$T_TMP/damaged.img" >/dev/null 2>&1

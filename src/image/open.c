@@ -96,6 +96,10 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 	}
 	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)
 		return ORLOV_ERR_UNSUPP_BLOCKSIZE;
+	/* ext4_get_stripe_size: mballoc's goal and scan align to it (the
+	 * ext2 driver never reads it) */
+	if (ext4 && (sb->s_raid_stride || sb->s_raid_stripe_width))
+		return ORLOV_ERR_RAID_STRIPE;
 	return 0;
 }
 
