@@ -53,6 +53,17 @@ t_pin_times() {
 	find "$1" -depth -exec touch -h -d '2023-11-14 22:13:20.123456789' {} +
 }
 
+# t_many_names DIR: 300 one-byte files of longer names in DIR, an htree
+# of 1 KiB blocks for the ext4 driver (the ext4 cases' tree of t-golden.sh).
+t_many_names() {
+	local i=0
+	mkdir -p "$1" || t_fail "mkdir $1"
+	while [ $i -lt 300 ]; do
+		printf 'x' >"$1/a-longer-name-$i"
+		i=$((i + 1))
+	done
+}
+
 # t_sample_tree DIR: a small tree with every file type the ext2 driver
 # stores, sizes across the direct/indirect boundaries of 1 KiB blocks,
 # holes, links and names that sort differently in C and other locales.

@@ -24,12 +24,7 @@ EXT=hash_seed=$T_SEED,root_owner=0:0
 
 # t-golden.sh's tree for its ext4 cases
 t_sample_tree "$T_TMP/src"
-mkdir "$T_TMP/src/many"
-i=0
-while [ $i -lt 300 ]; do
-	printf 'x' >"$T_TMP/src/many/a-longer-name-$i"
-	i=$((i + 1))
-done
+t_many_names "$T_TMP/src/many"
 t_pin_times "$T_TMP/src"
 src=$T_TMP/src
 

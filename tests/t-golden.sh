@@ -9,12 +9,7 @@ g=$t_here/golden
 t_sample_tree "$T_TMP/src"
 # for the ext4 cases also a directory of 300 names: an htree of 1 KiB blocks
 cp -a "$T_TMP/src" "$T_TMP/src4"
-mkdir "$T_TMP/src4/many"
-i=0
-while [ $i -lt 300 ]; do
-	printf 'x' >"$T_TMP/src4/many/a-longer-name-$i"
-	i=$((i + 1))
-done
+t_many_names "$T_TMP/src4/many"
 t_pin_times "$T_TMP/src4"
 
 # case NAME SIZE MKE2FS-OPTIONS -- ORLOV-POPULATE-OPTIONS
