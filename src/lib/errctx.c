@@ -30,21 +30,15 @@ errcode_t errctx_setf(struct errctx *ec, errcode_t err, const char *what,
 		      const char *fmt, ...)
 {
 	struct strbuf b = { 0 };
-	char tmp[512];
 	va_list ap;
-	int n;
 
 	if (!err || errctx_isset(ec))
 		return err;
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	if (sb_vprintf(&b, fmt, ap))
+		sb_free(&b);	/* the words lost, not the error */
 	va_end(ap);
-	if (n >= 0 && (size_t)n >= sizeof(tmp) && (b.s = malloc((size_t)n + 1))) {
-		va_start(ap, fmt);
-		vsnprintf(b.s, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-	}
-	record(ec, what, b.s ? b.s : n >= 0 ? strdup(tmp) : NULL);
+	record(ec, what, b.s);
 	return err;
 }
 
@@ -78,18 +72,13 @@ static int take_where(struct errctx *ec, struct strbuf *b)
 void errctx_add(struct errctx *ec, const char *fmt, ...)
 {
 	struct strbuf b;
-	char tmp[512];
 	va_list ap;
-	int n;
 
 	if (take_where(ec, &b))
 		return;
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	sb_vprintf(&b, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		sb_append(&b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n :
-				   sizeof(tmp) - 1);
 	ec->where = b.s;
 }
 

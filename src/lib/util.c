@@ -35,32 +35,45 @@ errcode_t sb_append(struct strbuf *b, const char *s, size_t n)
 	return 0;
 }
 
-errcode_t sb_printf(struct strbuf *b, const char *fmt, ...)
+errcode_t sb_vprintf(struct strbuf *b, const char *fmt, va_list ap)
 {
 	char tmp[512];
-	va_list ap;
+	va_list again;
 	int n;
 
-	va_start(ap, fmt);
+	va_copy(again, ap);
 	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return EINVAL;
-	if ((size_t)n < sizeof(tmp))
+	if (n >= 0 && (size_t)n < sizeof(tmp)) {
+		va_end(again);
 		return sb_append(b, tmp, (size_t)n);
+	}
+	if (n < 0) {
+		va_end(again);
+		return EINVAL;
+	}
 	{
 		char *big = malloc((size_t)n + 1);
-		errcode_t err;
+		errcode_t err = ENOMEM;
 
-		if (!big)
-			return ENOMEM;
-		va_start(ap, fmt);
-		vsnprintf(big, (size_t)n + 1, fmt, ap);
-		va_end(ap);
-		err = sb_append(b, big, (size_t)n);
-		free(big);
+		if (big) {
+			vsnprintf(big, (size_t)n + 1, fmt, again);
+			err = sb_append(b, big, (size_t)n);
+			free(big);
+		}
+		va_end(again);
 		return err;
 	}
+}
+
+errcode_t sb_printf(struct strbuf *b, const char *fmt, ...)
+{
+	va_list ap;
+	errcode_t err;
+
+	va_start(ap, fmt);
+	err = sb_vprintf(b, fmt, ap);
+	va_end(ap);
+	return err;
 }
 
 void sb_truncate(struct strbuf *b, size_t len)

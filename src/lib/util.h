@@ -2,6 +2,7 @@
 #ifndef ORLOV_UTIL_H
 #define ORLOV_UTIL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdint.h>
@@ -17,6 +18,8 @@ struct strbuf {
 errcode_t sb_append(struct strbuf *b, const char *s, size_t n);
 errcode_t sb_printf(struct strbuf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+errcode_t sb_vprintf(struct strbuf *b, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
 void sb_truncate(struct strbuf *b, size_t len);
 void sb_free(struct strbuf *b);
 

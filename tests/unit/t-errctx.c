@@ -67,6 +67,11 @@ int main(void)
 		is_int(ec.where ? strlen(ec.where) : 0, 4 + sizeof(long_path) - 1,
 		       "a formatted path longer than any buffer is whole");
 		errctx_clear(&ec);
+		errctx_set(&ec, 3, "reading archive", "a.tar");
+		errctx_add(&ec, " (%s)", long_path);
+		is_int(ec.where ? strlen(ec.where) : 0, 5 + 3 + sizeof(long_path) - 1,
+		       "words added longer than any buffer are whole");
+		errctx_clear(&ec);
 	}
 	return tap_done();
 }
