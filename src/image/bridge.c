@@ -124,10 +124,10 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 	g.first_ino = EXT2_FIRST_INODE(e->super);
 	g.block_size = e->blocksize;
 	g.inode_size = EXT2_INODE_SIZE(e->super);
-	/* flex_bg is still refused at the gate: the model is ready for it */
 	g.log_groups_per_flex = ext2fs_has_feature_flex_bg(e->super) ?
 				 e->super->s_log_groups_per_flex : 0;
 	g.metadata_csum = ext2fs_has_feature_metadata_csum(e->super);
+	g.extents = ext2fs_has_feature_extents(e->super);
 	err = fs_state_init(fs, &g);
 	/* the descriptors' lazy init, as the ext4 driver keeps it */
 	if (!err && ext2fs_has_group_desc_csum(e))
@@ -196,25 +196,62 @@ static errcode_t load_ind(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
-errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
-			 const struct ext2_inode_large *inode,
-			 struct dirbuf *d)
+/* An extent-mapped inode's tree: the root, then every block an index
+ * points to, each read once (ext_tree_attach refuses a block twice, so a
+ * damaged tree cannot loop). */
+static errcode_t load_extents(struct image *img, const struct fs_state *fs,
+			      struct ifile *f, const uint32_t *i_block)
 {
-	uint32_t bs = fs->g.block_size, nblocks, lb, phys, path[3];
+	unsigned int depth;
+	uint64_t blk;
+	errcode_t err;
+
+	if (!fs->mb)
+		return ORLOV_ERR_UNSUPP_FEATURE;	/* ext2 has no extents */
+	err = ifile_load_extents(fs, f, i_block);
+	while (!err && ext_tree_wanted(&f->ext, &blk, &depth)) {
+		if (blk < fs->g.first_data_block || blk >= fs->g.blocks_count)
+			return ORLOV_ERR_CORRUPT;
+		err = io_channel_read_blk64(img->fs->io, blk, 1, img->buf);
+		if (!err)
+			err = ext_tree_attach(&f->ext, blk, img->buf);
+	}
+	return err;
+}
+
+/* The block map of an existing inode into @f: extents or indirect. */
+static errcode_t load_map(struct image *img, const struct fs_state *fs,
+			  const struct ext2_inode_large *inode, struct ifile *f)
+{
+	uint32_t path[3];
 	errcode_t err;
 	int level;
 
-	if (inode->i_flags & (EXT4_EXTENTS_FL | EXT4_INLINE_DATA_FL))
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
 		return ORLOV_ERR_UNSUPP_FEATURE;
-	memcpy(d->map.i_block, inode->i_block, sizeof(d->map.i_block));
+	if (inode->i_flags & EXT4_EXTENTS_FL)
+		return load_extents(img, fs, f, inode->i_block);
+	memcpy(f->i_block, inode->i_block, sizeof(f->i_block));
 	for (level = 0; level < 3; level++) {
 		if (!inode->i_block[EXT2_IND_BLOCK + level])
 			continue;
-		err = load_ind(img, fs, &d->map, level, path, 0,
+		err = load_ind(img, fs, f, level, path, 0,
 			       inode->i_block[EXT2_IND_BLOCK + level]);
 		if (err)
 			return err;
 	}
+	return 0;
+}
+
+errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
+			 const struct ext2_inode_large *inode,
+			 struct dirbuf *d)
+{
+	uint32_t bs = fs->g.block_size, nblocks, lb, phys;
+	errcode_t err = load_map(img, fs, inode, &d->map);
+
+	if (err)
+		return err;
 	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);
 	for (lb = 0; lb < nblocks; lb++) {
 		bmap_lookup(fs, &d->map, lb, &phys);
@@ -242,10 +279,50 @@ static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
 	return put_blocks(img, blk, 1, img->buf, 1);
 }
 
+/* An extent tree block of the inode whose checksum seed @ctx holds:
+ * ext4_extent_block_csum_set, over the header and eh_max entries. */
+struct ext_out {
+	struct image *img;
+	uint32_t crc;		/* dir_csum_start's, with @csum */
+	int csum;		/* metadata_csum */
+};
+
+static errcode_t write_ext_node(void *ctx, uint64_t blk, const void *buf)
+{
+	struct ext_out *o = ctx;
+	struct image *img = o->img;
+	struct ext3_extent_header *eh = (struct ext3_extent_header *)img->buf;
+
+	memcpy(img->buf, buf, img->fs->blocksize);
+	if (o->csum) {
+		size_t off = sizeof(*eh) + ext2fs_le16_to_cpu(eh->eh_max) *
+					   sizeof(struct ext3_extent);
+		struct ext3_extent_tail *t;
+
+		if (off + sizeof(*t) > img->fs->blocksize)
+			return ORLOV_ERR_CORRUPT;
+		t = (struct ext3_extent_tail *)((char *)img->buf + off);
+		t->et_checksum = ext2fs_cpu_to_le32(
+			ext2fs_crc32c_le(o->crc, (unsigned char *)img->buf,
+					 (unsigned int)off));
+	}
+	return put_blocks(img, blk, 1, img->buf, 1);
+}
+
+static errcode_t dir_csum_start(struct image *img, uint32_t ino,
+				uint32_t *crc);
+
 errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f)
 {
-	return bmap_visit_indirect(fs, f, write_ind, img);
+	struct ext_out o = { img, 0, 0 };
+	errcode_t err;
+
+	if (!f->extents)
+		return bmap_visit_indirect(fs, f, write_ind, img);
+	o.csum = ext2fs_has_feature_metadata_csum(img->fs->super);
+	err = o.csum ? dir_csum_start(img, f->ino, &o.crc) : 0;
+	return err ? err : ext_tree_visit(&f->ext, write_ext_node, &o);
 }
 
 /*

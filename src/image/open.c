@@ -47,6 +47,13 @@ static const struct gate_line {
 	 * the journal's v3 checksums (journal.c) */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, 1 },
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CSUM_SEED, 1 },
+	/* new files and directories mapped by extents (model/extents.h) */
+	{ E2P_FEATURE_INCOMPAT, EXT3_FEATURE_INCOMPAT_EXTENTS, 1 },
+	/* inodes and blocks placed over flex groups (model/ext4_ialloc.h) */
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_FLEX_BG, 1 },
+	/* 64-byte group descriptors (libext2fs's); block numbers past
+	 * 2^32 are refused below */
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_64BIT, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */
@@ -85,6 +92,11 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 	bit = refused_bit(E2P_FEATURE_INCOMPAT, sb->s_feature_incompat, ext4);
 	if (bit) {
 		*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, bit);
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	}
+	/* the model counts blocks in 32 bits */
+	if (ext2fs_blocks_count(sb) > UINT32_MAX) {
+		*feature = "64bit (more than 2^32 blocks)";
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
 	bit = refused_bit(E2P_FEATURE_RO_INCOMPAT, sb->s_feature_ro_compat, ext4);

@@ -28,6 +28,11 @@ int image_has_dir_nlink(const struct image *img)
 	return ext2fs_has_feature_dir_nlink(img->fs->super);
 }
 
+int image_has_huge_file(const struct image *img)
+{
+	return ext2fs_has_feature_huge_file(img->fs->super);
+}
+
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
 {
 	struct ext2_super_block *sb = img->fs->super;

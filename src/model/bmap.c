@@ -47,6 +47,51 @@ void ifile_release(const struct fs_state *fs, struct ifile *f)
 	mb_inode_release(&f->mb);
 	free(f->ibody);
 	f->ibody = NULL;
+	ext_tree_release(&f->ext);
+}
+
+void ifile_use_extents(const struct fs_state *fs, struct ifile *f, int is_reg)
+{
+	f->extents = 1;
+	ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
+}
+
+errcode_t ifile_load_extents(const struct fs_state *fs, struct ifile *f,
+			     const uint32_t i_block[EXT2_N_BLOCKS])
+{
+	f->extents = 1;
+	return ext_tree_load(&f->ext, fs->g.block_size, f->group, 0, i_block);
+}
+
+void ifile_i_block(const struct ifile *f, uint32_t i_block[EXT2_N_BLOCKS])
+{
+	if (f->extents)
+		ext_tree_encode_root(&f->ext, i_block);
+	else
+		memcpy(i_block, f->i_block, sizeof(f->i_block));
+}
+
+/* ext4_ext_map_blocks through mballoc: regular files with their
+ * preallocation context; the file's block count follows the tree's. */
+static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
+			 uint32_t iblock, uint32_t len, uint32_t *phys,
+			 uint32_t *got)
+{
+	struct ext_mb m = { fs, is_reg ? &f->mb : NULL };
+	struct ext_alloc_ops ops;
+	struct ext_fs e;
+	uint64_t p = 0;
+	errcode_t err;
+
+	if (!fs->mb)
+		return ORLOV_ERR_UNSUPP_FEATURE;	/* ext2 has no extents */
+	ext_fs_of(&e, fs, fs_flex_size(fs));
+	ext_mb_ops(&m, &ops);
+	f->ext.nblocks = f->nblocks;
+	err = ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
+	f->nblocks = f->ext.nblocks;
+	*phys = (uint32_t)p;
+	return err;
 }
 
 /* ext2_block_to_path: offsets of the pointers on the way to @i_block and
@@ -115,9 +160,22 @@ static int get_branch(const struct fs_state *fs, struct ifile *f, int depth,
 	return *ch[depth - 1].p ? -1 : depth - 1;
 }
 
+/* A damaged tree reads as a hole: the callers refuse those. */
+static uint32_t ext_lookup_block(const struct ifile *f, uint32_t iblock)
+{
+	uint64_t p;
+	uint32_t len;
+
+	return ext_lookup(&f->ext, iblock, &p, &len) ? 0 : (uint32_t)p;
+}
+
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
 		 uint32_t iblock, uint32_t *phys)
 {
+	if (f->extents) {
+		*phys = ext_lookup_block(f, iblock);
+		return;
+	}
 	uint32_t offsets[4];
 	struct chain ch[4];
 	int depth, partial;
@@ -311,6 +369,8 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 	int depth, partial, indirect_blks;
 	errcode_t err;
 
+	if (f->extents)
+		return ext_map(fs, f, is_reg, iblock, len, phys, got);
 	depth = block_to_path(apb, iblock, offsets, &boundary);
 	if (!depth)
 		return ORLOV_ERR_FILE_TOO_BIG;

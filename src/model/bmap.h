@@ -12,6 +12,7 @@
 #include <ext2fs/ext2_fs.h>
 
 #include "model/balloc.h"
+#include "model/extents.h"
 #include "model/mballoc.h"
 
 /* An indirect block held in memory until the inode is finished. */
@@ -32,10 +33,28 @@ struct ifile {
 	struct mb_inode mb;		/* ext4: preallocations, i_size */
 	unsigned char *ibody;		/* ext4: the inode past i_extra_isize */
 	size_t ibody_size;		/* (attributes in the inode), or NULL */
+	int extents;			/* EXT4_EXTENTS_FL: @ext maps it, not
+					   i_block and @ind */
+	struct ext_tree ext;
 };
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg);
 void ifile_release(const struct fs_state *fs, struct ifile *f);
+
+/* ext4_ext_tree_init: @f (new, no block yet) is mapped by extents, as
+ * __ext4_new_inode makes every directory, regular file and symlink of a
+ * filesystem with the extent feature (a fast symlink drops the flag
+ * again: it simply never maps a block).  @is_reg: a regular file. */
+void ifile_use_extents(const struct fs_state *fs, struct ifile *f, int is_reg);
+
+/* An existing inode's extent tree into @f (ifile_init'ed): the root
+ * from @i_block; the tree blocks are attached with ext_tree_attach. */
+errcode_t ifile_load_extents(const struct fs_state *fs, struct ifile *f,
+			     const uint32_t i_block[EXT2_N_BLOCKS]);
+
+/* The inode's i_block as it goes to disk: the block pointers, or the
+ * extent tree's root. */
+void ifile_i_block(const struct ifile *f, uint32_t i_block[EXT2_N_BLOCKS]);
 
 /*
  * Map logical block @iblock of @f, allocating it (and the indirect blocks
@@ -66,7 +85,8 @@ errcode_t bmap_attach(const struct fs_state *fs, struct ifile *f, int level,
 		      const uint32_t *path, int depth, uint32_t blk,
 		      const uint32_t *ptrs);
 
-/* Visit every indirect block (to write it out). */
+/* Visit every indirect block (to write it out); none for a file mapped
+ * by extents, whose tree blocks ext_tree_visit gives. */
 typedef errcode_t (*ind_visit_fn)(void *ctx, uint32_t blk, const uint32_t *ptr);
 errcode_t bmap_visit_indirect(const struct fs_state *fs, const struct ifile *f,
 			      ind_visit_fn fn, void *ctx);

@@ -32,6 +32,8 @@ struct fs_geom {
 	 * flex_bg, or out of 1..31 (fs_state_init clears those) */
 	uint32_t log_groups_per_flex;
 	int metadata_csum;	/* ext4_has_metadata_csum: directory tails */
+	int extents;		/* ext4_has_feature_extents: new inodes'
+				   blocks are mapped by extents */
 };
 
 /* struct flex_groups of ext4.h: the sums over one flex group, kept by

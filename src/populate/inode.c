@@ -66,7 +66,9 @@ void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
 	uint64_t sectors = (f->nblocks + (has_xattr ? 1 : 0)) *
 			   (c->fs.g.block_size / 512);
 
-	memcpy(in->i_block, f->i_block, sizeof(in->i_block));
+	ifile_i_block(f, in->i_block);
+	if (f->extents)
+		in->i_flags |= EXT4_EXTENTS_FL;
 	in->i_blocks = (uint32_t)sectors;
 	in->osd2.linux2.l_i_blocks_hi = 0;
 }

@@ -195,6 +195,8 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	p = &c->st.v[c->st.depth - 2];
 	n = top(c);
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group, image_has_filetype(c->img));
+	if (c->fs.g.extents)
+		ifile_use_extents(&c->fs, &n->d.map, 0);
 	err = ibody_new(c, &n->d.map);
 	if (err)
 		return fail(c, err, "creating directory", e->path);
@@ -309,6 +311,11 @@ static errcode_t inode_begin(struct ctx *c, const struct src_entry *e,
 	flags = mask_flags(e->st.st_mode, top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &n->in);
 	ifile_init(&n->f, ino, c->fs.g.inodes_per_group);
+	/* ext4_symlink takes the flag off a fast symlink again */
+	if (c->fs.g.extents && (S_ISREG(e->st.st_mode) ||
+				(S_ISLNK(e->st.st_mode) &&
+				 e->link_len + 1 > sizeof(n->in.i_block))))
+		ifile_use_extents(&c->fs, &n->f, S_ISREG(e->st.st_mode));
 	err = ibody_new(c, &n->f);
 	if (err)
 		return fail(c, err, "creating", e->path);

@@ -155,7 +155,11 @@ static errcode_t setup(struct ctx *c)
 	const struct populate_opts *o = c->o;
 	uint32_t bs = c->fs.g.block_size;
 
-	c->max_size = ext2_max_size((unsigned int)__builtin_ctz(bs));
+	/* ext4_fill_super's s_maxbytes: new files are extent-mapped there */
+	c->max_size = c->fs.g.extents ?
+		ext4_max_size((unsigned int)__builtin_ctz(bs),
+			      image_has_huge_file(c->img)) :
+		ext2_max_size((unsigned int)__builtin_ctz(bs));
 	c->data.run = malloc((size_t)RUN_BLOCKS * bs);
 	c->data.chunk = malloc((size_t)RUN_BLOCKS * bs);
 	c->xblock = malloc(bs);

@@ -150,6 +150,15 @@ static void scan_add_entry(struct ctx *c, struct scan_dir *d, size_t name_len)
 	}
 }
 
+/* The blocks a file of @nblocks data blocks takes with its map's. */
+static uint64_t map_blocks_needed(const struct ctx *c, uint64_t nblocks)
+{
+	uint32_t bs = c->fs.g.block_size;
+
+	return c->fs.g.extents ? ext_blocks_needed(bs, nblocks) :
+				 bmap_blocks_needed(bs / 4, nblocks);
+}
+
 /* The blocks a directory of @nblocks blocks of entries takes, indirect
  * ones included; an htree's leaves are split half full, and it has a root
  * and, past one index block, a second level. */
@@ -162,7 +171,7 @@ static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
 
 	if (c->fs.dx.enabled && nblocks > 1)
 		nblocks = 2 * nblocks + 1 + 2 * nblocks / fanout;
-	return bmap_blocks_needed(bs / 4, nblocks);
+	return map_blocks_needed(c, nblocks);
 }
 
 /* ORLOV_ERR_TARGET_XATTRS when the target has attributes (block or,
@@ -287,7 +296,8 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 {
 	struct ctx *c = ctx;
 	uint32_t bs = c->fs.g.block_size, apb = bs / 4;
-	uint64_t max_blocks = EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
+	uint64_t max_blocks = c->fs.g.extents ? EXT_MAX_BLOCKS :
+			      EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
 			      (uint64_t)apb * apb * apb;
 	struct dirbuf *merged;
 	uint32_t links;
@@ -338,7 +348,7 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 		 * block map reach past its triple indirect blocks. */
 		if (last != UINT64_MAX && last >= max_blocks)
 			return fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
-		c->scan.need_blocks += bmap_blocks_needed(apb, nb);
+		c->scan.need_blocks += map_blocks_needed(c, nb);
 	}
 	return 0;
 }
