@@ -38,7 +38,7 @@ touch "$T_TMP/old.undo"
 expect undo-exists 1 "File exists while checking undo file $T_TMP/old.undo" "$img" --undo "$T_TMP/old.undo" "$img" "$src"
 expect undo-is-image 1 "Output file is the image or inside the source tree while checking undo file" "$img" --undo "$img" "$img" "$src"
 expect bad-driver 2 "Invalid usage \(--driver takes ext2 or ext4\)" "$img" --driver ext3 "$img" "$src"
-expect delalloc-ext2 2 "Invalid usage \(--delalloc is the ext4 driver's" "$img" --delalloc "$img" "$src"
+expect delalloc-ext2 2 "Invalid usage \(--delalloc is the ext4 driver's" "$img" --driver ext2 --delalloc "$img" "$src"
 expect ext4-oldalloc 2 "Invalid usage \(--policy oldalloc is the ext2 driver's" "$img" --driver ext4 --policy oldalloc "$img" "$src"
 expect ext4-random 2 "Invalid usage \(--topdir random is the ext2 driver's" "$img" --driver ext4 --topdir random "$img" "$src"
 expect ext4-612 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.12 "$img" "$src"
@@ -79,8 +79,12 @@ fi
 # --create and the options that go with it.
 expect create-opts-alone 2 "Invalid usage \(--fs-type, --block-size, --inodes and --mkfs-options go with --create SIZE\)" \
 	"$img" --block-size 1024 "$img" "$src"
-expect create-ext4 2 "Invalid usage \(--fs-type takes ext2 or ext3, not ext4 \(ext4's extents are not written\)\)" \
-	"$img" --create 4M --fs-type ext4 "$img" "$src"
+expect create-fstype 2 "Invalid usage \(--fs-type takes ext2, ext3 or ext4, not xfs\)" \
+	"$img" --create 4M --fs-type xfs "$img" "$src"
+expect create-ext4-ext2 2 "Invalid usage \(--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none\)" \
+	"$img" --create 4M --fs-type ext4 --driver ext2 "$img" "$src"
+expect delalloc-oldalloc 2 "Invalid usage \(--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories and models Linux 6.1\)" \
+	"$img" --delalloc --policy oldalloc "$img" "$src"
 expect create-undo 2 "Invalid usage \(--create makes a new filesystem: nothing for --undo to give back\)" \
 	"$img" --create 4M --undo "$T_TMP/u" "$img" "$src"
 # mke2fs's own message first, then ours
@@ -158,10 +162,10 @@ expect long-symlink 1 "Symbolic link target too long for the block size while ch
 # Features the ext2 driver cannot write.
 t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O extent
 expect extents 1 "Filesystem feature not supported while checking filesystem $T_TMP/ext4.img \\(feature extent\\)" \
-	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
+	"$T_TMP/ext4.img" --driver ext2 "$T_TMP/ext4.img" "$src"
 t_mkimage "$T_TMP/ext4.img" 8M -t ext2 -O huge_file,dir_nlink
 expect ro-compat 1 "Filesystem feature not supported while checking filesystem $T_TMP/ext4.img \\(feature huge_file\\)" \
-	"$T_TMP/ext4.img" "$T_TMP/ext4.img" "$src"
+	"$T_TMP/ext4.img" --driver ext2 "$T_TMP/ext4.img" "$src"
 t_mkimage "$T_TMP/bs.img" 8M -t ext2 -b 1024 -O ^filetype
 "$ORLOV_POPULATE" -q "$T_TMP/bs.img" "$src" || t_fail "no filetype feature refused"
 t_fsck "$T_TMP/bs.img"

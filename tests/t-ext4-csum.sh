@@ -32,7 +32,7 @@ run_case() {
 	shift 2
 	img=$T_TMP/$name.img
 	t_mkimage "$img" "$size" -O metadata_csum "$@"
-	"$ORLOV_POPULATE" -q --driver ext4 --cpus 2 "$img" "$T_TMP/src" ||
+	"$ORLOV_POPULATE" -q --driver ext4 --no-delalloc --cpus 2 "$img" "$T_TMP/src" ||
 		t_fail "$name: orlov-populate failed"
 	t_fsck "$img"
 	t_verify "$img" "$T_TMP/src" /
@@ -75,7 +75,7 @@ dumpe2fs -h "$img" 2>/dev/null | grep -q '^Journal features:.*journal_checksum_v
 	t_fail "debugfs did not turn on the journal's checksums"
 jseq() { dumpe2fs -h "$1" 2>/dev/null | sed -n 's/^Journal sequence: *//p'; }
 before=$(jseq "$img")
-"$ORLOV_POPULATE" -q --driver ext4 --cpus 2 "$img" "$T_TMP/src" || t_fail "journal: orlov-populate failed"
+"$ORLOV_POPULATE" -q --driver ext4 --no-delalloc --cpus 2 "$img" "$T_TMP/src" || t_fail "journal: orlov-populate failed"
 [ $(($(jseq "$img"))) = $((before + 1)) ] || t_fail "journal: the commit did not go through the journal"
 t_fsck "$img"
 t_verify "$img" "$T_TMP/src" /
@@ -85,7 +85,7 @@ echo "journal v3: ok"
 
 # The ext2 driver writes no checksum: refused, the feature named.
 t_mkimage "$img" 8M -O metadata_csum -t ext2
-if "$ORLOV_POPULATE" -q "$img" "$T_TMP/src" 2>"$T_TMP/err"; then
+if "$ORLOV_POPULATE" -q --driver ext2 "$img" "$T_TMP/src" 2>"$T_TMP/err"; then
 	t_fail "--driver ext2 wrote a metadata_csum image"
 fi
 grep -q 'feature metadata_csum' "$T_TMP/err" || t_fail "ext2: $(cat "$T_TMP/err")"

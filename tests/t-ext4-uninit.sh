@@ -42,13 +42,22 @@ refused() { # NAME WANT-FEATURE IMAGE ORLOV-POPULATE-OPTIONS...
 for f in uninit_bg dir_nlink extra_isize huge_file; do
 	t_mkimage "$T_TMP/r.img" 8M -t ext2 -b 1024 -I 256 -O $f
 	cp "$T_TMP/r.img" "$T_TMP/r.before"
-	refused "ext2-driver-$f" $f "$T_TMP/r.img"
-	refused "ext2-driver-$f-explicit" $f "$T_TMP/r.img" --driver ext2
+	refused "ext2-driver-$f" $f "$T_TMP/r.img" --driver ext2
 	cmp -s "$T_TMP/r.img" "$T_TMP/r.before" || t_fail "$f: refused image changed"
+	# without --driver: the image is ext4 to blkid and mount, so the
+	# ext4 driver with delayed allocation, as mount gives it
+	cp "$T_TMP/r.before" "$T_TMP/r.ext4"
+	"$ORLOV_POPULATE" -q "$T_TMP/r.img" "$T_TMP/src" ||
+		t_fail "default-driver-$f: refused"
+	"$ORLOV_POPULATE" -q --driver ext4 --delalloc "$T_TMP/r.ext4" "$T_TMP/src" ||
+		t_fail "default-driver-$f: --driver ext4 --delalloc refused"
+	cmp -s "$T_TMP/r.img" "$T_TMP/r.ext4" ||
+		t_fail "default-driver-$f: not --driver ext4 --delalloc's image"
+	echo "default-driver-$f: ext4, delayed"
 done
 # all four: the first in bit order
 t_mkimage "$T_TMP/r.img" 8M -t ext3 -b 1024 -I 256 -O $FEAT
-refused ext2-driver-all huge_file "$T_TMP/r.img"
+refused ext2-driver-all huge_file "$T_TMP/r.img" --driver ext2
 # extra_isize asking for 64 bytes in new inodes: not what is written here
 t_mkimage "$T_TMP/r.img" 8M -t ext2 -b 1024 -I 256 -O $FEAT
 debugfs -w -R "ssv want_extra_isize 64" "$T_TMP/r.img" >/dev/null 2>&1
@@ -158,13 +167,13 @@ run_case() {
 kept_any=0 blockonly_any=0
 for lazy in 0 1; do
 	run_case 1k-ext4-lazy$lazy 8M 1k-ext4 $lazy \
-		-t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --cpus 2
+		-t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --no-delalloc --cpus 2
 	run_case 1k-ext4-16g-lazy$lazy 16M 1k-ext4-16g $lazy \
-		-t ext2 -b 1024 -g 1024 -N 512 -I 128 -- --driver ext4 --cpus 2 --block-colour 3
+		-t ext2 -b 1024 -g 1024 -N 512 -I 128 -- --driver ext4 --no-delalloc --cpus 2 --block-colour 3
 	run_case 1k-ext4-delalloc-lazy$lazy 8M 1k-ext4-delalloc $lazy \
 		-t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --delalloc --cpus 2
 	run_case 4k-ext3-lazy$lazy 64M - $lazy \
-		-t ext3 -b 4096 -g 2048 -N 1024 -I 256 -- --driver ext4 --cpus 2
+		-t ext3 -b 4096 -g 2048 -N 1024 -I 256 -- --driver ext4 --no-delalloc --cpus 2
 	run_case 4k-ext3-delalloc-lazy$lazy 64M - $lazy \
 		-t ext3 -b 4096 -g 2048 -N 1024 -I 256 -- --driver ext4 --delalloc --cpus 2
 done
@@ -176,7 +185,7 @@ t_pin_times "$T_TMP/big"
 src=$T_TMP/big
 for lazy in 0 1; do
 	run_case 1k-big-lazy$lazy 8M - $lazy \
-		-t ext3 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --cpus 2
+		-t ext3 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --no-delalloc --cpus 2
 	run_case 1k-big-delalloc-lazy$lazy 8M - $lazy \
 		-t ext2 -b 1024 -g 1024 -N 512 -I 256 -- --driver ext4 --delalloc --cpus 2
 done

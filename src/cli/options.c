@@ -22,6 +22,7 @@ enum {
 	OPT_KERNEL,
 	OPT_DRIVER,
 	OPT_DELALLOC,
+	OPT_NO_DELALLOC,
 	OPT_TRACE,
 	OPT_UNDO,
 	OPT_NO_XATTRS,
@@ -55,6 +56,7 @@ static const struct option longopts[] = {
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "delalloc", no_argument, NULL, OPT_DELALLOC },
+	{ "no-delalloc", no_argument, NULL, OPT_NO_DELALLOC },
 	{ "trace", required_argument, NULL, OPT_TRACE },
 	{ "undo", required_argument, NULL, OPT_UNDO },
 	{ "no-xattrs", no_argument, NULL, OPT_NO_XATTRS },
@@ -111,7 +113,8 @@ static const char usage_create[] =
 "                         that holds data but no ext2/3/4 filesystem is\n"
 "                         refused (arguments swapped?)\n"
 "      --force            with --create: overwrite such an IMAGE too\n"
-"      --fs-type T        with --create: ext2 (default) or ext3\n"
+"      --fs-type T        with --create: ext2 (default), ext3 or ext4 (as\n"
+"                         /etc/mke2fs.conf's ext4 type has it)\n"
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
@@ -158,14 +161,19 @@ static const char usage_where[] =
 "                         unsigned on arm64 and from 6.2 on) and whether an\n"
 "                         attribute block may come from the file's\n"
 "                         reservation window (6.1, not 6.12)\n"
-"      --driver D         ext2 (default): the ext2 driver; ext4: Linux 6.1's ext4\n"
-"                         driver mounting the image as ext2 or ext3, as Debian's\n"
-"                         and Ubuntu's kernels do (mballoc without delayed\n"
-"                         allocation, hash-tree directories, attributes in\n"
-"                         large inodes)\n"
-"      --delalloc         with --driver ext4: the image is mounted -t ext4, which\n"
-"                         delays file data blocks until writeback (all after\n"
-"                         the tree, in creation order)\n";
+"      --driver D         ext2: the ext2 driver; ext4: Linux 6.1's ext4 driver,\n"
+"                         as Debian's and Ubuntu's kernels mount ext2 and ext3\n"
+"                         images too (mballoc, hash-tree directories,\n"
+"                         attributes in large inodes; extents and flex groups\n"
+"                         on ext4 images).  Default: ext4 for an image with a\n"
+"                         feature only ext4 writes (extent, flex_bg, 64bit,\n"
+"                         metadata_csum, uninit_bg, ...), else ext2\n"
+"      --delalloc         the ext4 driver delays file data blocks until\n"
+"                         writeback (all after the tree, in creation order),\n"
+"                         as a mount -t ext4 does; --no-delalloc: as\n"
+"                         -o nodelalloc and ext2/ext3 mounts.  Default: what\n"
+"                         mounting the image gives (delayed for ext4 images\n"
+"                         unless their default mount options say nodelalloc)\n";
 
 static const char usage_safety[] =
 "\n"
@@ -282,7 +290,8 @@ static errcode_t usage_msg(struct options *o, const char **msg,
 
 /* The options that set a field to a constant (an int). */
 static const struct { int id; size_t off; int val; } set_opts[] = {
-	{ OPT_DELALLOC, P(delalloc), 1 }, { OPT_NO_XATTRS, P(xattrs), 0 },
+	{ OPT_DELALLOC, P(delalloc), 1 }, { OPT_NO_DELALLOC, P(delalloc), 0 },
+	{ OPT_NO_XATTRS, P(xattrs), 0 },
 	{ OPT_NO_FSCK, P(fsck), 0 }, { OPT_ATOMIC, P(atomic), 1 },
 	{ OPT_IN_PLACE, P(in_place), 1 }, { OPT_FORCE, P(force), 1 },
 	{ OPT_DRY_RUN, P(dry_run), 1 }, { OPT_MERGE, P(merge), 1 },
@@ -321,6 +330,9 @@ static int table_option(struct populate_opts *p, int c, errcode_t *err,
 	int k;
 
 	*err = 0;
+	/* given: the image's own mount no longer decides (run.c) */
+	p->delalloc_set |= c == OPT_DELALLOC || c == OPT_NO_DELALLOC;
+	p->driver_set |= c == OPT_DRIVER;
 	for (i = 0; i < NELEM(set_opts); i++)
 		if (set_opts[i].id == c)
 			return *(int *)(base + set_opts[i].off) = set_opts[i].val, 1;
@@ -371,8 +383,9 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 			return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
 		break;
 	case OPT_FS_TYPE:
-		if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3"))
-			return usage_msg(o, msg, "--fs-type takes ext2 or ext3, not ", optarg, " (ext4's extents are not written)");
+		if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3") &&
+		    strcmp(optarg, "ext4"))
+			return usage_msg(o, msg, "--fs-type takes ext2, ext3 or ext4, not ", optarg, "");
 		p->mkfs.fs_type = optarg;
 		break;
 	case OPT_BLOCK_SIZE:
@@ -417,14 +430,21 @@ static errcode_t bad_option(struct options *o, int c, char **argv,
 static const char *conflict(const struct populate_opts *p)
 {
 	const struct { int bad; const char *msg; } rules[] = {
-		{ p->delalloc && p->driver != DRIVER_EXT4,
+		{ p->delalloc && p->driver_set && p->driver != DRIVER_EXT4,
 		  "--delalloc is the ext4 driver's: give --driver ext4" },
+		{ p->delalloc && !p->driver_set &&
+		  (p->policy == POLICY_OLDALLOC || p->topdir == TOPDIR_RANDOM ||
+		   p->kernel == KERNEL_6_12),
+		  "--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories and models Linux 6.1" },
 		{ p->driver == DRIVER_EXT4 && p->policy == POLICY_OLDALLOC,
 		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,
 		  "--topdir random is the ext2 driver's: ext4 always hashes the name" },
 		{ p->driver == DRIVER_EXT4 && p->kernel == KERNEL_6_12,
 		  "--driver ext4 models Linux 6.1's ext4, not 6.12's" },
+		{ p->mkfs.fs_type && !strcmp(p->mkfs.fs_type, "ext4") &&
+		  p->driver_set && p->driver != DRIVER_EXT4,
+		  "--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none" },
 		{ p->atomic && p->undo,
 		  "--atomic never changes IMAGE in place: no --undo needed" },
 		{ p->atomic && p->in_place,

@@ -93,6 +93,15 @@ errcode_t image_probe(const char *path, enum image_probe *kind);
  * @max it put into @ids. */
 size_t image_files(const struct image *img, struct file_id *ids, size_t max);
 
+/*
+ * What mounting the image at @path without options gives: *ext4 when it
+ * has a feature only the ext4 driver writes (blkid calls it ext4, so
+ * mount -t auto mounts it -t ext4), *delalloc when that mount delays
+ * allocation (ext4 images, unless s_default_mount_opts has nodelalloc).
+ * Both 0 for an image that cannot be read: image_open reports that.
+ */
+void image_mount_defaults(const char *path, int *ext4, int *delalloc);
+
 /* Close without writing metadata back. */
 void image_abort(struct image *img);
 

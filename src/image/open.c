@@ -71,6 +71,35 @@ static uint32_t refused_bit(int type, uint32_t have, int ext4)
 	return 0;
 }
 
+/* An ext4 image, as blkid and so mount name it: a feature of the ext4
+ * driver's only. */
+static int ext4_only(const struct ext2_super_block *sb)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(gate) / sizeof(gate[0]); i++)
+		if (gate[i].ext4 &&
+		    ((gate[i].type == E2P_FEATURE_INCOMPAT ?
+		      sb->s_feature_incompat : sb->s_feature_ro_compat) &
+		     gate[i].mask))
+			return 1;
+	return 0;
+}
+
+void image_mount_defaults(const char *path, int *ext4, int *delalloc)
+{
+	struct ext2_super_block sb;
+
+	*ext4 = *delalloc = 0;
+	/* unreadable or no ext2: image_open says why */
+	if (ir_check_super(path, &sb))
+		return;
+	*ext4 = ext4_only(&sb);
+	/* ext4_fill_super: delalloc unless the superblock says nodelalloc */
+	*delalloc = *ext4 &&
+		    !(sb.s_default_mount_opts & EXT4_DEFM_NODELALLOC);
+}
+
 /* ext4_clamp_want_extra_isize: with extra_isize, the superblock may ask
  * for more than the 32 bytes new inodes get here. */
 static int extra_isize_ok(struct ext2_super_block *sb)

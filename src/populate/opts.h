@@ -29,6 +29,9 @@ struct populate_opts {
 	enum kernel_version kernel;
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
+	/* --driver and --delalloc / --no-delalloc given; else the mount
+	 * without options decides, once the image is known (run.c) */
+	int driver_set, delalloc_set;
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
 	const char *undo;	/* --undo FILE */

@@ -228,12 +228,30 @@ static errcode_t write_pass(struct ctx *c)
 	return 0;
 }
 
-errcode_t run(const struct populate_opts *o, struct populate_result *res,
+/* The driver and delayed allocation not given: what mounting the image
+ * without options gives; an option only the ext2 driver has keeps it. */
+static void mount_defaults(struct populate_opts *o, const char *path)
+{
+	int ext4, delalloc;
+
+	image_mount_defaults(path, &ext4, &delalloc);
+	if (!o->driver_set)
+		o->driver = (ext4 || (o->delalloc_set && o->delalloc)) &&
+			    o->policy != POLICY_OLDALLOC &&
+			    o->topdir != TOPDIR_RANDOM &&
+			    o->kernel != KERNEL_6_12 ? DRIVER_EXT4 : DRIVER_EXT2;
+	if (!o->delalloc_set)
+		o->delalloc = o->driver == DRIVER_EXT4 && delalloc;
+}
+
+errcode_t run(const struct populate_opts *given, struct populate_result *res,
 	      struct inputs *in, enum run_mode mode)
 {
+	struct populate_opts opts = *given, *o = &opts;
 	struct ctx c;
 	errcode_t err;
 
+	mount_defaults(o, in->path);
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.res = res;

@@ -192,8 +192,11 @@ for i in $(seq 0 $((ncases - 1))); do
 	if $have_tool; then
 		targs=() dargs=()
 		$trace && targs=(--trace "$work/log/$n.ttrace")
-		# ext4 mounted -t ext4 delays allocation
+		# ext4 mounted -t ext4 delays allocation; the --fstype ext2
+		# run mounts ext4 images -o nodelalloc (the tool's default for
+		# them is the delayed one)
 		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
+		[ "$driver/$fstype" = ext4/ext2 ] && dargs=(--no-delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
 			--kernel "$ksource" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
