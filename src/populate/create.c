@@ -83,7 +83,8 @@ errcode_t create_image(const struct populate_opts *o,
 	if (!m.block_size)
 		m.block_size = "4096";	/* mke2fs would choose by size */
 	bs = strtoull(m.block_size, NULL, 10);
-	floor = m.fs_type && !strcmp(m.fs_type, "ext3") ? 2048 : 64;
+	floor = m.fs_type && (!strcmp(m.fs_type, "ext3") ||
+			      !strcmp(m.fs_type, "ext4")) ? 2048 : 64;
 	/* The first run on a probe of 16 MiB gives the tree's needs, which
 	 * do not depend on the size, and the share of a filesystem that is
 	 * free; then the size they call for, grown until the check agrees. */
@@ -121,7 +122,7 @@ errcode_t create_image(const struct populate_opts *o,
 		total = kib * 1024 / bs;
 		want = r.free_blocks ? r.need_blocks * total / r.free_blocks : total;
 		want += want / 50 + 16;		/* the larger one's metadata */
-		/* mke2fs's least for any block size; for ext3 the least
+		/* mke2fs's least for any block size; for ext3 and ext4 the least
 		 * it gives a journal (ext2fs_default_journal_size) */
 		if (want < floor)
 			want = floor;
