@@ -56,6 +56,12 @@
 #   free space (--delalloc: ext4 starts writeback in the background
 #   there) is measured as with --measure.
 #   A case with measured=WHY in cases.list is measured too, WHY said.
+#   --ext4-events LIST  (--kernel debian) the kernel's own ext4 tracepoints
+#             (comma-separated names under events/ext4, e.g.
+#             ext4_allocate_inode,ext4_mballoc_alloc,ext4_free_blocks)
+#             recorded from the mount to the unmount, writeback included,
+#             into the results directory as CASE.events (with --keep):
+#             for finding where a measured case departs; not compared
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -82,6 +88,7 @@ batch=20
 target=/t/u
 mextra=
 trace=false
+events=
 heavy=
 cpus=
 fstype=ext2
@@ -100,6 +107,7 @@ while [ $# -gt 0 ]; do
 	--mount-opts) mextra=$2; shift ;;
 	--cpus) cpus=$2; shift ;;
 	--trace) trace=true ;;
+	--ext4-events) events=$2; shift ;;
 	--heavy) heavy=yes ;;
 	--no-heavy) heavy=no ;;
 	--fstype) fstype=$2; shift ;;
@@ -278,6 +286,12 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		if $trace; then
 			echo '	echo > $T/trace; echo 1 > $T/events/ext2/enable'
 		fi
+		if [ -n "$events" ]; then
+			echo '	echo 65536 > $T/buffer_size_kb; echo > $T/trace'
+			for e in ${events//,/ }; do
+				echo "	echo 1 > \$T/events/ext4/$e/enable || exit 3"
+			done
+		fi
 		echo "	replay run --colour \$colour \$merge $rpin /payload/\$name.manifest /payload/\$name /mnt$target"
 		echo '	rc=$?'
 		if $trace; then
@@ -286,6 +300,9 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo "	cat \$T/per_cpu/cpu$pin/stats > /results/\$name.tstats"
 		fi
 		echo '	mount -o remount,ro /mnt || rc=92'
+		if [ -n "$events" ]; then
+			echo '	echo 0 > $T/events/enable; cat $T/trace > /results/$name.events'
+		fi
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
 		echo '	umount /mnt || rc=91'
 		echo '	echo $rc >/results/$name.rc'
