@@ -137,7 +137,8 @@ size_t commit_bound(const struct image *img)
  * The image's own journal, if a transaction of @need blocks can go
  * through it: internal, empty, with what journal_usable allows (what
  * mke2fs -t ext3 makes, and checksums v3 as a mount -t ext4 leaves
- * them), on a filesystem of 32-bit block numbers, and long enough.  0
+ * them; 64-bit tags, their high half 0: the gate keeps block numbers
+ * below 2^32), and long enough.  0
  * with j->map NULL when not.
  */
 errcode_t journal_open(struct image *img, size_t need, struct journal *j)
@@ -148,8 +149,7 @@ errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 	errcode_t err;
 
 	memset(j, 0, sizeof(*j));
-	if (!ext2fs_has_feature_journal(e->super) || !e->super->s_journal_inum ||
-	    ext2fs_has_feature_64bit(e->super))
+	if (!ext2fs_has_feature_journal(e->super) || !e->super->s_journal_inum)
 		return 0;
 	err = ext2fs_read_inode(e, e->super->s_journal_inum, &inode);
 	if (err)
