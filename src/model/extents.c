@@ -649,33 +649,32 @@ errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
 	return map_new(t, fs, ops, path, lblk, len, phys, got);
 }
 
+/* ext4_ext_map_blocks's request: EXT4_MB_HINT_DATA (the file's
+ * preallocation context) for regular files only, the neighbours for
+ * every file (mballoc reads them only for data). */
 static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
 			 uint64_t *blk, uint32_t *got)
 {
 	struct ext_mb *m = ctx;
-	uint32_t b = 0;
-	errcode_t err;
+	struct mb_request r = {
+		.mi = ar->is_data ? m->mi : NULL,
+		.logical = ar->logical, .len = ar->len, .goal = ar->goal,
+		.lleft = ar->lleft, .pleft = ar->pleft,
+		.lright = ar->lright, .pright = ar->pright,
+	};
 
-	if (ar->goal > UINT32_MAX)
-		return ORLOV_ERR_FILE_TOO_BIG;	/* a 32-bit model */
-	err = ext4_mb_new_blocks(m->fs, ar->is_data ? m->mi : NULL, ar->logical,
-				 (uint32_t)ar->goal, ar->len, &b, got);
-	*blk = b;
-	return err;
+	return ext4_mb_new_blocks_ar(m->fs, &r, blk, got);
 }
 
+/* ext4_new_meta_blocks: one block, no EXT4_MB_HINT_DATA, TRY_GOAL only
+ * from ext4_ext_grow_indepth. */
 static errcode_t mb_meta(void *ctx, uint64_t goal, int try_goal, uint64_t *blk)
 {
 	struct ext_mb *m = ctx;
-	uint32_t b = 0;
-	errcode_t err;
+	struct mb_request r = { .len = 1, .goal = goal, .try_goal = try_goal };
+	uint32_t got;
 
-	(void)try_goal;
-	if (goal > UINT32_MAX)
-		return ORLOV_ERR_FILE_TOO_BIG;
-	err = ext4_mb_new_block(m->fs, NULL, 0, (uint32_t)goal, &b);
-	*blk = b;
-	return err;
+	return ext4_mb_new_blocks_ar(m->fs, &r, blk, &got);
 }
 
 static void mb_release(void *ctx, uint64_t blk, uint32_t count, int meta)

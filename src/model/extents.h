@@ -141,11 +141,10 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 		     uint32_t *len);
 
 /*
- * The blocks from the mballoc model (model/mballoc.h), as bmap.c asks it
- * for an indirect-mapped file: data through ext4_mb_new_blocks with the
- * file's preallocation context (regular files; NULL otherwise), tree
- * blocks as metadata, freed blocks back to the buddy.  That model places
- * by the goal alone: the neighbours and TRY_GOAL are not used yet.
+ * The blocks from the mballoc model (model/mballoc.h): data through
+ * ext4_mb_new_blocks with the request's neighbours and the file's
+ * preallocation context (regular files; NULL otherwise), tree blocks as
+ * metadata with their TRY_GOAL, freed blocks back to the buddy.
  */
 struct ext_mb {
 	struct fs_state *fs;

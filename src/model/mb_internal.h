@@ -17,6 +17,7 @@
 #define HINT_NOPREALLOC	0x4
 #define STREAM_ALLOC	0x8
 #define HINT_FIRST	0x10
+#define HINT_TRY_GOAL	0x20
 
 enum { AC_CONTINUE, AC_FOUND, AC_BREAK };
 
@@ -28,6 +29,7 @@ struct alloc_ctx {
 	struct fs_state *fs;
 	struct mb_state *mb;
 	struct mb_inode *mi;
+	const struct mb_request *ar;
 	unsigned int flags;
 	struct free_ex o, g, b, f;
 	int status;

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ext4_mb_new_blocks() as the ext4 driver of Linux 6.1 runs it for an
- * indirect-mapped inode: a block at a time without delayed allocation, a
- * run at writeback with it (mballoc.h).  Names follow fs/ext4/mballoc.c so that the two
- * can be read side by side.  This file is the allocator: the request,
- * its normalization, and the group scans by criteria; the buddy is in
- * mb_buddy.c, the preallocations in mb_prealloc.c.
+ * indirect-mapped or extent-mapped inode: a block at a time without
+ * delayed allocation, a run at writeback with it (mballoc.h).  Names
+ * follow fs/ext4/mballoc.c so that the two can be read side by side.
+ * This file is the allocator: the request, its normalization, the goal
+ * and the group scans by criteria; the buddy is in mb_buddy.c, the
+ * preallocations in mb_prealloc.c.
  */
 #include "config.h"
 
@@ -46,21 +47,16 @@ static void mb_group_or_file(struct alloc_ctx *ac)
 #define KiB(n) ((uint64_t)(n) << 10)
 #define MiB(n) ((uint64_t)(n) << 20)
 #define NRL_CHECK_SIZE(req, size, max, chunk) ((req) <= (size) || (max) <= (chunk))
+#define MB_EXT_MAX_BLOCKS 0xffffffffu	/* ext4's EXT_MAX_BLOCKS */
 
-static void mb_normalize_request(struct alloc_ctx *ac)
+/* The first part of ext4_mb_normalize_request: the file's size
+ * predicted from its table, in blocks, and where that range starts. */
+static uint64_t mb_predict_size(const struct alloc_ctx *ac,
+				unsigned int bsbits, uint64_t *start)
 {
-	const struct fs_state *fs = ac->fs;
-	unsigned int bsbits = (unsigned int)__builtin_ctz(fs->g.block_size);
-	uint64_t size, start_off = 0, max = 2u << bsbits, start, end;
+	uint64_t size, start_off = 0, max = 2u << bsbits;
 	uint32_t logical = ac->o.logical;
-	unsigned int i;
 
-	if (!(ac->flags & HINT_DATA) || (ac->flags & HINT_NOPREALLOC))
-		return;
-	if (ac->flags & HINT_GROUP_ALLOC) {
-		ac->g.len = ac->mb->group_prealloc;
-		return;
-	}
 	size = ((uint64_t)logical + ac->o.len) << bsbits;
 	if (size < ac->mi->i_size)
 		size = ac->mi->i_size;
@@ -85,10 +81,58 @@ static void mb_normalize_request(struct alloc_ctx *ac)
 		start_off = (uint64_t)logical << bsbits;
 		size = (uint64_t)ac->o.len << bsbits;
 	}
-	size >>= bsbits;
-	start = start_off >> bsbits;
+	*start = start_off >> bsbits;
+	return size >> bsbits;
+}
+
+/* The goal moved next to a neighbour (ext4_get_group_no_and_offset),
+ * with EXT4_MB_HINT_TRY_GOAL.  A block past the end is what the kernel's
+ * ext4_mb_find_by_goal reports as corruption (no such group). */
+static errcode_t mb_goal_at(struct alloc_ctx *ac, uint64_t block)
+{
+	if (block >= ac->fs->g.blocks_count)
+		return ORLOV_ERR_CORRUPT;
+	block_to_ex(ac->fs, (uint32_t)block, &ac->g);
+	ac->flags |= HINT_TRY_GOAL;
+	return 0;
+}
+
+/* ext4_mb_normalize_request of Linux 6.1 (not the later fixes of its
+ * neighbour trims): the predicted range, cut at the mapped blocks either
+ * side (an extent-mapped file's neighbours), at a group's length and at
+ * the file's other preallocations; then, when the range ends against a
+ * neighbour, the goal is next to it, the left one winning. */
+static errcode_t mb_normalize_request(struct alloc_ctx *ac)
+{
+	const struct fs_state *fs = ac->fs;
+	const struct mb_request *ar = ac->ar;
+	unsigned int bsbits = (unsigned int)__builtin_ctz(fs->g.block_size);
+	uint64_t size, start, end;
+	uint32_t logical = ac->o.logical;
+	unsigned int i;
+	errcode_t err = 0;
+
+	if (!(ac->flags & HINT_DATA) || (ac->flags & HINT_NOPREALLOC))
+		return 0;
+	if (ac->flags & HINT_GROUP_ALLOC) {
+		ac->g.len = ac->mb->group_prealloc;
+		return 0;
+	}
+	/* neighbours that do not surround the request: the kernel BUGs */
+	if ((ar->pleft && ar->lleft >= logical) ||
+	    (ar->pright && ar->lright <= logical))
+		return ORLOV_ERR_CORRUPT;
+	size = mb_predict_size(ac, bsbits, &start);
 	if (start < logical - logical % fs->g.blocks_per_group)
 		start = logical - logical % fs->g.blocks_per_group;
+	if (start + size > MB_EXT_MAX_BLOCKS)
+		size = MB_EXT_MAX_BLOCKS - start;
+	if (ar->pleft && start <= ar->lleft) {
+		size -= (uint64_t)ar->lleft + 1 - start;
+		start = (uint64_t)ar->lleft + 1;
+	}
+	if (ar->pright && start + size - 1 >= ar->lright)
+		size -= start + size - ar->lright;
 	if (size > fs->g.blocks_per_group)
 		size = fs->g.blocks_per_group;
 	end = start + size;
@@ -104,8 +148,16 @@ static void mb_normalize_request(struct alloc_ctx *ac)
 		else if (pa->lstart > logical)
 			end = pa->lstart;
 	}
+	size = end - start;
 	ac->g.logical = (uint32_t)start;
-	ac->g.len = (uint32_t)(end - start);
+	ac->g.len = (uint32_t)size;
+	if (ar->pright && ar->lright == end && ar->pright >= size &&
+	    ar->pright - size >= fs->g.first_data_block)
+		err = mb_goal_at(ac, ar->pright - size);
+	if (!err && ar->pleft && ar->lleft + 1 == start &&
+	    ar->pleft + 1 < fs->g.blocks_count)
+		err = mb_goal_at(ac, ar->pleft + 1);
+	return err;
 }
 
 /* ---- the scans ----------------------------------------------------- */
@@ -293,6 +345,23 @@ static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
 	*new_cr = 2;
 }
 
+/* ext4_mb_find_by_goal: with EXT4_MB_HINT_TRY_GOAL, the goal itself if
+ * the whole request is free there (no RAID stripe; EXT4_MB_HINT_MERGE,
+ * which would take less, no caller of 6.1 sets). */
+static void mb_find_by_goal(struct alloc_ctx *ac, errcode_t *err)
+{
+	struct free_ex ex;
+
+	if (!(ac->flags & HINT_TRY_GOAL) || !grp(ac->fs, ac->g.group)->free)
+		return;
+	if (mb_find_extent(ac->fs, ac->g.group, ac->g.start, ac->g.len, &ex) >=
+	    ac->g.len) {
+		ac->found++;
+		ac->b = ex;
+		mb_use_best_found(ac, err);
+	}
+}
+
 static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 {
 	uint32_t ngroups = ac->fs->g.ngroups, group, i;
@@ -300,8 +369,11 @@ static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 	unsigned int linear;
 	errcode_t err = 0;
 
-	/* no TRY_GOAL for indirect-mapped files: the goal block itself is
-	 * never tried, only its group */
+	/* the goal block itself only with TRY_GOAL (extent-mapped files
+	 * next to a neighbour, a new tree root); else only its group */
+	mb_find_by_goal(ac, &err);
+	if (err || ac->status == AC_FOUND)
+		return err;
 	ac->order2 = 0;
 	if (k >= MB_ORDER2_REQS && k <= (int)ac->mb->max_order + 1 &&
 	    !(ac->g.len & ~(1u << (k - 1))))
@@ -370,15 +442,18 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 	fs_flex_add(fs, ac->b.group, 0, -(int64_t)ac->b.len, 0);
 }
 
-errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
-			     uint32_t logical, uint32_t goal, uint32_t len,
-			     uint32_t *block, uint32_t *got)
+errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
+				const struct mb_request *ar, uint64_t *block,
+				uint32_t *got)
 {
 	struct alloc_ctx ac;
 	int retries = 0, strict = 0;
-	uint64_t seq;
+	uint64_t seq, goal = ar->goal;
+	uint32_t len = ar->len;
 	errcode_t err;
 
+	if (!len)
+		return EINVAL;
 	/* ext4_claim_free_clusters: root may use every free cluster */
 	if (percpu_counter_sum(&fs->freeb) < 1)
 		return ORLOV_ERR_NO_BLOCKS;
@@ -388,19 +463,22 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 	memset(&ac, 0, sizeof(ac));
 	ac.fs = fs;
 	ac.mb = fs->mb;
-	ac.mi = mi;
+	ac.mi = ar->mi;
+	ac.ar = ar;
 	if (goal < fs->g.first_data_block || goal >= fs->g.blocks_count)
 		goal = fs->g.first_data_block;
-	block_to_ex(fs, goal, &ac.o);
-	ac.o.logical = logical;
+	block_to_ex(fs, (uint32_t)goal, &ac.o);
+	ac.o.logical = ar->logical;
 	ac.o.len = len;
 	ac.g = ac.o;
-	ac.flags = mi ? HINT_DATA : 0;
+	ac.flags = (ar->mi ? HINT_DATA : 0) | (ar->try_goal ? HINT_TRY_GOAL : 0);
 	ac.status = AC_CONTINUE;
 	mb_group_or_file(&ac);
 
 	if (!mb_use_preallocated(&ac)) {
-		mb_normalize_request(&ac);
+		err = mb_normalize_request(&ac);
+		if (err)
+			return err;
 		for (;;) {
 			seq = ac.seq;
 			err = mb_regular_allocator(&ac);
@@ -422,6 +500,21 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 	*block = ex_block(fs, &ac.b);
 	*got = ac.b.len;
 	return mb_release_context(&ac);
+}
+
+errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t logical, uint32_t goal, uint32_t len,
+			     uint32_t *block, uint32_t *got)
+{
+	struct mb_request ar = {
+		.mi = mi, .logical = logical, .len = len, .goal = goal,
+	};
+	uint64_t b;
+	errcode_t err = ext4_mb_new_blocks_ar(fs, &ar, &b, got);
+
+	if (!err)
+		*block = (uint32_t)b;
+	return err;
 }
 
 errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,

@@ -2,10 +2,14 @@
 /*
  * Block allocation of the ext4 driver for indirect-mapped (ext2/ext3)
  * images (-t ext2 or -t ext3 on a kernel with CONFIG_EXT4_USE_FOR_EXT2,
- * or -t ext4 with delayed allocation), read side by side with
- * fs/ext4/mballoc.c of Linux 6.1: ext4_mb_new_blocks() with its
- * locality-group and inode preallocations, the stream goal, the buddy
- * scans by criteria 0-3 and the discards on close and on ENOSPC.
+ * or -t ext4 with delayed allocation) and for extent-mapped files, read
+ * side by side with fs/ext4/mballoc.c of Linux 6.1: ext4_mb_new_blocks()
+ * with its locality-group and inode preallocations, the stream goal, the
+ * buddy scans by criteria 0-3 and the discards on close and on ENOSPC.
+ * An extent-mapped request also carries its neighbours, which trim the
+ * normalized range and turn on EXT4_MB_HINT_TRY_GOAL next to them
+ * (ext4_mb_find_by_goal), and a tree block of ext4_ext_grow_indepth asks
+ * for TRY_GOAL itself; indirect-mapped requests never have either.
  *
  * The buddy is not stored: its maximal aligned free chunks are recomputed
  * from an in-memory bitmap that is the on-disk bitmap plus the space
@@ -98,6 +102,33 @@ void mb_state_free(struct fs_state *fs);
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 			     uint32_t logical, uint32_t goal, uint32_t len,
 			     uint32_t *block, uint32_t *got);
+/*
+ * struct ext4_allocation_request as ext4_ext_map_blocks and
+ * ext4_new_meta_blocks fill it.  @mi: a regular file's data
+ * (EXT4_MB_HINT_DATA), NULL for tree blocks and other files' blocks.
+ * The neighbours: the last mapped block before @logical (@lleft at
+ * @pleft) and the first after it (@lright at @pright), 0 in @pleft or
+ * @pright for none.  @try_goal: EXT4_MB_HINT_TRY_GOAL from the caller.
+ * Block numbers are 64-bit as in the kernel; the model's images have
+ * fewer than 2^32 blocks, so a goal past the end falls back to the first
+ * data block as the kernel's does.
+ */
+struct mb_request {
+	struct mb_inode *mi;
+	uint32_t logical, len;
+	uint64_t goal;
+	uint32_t lleft, lright;
+	uint64_t pleft, pright;
+	int try_goal;
+};
+
+/* ext4_mb_new_blocks() for a full request (ext4_mb_new_blocks above is
+ * it without neighbours nor TRY_GOAL).  ORLOV_ERR_CORRUPT where the
+ * kernel would BUG or report corruption: neighbours that do not
+ * surround @logical, or one past the end. */
+errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
+				const struct mb_request *ar, uint64_t *block,
+				uint32_t *got);
 /* One block, as a page-cache write without delayed allocation asks. */
 errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 			    uint32_t logical, uint32_t goal, uint32_t *block);
