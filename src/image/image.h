@@ -109,6 +109,8 @@ void image_hash_seed(const struct image *img, uint32_t seed[4]);
 int image_has_filetype(const struct image *img);
 /* dir_nlink: ext4 lets an htree directory past EXT4_LINK_MAX links. */
 int image_has_dir_nlink(const struct image *img);
+/* has_journal: the ext4 driver runs every change in a transaction */
+int image_has_journal(const struct image *img);
 /* huge_file: i_blocks in filesystem blocks past 2^32 sectors, and so
  * ext4_max_size's larger bound for extent-mapped files */
 int image_has_huge_file(const struct image *img);

@@ -28,6 +28,11 @@ int image_has_dir_nlink(const struct image *img)
 	return ext2fs_has_feature_dir_nlink(img->fs->super);
 }
 
+int image_has_journal(const struct image *img)
+{
+	return ext2fs_has_feature_journal(img->fs->super);
+}
+
 int image_has_huge_file(const struct image *img)
 {
 	return ext2fs_has_feature_huge_file(img->fs->super);

@@ -534,7 +534,8 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
 	block_to_ex(fs, block, &ex);
 	for (i = 0; i < count; i++)
 		bit_clear(group_bbitmap(fs, ex.group), ex.start + i);
-	mb_free_range(fs, ex.group, ex.start, count);
+	if (!fs->mb->journal)
+		mb_free_range(fs, ex.group, ex.start, count);
 	fs->free_blocks[ex.group] += count;
 	/* one counter update per call, as ext4_free_blocks makes */
 	percpu_counter_add(&fs->freeb, count);

@@ -78,6 +78,9 @@ struct mb_state {
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
 	int delalloc;			/* mounted with delayed allocation */
+	/* a journal: freed blocks wait for the transaction's commit
+	 * before the buddy has them again (ext4_mb_free_metadata) */
+	int journal;
 	struct percpu_counter dirty;	/* s_dirtyclusters_counter */
 	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
 	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
@@ -140,7 +143,11 @@ void mb_inode_moved(struct mb_inode *mi);
 /* Forget the file; its preallocations stay until a discard. */
 void mb_inode_release(struct mb_inode *mi);
 
-/* ext4_free_blocks() without a journal: back in the bitmap and buddy. */
+/* ext4_free_blocks(): free in the bitmap and the counts at once, back in
+ * the buddy at once without a journal; with one (mb_state.journal) only
+ * once the transaction commits (ext4_free_data_in_buddy), which here is
+ * after the run: one transaction, the reference run being shorter than
+ * the journal's 5-second commit interval. */
 void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count);
 
 #endif

@@ -146,6 +146,7 @@ static errcode_t load_state(struct ctx *c)
 	if (err)
 		return fail_at(c, err, "loading allocator state from", o->image);
 	c->fs.mb->delalloc = o->delalloc;
+	c->fs.mb->journal = image_has_journal(c->img);
 	return 0;
 }
 

@@ -58,7 +58,8 @@
 #   A case with measured=WHY in cases.list is measured too, WHY said.
 #   --ext4-events LIST  (--kernel debian) the kernel's own ext4 tracepoints
 #             (comma-separated names under events/ext4, e.g.
-#             ext4_allocate_inode,ext4_mballoc_alloc,ext4_free_blocks)
+#             ext4_allocate_inode,ext4_mballoc_alloc,ext4_free_blocks; another
+#             subsystem's as SUBSYS/NAME, e.g. jbd2/jbd2_start_commit)
 #             recorded from the mount to the unmount, writeback included,
 #             into the results directory as CASE.events (with --keep):
 #             for finding where a measured case departs; not compared
@@ -221,6 +222,10 @@ mo=$mextra
 # ext4's lazyinit thread would load buddies in the background, racing the
 # reading of mb_groups below
 [ "$kmode" = debian ] && mo=${mo:+$mo,}no_prefetch_block_bitmaps
+# a block freed in a transaction is back to the allocator only once the
+# transaction commits (ext4_mb_free_metadata): no commit by the 5-second
+# timer while the tree is written, only the sync's at the end
+[ "$kmode" = debian ] && mo=${mo:+$mo,}commit=600
 # Case I's mount as TYPE:OPTIONS.  An image with the ext4 driver's
 # ro_compat features (uninit_bg, dir_nlink, ...) is refused read-write -t
 # ext2: -t ext4, and in the --fstype ext2 run with nodelalloc, which is
@@ -289,7 +294,8 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		if [ -n "$events" ]; then
 			echo '	echo 65536 > $T/buffer_size_kb; echo > $T/trace'
 			for e in ${events//,/ }; do
-				echo "	echo 1 > \$T/events/ext4/$e/enable || exit 3"
+				case $e in */*) ;; *) e=ext4/$e ;; esac
+				echo "	echo 1 > \$T/events/$e/enable || exit 3"
 			done
 		fi
 		echo "	replay run --colour \$colour \$merge $rpin /payload/\$name.manifest /payload/\$name /mnt$target"

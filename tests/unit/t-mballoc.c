@@ -90,6 +90,33 @@ static void test_metadata(void)
 	fs_state_free(&fs);
 }
 
+/* ext4_free_blocks with a journal: the bitmap and the counts at once,
+ * the buddy only when the transaction commits (after the run). */
+static void test_free_journal(void)
+{
+	struct fs_state fs = { 0 };
+	uint32_t blk = 0, again = 0;
+	int journal;
+
+	for (journal = 0; journal < 2; journal++) {
+		mkstate(&fs, 4);
+		fs.mb->journal = journal;
+		ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &blk);
+		ext4_mb_free_blocks(&fs, blk, 1);
+		is_int(fs.free_blocks[2], 8192 - 300,
+		       journal ? "with a journal a freed block is free on disk at once"
+			       : "without a journal a freed block is free on disk at once");
+		ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &again);
+		if (journal)
+			is_int(again, gblock(2, 301),
+			       "with a journal it is not taken again before the commit");
+		else
+			is_int(again, blk, "without a journal it is taken again at once");
+	}
+	mb_state_free(&fs);
+	fs_state_free(&fs);
+}
+
 static void test_stream(void)
 {
 	struct fs_state fs = { 0 };
@@ -297,6 +324,7 @@ int main(void)
 {
 	test_group_prealloc();
 	test_metadata();
+	test_free_journal();
 	test_stream();
 	test_full();
 	test_dirhash();
