@@ -86,7 +86,7 @@ else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
-rm -rf "$out/aging" "$out/guest"
+rm -rf "$out/aging" "$out/guest" "$out/aging-ext4" "$out/guest-ext4"
 
 note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
 say() { echo "== $*" >&2; }
@@ -358,9 +358,12 @@ analyse() {
 	rm -f "$work/dump" "$work/dumpe2fs"
 }
 
-# hook NAME SCRIPT MD: the aging / in-guest contract (bench/README.md)
+# hook NAME SCRIPT MD [FS]: the aging / in-guest contract (bench/README.md);
+# FS ext4: the script gets --fs ext4 and NAME becomes NAME-ext4
 hook() {
-	hn=$1 hs=$2 hmd=$3
+	hn=$1 hs=$2 hmd=$3 hfs=${4:-ext2}
+	hx=
+	[ "$hfs" = ext2 ] || { hx="--fs $hfs"; hn=$hn-$hfs; }
 	say "$hn: $hs"
 	if [ ! -x "$here/$hs" ]; then
 		printf '\n## %s\n\nNot run: bench/%s is not there (or not executable) in this tree.\n' "$hn" "$hs" >>"$out/hooks.md"
@@ -369,10 +372,11 @@ hook() {
 	fi
 	mkdir -p "$out/$hn"
 	th=$(date +%s)
+	# shellcheck disable=SC2086
 	if [ $quick = 1 ]; then
-		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" --quick >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" --quick $hx >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
 	else
-		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" $hx >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
 	fi
 	rc=$?
 	th=$(( $(date +%s) - th ))
@@ -511,10 +515,12 @@ if [ -f "$out/workloads.txt" ]; then
 fi
 echo "- time of the workloads before the hooks: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
 for h in $hooks; do
-	case $h in
-	aging) hook aging aging.sh aging.md ;;
-	guest) hook guest guest-traversal.sh guest.md ;;
-	esac
+	for fs in $(echo "$fslist" | tr , ' '); do
+		case $h in
+		aging) hook aging aging.sh aging.md "$fs" ;;
+		guest) hook guest guest-traversal.sh guest.md "$fs" ;;
+		esac
+	done
 done
 echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 echo "- total benchmark time: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
