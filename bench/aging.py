@@ -438,7 +438,7 @@ def fs_names(meta):
     system: ext2's keep their names; another's sit next to them in the
     same report."""
     fs = meta.get('fs', 'ext2')
-    return ('', '') if fs == 'ext2' else (fs + '-', f' ({fs} images)')
+    return ('', '') if fs == 'ext2' else (fs + '-', f', {fs} images')
 
 
 def report_aging(rows_path, outdir, meta_path):

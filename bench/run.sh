@@ -424,7 +424,7 @@ wkey() { if [ "$2" = ext4 ]; then echo "$1-ext4"; else echo "$1"; fi; }
 conf4=$srcdir/images/mke2fs.conf
 case ",$fslist," in *,ext4,*)
 	[ -f "$conf4" ] || { echo "run.sh: no $conf4 for the ext4 images" >&2; exit 1; }
-	note "ext4 images: \`mke2fs -t ext4 -b 4096 -N INODES -U (fixed) -E hash_seed=(fixed),lazy_itable_init=1\` with MKE2FS_CONFIG=images/mke2fs.conf of the tree (Debian 12's ext4 features), the ext2 image's size plus 128 MiB for the journal (kernel: 2 GiB). orlov-populate on them: its default (the ext4 driver with delayed allocation, as a default mount) and --no-delalloc; \`mke2fs -t ext4 -d\` and the debugfs script write the same images; genext2fs and --policy oldalloc are ext2 only. The floor runs once per workload, under the first file system of --fs."
+	note "ext4 images: \`mke2fs -t ext4 -b 4096 -N INODES -U (fixed) -E hash_seed=(fixed),lazy_itable_init=1\` with MKE2FS_CONFIG=images/mke2fs.conf of the tree (Debian 12's ext4 features), the ext2 image's size plus 128 MiB for the journal (kernel: 2 GiB). orlov-populate on them: its default (the ext4 driver with delayed allocation, as a default mount) and --no-delalloc; \`mke2fs -t ext4 -d\` and the debugfs script write ext4 images too; genext2fs and --policy oldalloc are ext2 only. The model reads ahead 32 inode-table blocks with each one it must read, as the ext4 driver does (inode_readahead_blks). The floor runs once per workload, under the first file system of --fs."
 	;;
 esac
 mke2fs_config0=${MKE2FS_CONFIG-}
