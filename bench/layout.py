@@ -13,7 +13,9 @@ blocks included).  Consecutive blocks are merged into one read; a block
 already read is cached (never read twice).  A read that does not start at
 the block after the head costs seek(x) = 1 + 5.17 x + 10.83 sqrt(x) ms,
 x = |block - head| / block_count, plus 4.17 ms rotation; every read costs
-its transfer at 150 MB/s.
+its transfer at 150 MB/s.  On an image with extents (the ext4 driver's)
+an inode-table block that must be read brings the ext4 driver's inode
+readahead with it (32 blocks of that table, within its used part).
 """
 import json
 import math
