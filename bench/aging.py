@@ -433,6 +433,14 @@ def losses(keys, get, tools, label_of):
     return st
 
 
+def fs_names(meta):
+    """The SVG name prefix and heading suffix of a run on META's file
+    system: ext2's keep their names; another's sit next to them in the
+    same report."""
+    fs = meta.get('fs', 'ext2')
+    return ('', '') if fs == 'ext2' else (fs + '-', f', {fs} images')
+
+
 def report_aging(rows_path, outdir, meta_path):
     rows = [r for r in read_rows(rows_path) if r['scope'] == '/']
     with open(meta_path) as f:
@@ -440,7 +448,8 @@ def report_aging(rows_path, outdir, meta_path):
     rounds = sorted({r['round'] for r in rows})
     tools = [t for t in TOOLS if any(r['image'] == t for r in rows)]
     get = {(r['round'], r['image']): r for r in rows}
-    o = ['## Aging in the QEMU guest', '']
+    px, sfx = fs_names(meta)
+    o = ['## Aging in the QEMU guest' + sfx, '']
     o += meta.get('method', [])
     o += ['', '| round | tree | image | model s | guest requests s | guest/model | '
           'reads model/guest | seeks model/guest | MiB | model vs mke2fs -d | guest vs mke2fs -d | guest wall s (TCG) |',
@@ -484,8 +493,8 @@ def report_aging(rows_path, outdir, meta_path):
                 LABEL[t], f3(a['model_s']), f3(b['model_s']), fr(b['model_s'] / a['model_s']),
                 f3(a['guest_s']), f3(b['guest_s']), fr(b['guest_s'] / a['guest_s'])))
     o += [''] + meta.get('notes', []) + ['']
-    o += ['![aging: traversal cost per round](aging.svg)', '',
-          '![aging: ratio to mke2fs -d](aging-ratio.svg)', '']
+    o += [f'![aging: traversal cost per round]({px}aging.svg)', '',
+          f'![aging: ratio to mke2fs -d]({px}aging-ratio.svg)', '']
     with open(os.path.join(outdir, 'aging.md'), 'w') as f:
         f.write('\n'.join(o))
     series = []
@@ -494,7 +503,7 @@ def report_aging(rows_path, outdir, meta_path):
                        [get[(rd, t)]['model_s'] if (rd, t) in get else None for rd in rounds]))
         series.append((SHORT[t] + ' guest requests', COLOUR[t], True,
                        [get[(rd, t)]['guest_s'] if (rd, t) in get else None for rd in rounds]))
-    svg_lines(os.path.join(outdir, 'aging.svg'),
+    svg_lines(os.path.join(outdir, px + 'aging.svg'),
               'Cold traversal after aging rounds (%s)' % meta.get('subset', ''),
               'seconds (seek model)', rounds, series)
     series = []
@@ -505,7 +514,7 @@ def report_aging(rows_path, outdir, meta_path):
                 r, b = get.get((rd, t)), get.get((rd, 'mke2fs-d'))
                 vals.append(r[k] / b[k] if r and b and b[k] else None)
             series.append((SHORT[t] + sfx, COLOUR[t], dashed, vals))
-    svg_lines(os.path.join(outdir, 'aging-ratio.svg'),
+    svg_lines(os.path.join(outdir, px + 'aging-ratio.svg'),
               'Traversal cost relative to the mke2fs -d image of the same round',
               'ratio to mke2fs -d', rounds, series)
 
@@ -520,7 +529,8 @@ def report_guest(rows_path, outdir, meta_path):
         if r['scope'] not in scopes:
             scopes.append(r['scope'])
     get = {(r['image'], r['scope']): r for r in rows}
-    o = ['## Cold traversal in the QEMU guest (fresh images)', '']
+    px, sfx = fs_names(meta)
+    o = ['## Cold traversal in the QEMU guest (fresh images)' + sfx, '']
     o += meta.get('method', [])
     o += ['', '| scope | image | model s | guest requests s | guest/model | requests | '
           'model reads | seeks | model seeks | MiB | model vs mke2fs -d | guest vs mke2fs -d | guest wall s (TCG) |',
@@ -545,7 +555,7 @@ def report_guest(rows_path, outdir, meta_path):
         o += ['Where orlov-populate loses (lower is better; within %d %% counts as a tie; the readdir-order traversal is compared on the guest figure only):' % round(TIE * 100), ''] + st
     else:
         o += ['orlov-populate is the cheapest (or within %d %% of it) everywhere here, modelled and measured.' % round(TIE * 100)]
-    o += [''] + meta.get('notes', []) + ['', '![model vs guest](guest-traversal.svg)', '']
+    o += [''] + meta.get('notes', []) + ['', f'![model vs guest]({px}guest-traversal.svg)', '']
     with open(os.path.join(outdir, 'guest.md'), 'w') as f:
         f.write('\n'.join(o))
     series = [('model', '#1f77b4', [get[(t, '/')]['model_s'] if (t, '/') in get else None for t in tools]),
@@ -554,7 +564,7 @@ def report_guest(rows_path, outdir, meta_path):
     if any(r['scope'] == '/-r' for r in rows):
         series.append(('guest requests (readdir order)', '#2ca02c',
                        [get[(t, '/-r')]['guest_s'] if (t, '/-r') in get else None for t in tools]))
-    svg_bars(os.path.join(outdir, 'guest-traversal.svg'),
+    svg_bars(os.path.join(outdir, px + 'guest-traversal.svg'),
              'Cold traversal of %s: model vs the guest\'s requests' % meta.get('subset', ''),
              'seconds (seek model)', [SHORT[t] for t in tools], series)
 

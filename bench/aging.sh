@@ -7,6 +7,10 @@
 # of a cold traversal (costed with the same model) are measured.
 #
 # usage: aging.sh --tool PATH --layout PATH --out DIR [--quick] [--keep]
+#                 [--fs ext2|ext4]
+#
+# --fs ext4: the same with ext4 images (mke2fs -t ext4, images/mke2fs.conf),
+# no genext2fs, mounted -t ext4 in the guest; SVGs named ext4-*.svg.
 #
 # Starting images (bench/guest-traversal.sh has the details): orlov-populate,
 # mke2fs -d, genext2fs, kernel-made, all of Linux 6.1's fs/ (--quick) or
@@ -43,7 +47,7 @@ python3 "$bg_bench/aging.py" changes "$new" "$old" "$work/back" >"$work/back.sum
 	bg_die "change list 6.12 -> 6.1 failed"
 bg_images "$old" "$work/img"
 names=$(bg_tools_present "$work/img")
-command -v genext2fs >/dev/null || echo "- genext2fs is not installed: no genext2fs image" >>"$work/notes"
+[ "$BG_FS" != ext2 ] || command -v genext2fs >/dev/null || echo "- genext2fs is not installed: no genext2fs image" >>"$work/notes"
 imgs=()
 for t in $names; do imgs+=("$work/img/$t.img"); done
 rm -f "$out/aging.tsv"
@@ -70,6 +74,7 @@ cp -al "$old" "$p/tree" 2>/dev/null || cp -a "$old" "$p/tree"
 "$replay" manifest "$old" >"$p/tree.manifest" || bg_die "replay manifest failed"
 cat >"$p/plan.sh" <<EOF
 NAMES="$names"
+FSTYPE=$BG_FS
 REPLAY=kernel
 PERTOP=
 READDIR=0
@@ -86,6 +91,7 @@ for r in $(seq 1 "$rounds"); do
 	cp -al "$d/data" "$p/data" 2>/dev/null || cp -a "$d/data" "$p/data"
 	cat >"$p/plan.sh" <<EOF
 NAMES="$names"
+FSTYPE=$BG_FS
 ROUND=$r
 EOF
 	t0=$(date +%s)
@@ -99,6 +105,7 @@ summ() { # SUMMARY-FILE: one line of the change counts
 	python3 -c 'import json,sys; d=json.loads(open(sys.argv[1]).read()); print("%d files removed, %d created, %d rewritten, %d unchanged, %d directories made, %d removed, %d symlinks made; %.0f MiB written" % (d["unlink"], d["create"], d["rewrite"], d["unchanged_files"], d["mkdir"], d["rmdir"], d["symlink"], d["bytes_written"] / 1048576))' "$1"
 }
 {
+	[ "$BG_FS" = ext2 ] || { bg_fs_text; echo; }
 	echo "Tree: Linux \`$(echo "$subset" | sed 's/,/\/ /g')/\`: 6.1 has $nent entries ($mib MiB), 6.12 $nent2 ($mib2 MiB), from Debian's linux-source-6.1 and linux-source-6.12. The whole 1.2 GB tree is not used: under TCG on 2 cores its initramfs payload and four images per round would not fit the budget."
 	echo
 	echo "Starting images (round 0): orlov-populate, \`mke2fs -d\`, genext2fs, and kernel-made (the stock 6.1 ext2 driver fills an empty image in the guest with \`replay run --colour 0\`, sorted depth first; its top-level directories go to random groups, so it differs between runs). One geometry: ext2, 4 KiB blocks, $((BG_BLOCKS / 256)) MiB (16 groups), $BG_INODES inodes, fixed UUID and hash seed."
@@ -114,10 +121,10 @@ summ() { # SUMMARY-FILE: one line of the change counts
 	echo "- orlov-populate and the kernel-made image differ only where the stock kernel placed a top-level directory (at random) elsewhere than the tool's default (--topdir hash): the two start from the same allocator below the top level, and every round applies the same operations with the same kernel, so a gap between them (orlov-populate 'losing' to the kernel-made image) comes from that top-level placement and what later rounds build on it"
 	echo "- no throttled device: under TCG a guest wall time is CPU time (the image is in the host page cache), and an IOPS or bandwidth limit would charge every request the same whatever the seek distance; the guest's request sequence costed with the disk model is the check of the model"
 } >"$work/notes.md"
-python3 - "$work/method.md" "$work/notes.md" "$subset" "$rounds" >"$work/meta.json" <<'EOF'
+python3 - "$work/method.md" "$work/notes.md" "$subset" "$rounds" "$BG_FS" >"$work/meta.json" <<'EOF'
 import json, sys
 n = int(sys.argv[4])
-print(json.dumps({'method': open(sys.argv[1]).read().splitlines(),
+print(json.dumps({'fs': sys.argv[5], 'method': open(sys.argv[1]).read().splitlines(),
                   'notes': open(sys.argv[2]).read().splitlines(),
                   'subset': 'linux ' + sys.argv[3],
                   'versions': {str(r): '6.1' if r % 2 == 0 else '6.12' for r in range(n + 1)}}))

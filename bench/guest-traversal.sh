@@ -7,6 +7,10 @@
 # requests (virtio_blk_handle_read) is costed with the same seek model.
 #
 # usage: guest-traversal.sh --tool PATH --layout PATH --out DIR [--quick] [--keep]
+#                           [--fs ext2|ext4]
+#
+# --fs ext4: the same with ext4 images (mke2fs -t ext4, images/mke2fs.conf),
+# no genext2fs, mounted -t ext4 in the guest; the SVG named ext4-*.svg.
 #
 # Images (one geometry: ext2, 4 KiB blocks, 2 GiB, 65536 inodes, fixed
 # UUID and hash seed, SOURCE_DATE_EPOCH): orlov-populate, mke2fs -d,
@@ -32,7 +36,7 @@ mib=$(du -sm "$src" | cut -f1)
 bg_log "tree: linux 6.1 $subset: $nent entries, $mib MiB"
 bg_images "$src" "$work/img"
 names=$(bg_tools_present "$work/img")
-command -v genext2fs >/dev/null || echo "- genext2fs is not installed: no genext2fs image" >>"$work/notes"
+[ "$BG_FS" != ext2 ] || command -v genext2fs >/dev/null || echo "- genext2fs is not installed: no genext2fs image" >>"$work/notes"
 
 p=$work/payload
 mkdir -p "$p"
@@ -42,6 +46,7 @@ pertop=
 [ "$quick" = 1 ] || [ "$(echo "$subset" | tr , ' ' | wc -w)" -lt 2 ] || pertop=$(echo "$subset" | tr , ' ')
 cat >"$p/plan.sh" <<EOF
 NAMES="$names"
+FSTYPE=$BG_FS
 REPLAY=kernel
 PERTOP="$pertop"
 READDIR=1
@@ -65,6 +70,7 @@ python3 "$bg_bench/aging.py" row "$out/guest.tsv" 0 "$work/model" "$work/cost.js
 	bg_die "aging.py row failed"
 
 {
+	[ "$BG_FS" = ext2 ] || { bg_fs_text; echo; }
 	echo "Tree: Linux 6.1 \`$(echo "$subset" | sed 's/,/\/ /g')/\` ($nent entries, $mib MiB) from /usr/src/linux-source-6.1.tar.xz; the whole 1.2 GB tree is not used: under TCG on 2 cores its payload alone (the kernel-made image is filled from the guest's initramfs) would take the budget."
 	echo
 	echo "Images: one geometry for all (ext2, 4 KiB blocks, 256-byte inodes but genext2fs's 128, $((BG_BLOCKS / 256)) MiB = 16 groups, $BG_INODES inodes, fixed UUID and hash seed, SOURCE_DATE_EPOCH): \`orlov-populate IMAGE SRC\`, \`mke2fs -d SRC\`, \`genext2fs -B 4096 -z -d SRC\`, and kernel-made: the stock Debian 6.1 ext2 driver in the guest fills an empty image with \`replay run --colour 0\` (sorted depth first, as tests/kernel/crosscheck.sh; the stock kernel places the top-level directories at random, so that image differs from run to run)."
@@ -81,9 +87,9 @@ python3 "$bg_bench/aging.py" row "$out/guest.tsv" 0 "$work/model" "$work/cost.js
 	echo "- the readdir-order rows are costed against the sorted-order model: the model has no readdir order"
 	echo "- no throttled device: under TCG a guest wall time is CPU time (the image is in the host page cache), and an IOPS or bandwidth limit would charge every request the same whatever the seek distance; the guest's request sequence costed with the disk model is the check of the model"
 } >"$work/notes.md"
-python3 - "$work/method.md" "$work/notes.md" "$subset" >"$work/meta.json" <<'EOF'
+python3 - "$work/method.md" "$work/notes.md" "$subset" "$BG_FS" >"$work/meta.json" <<'EOF'
 import json, sys
-print(json.dumps({'method': open(sys.argv[1]).read().splitlines(),
+print(json.dumps({'fs': sys.argv[4], 'method': open(sys.argv[1]).read().splitlines(),
                   'notes': open(sys.argv[2]).read().splitlines(),
                   'subset': 'linux 6.1 ' + sys.argv[3]}))
 EOF

@@ -9,7 +9,7 @@
 #
 # usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR] [--runs N]
 #               [--workloads kernel,empty,million,huge,scaling,aging,guest]
-#               [--keep]
+#               [--fs ext2,ext4] [--keep]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +20,7 @@ layout=
 out=
 runs=
 workloads=
+fslist=
 keep=0
 
 usage() {
@@ -35,6 +36,7 @@ while [ $# -gt 0 ]; do
 	--out) out=$2; shift ;;
 	--runs) runs=$2; shift ;;
 	--workloads) workloads=$2; shift ;;
+	--fs) fslist=$2; shift ;;
 	--keep) keep=1 ;;
 	-h|--help) usage ;;
 	*) echo "run.sh: unknown option $1" >&2; usage ;;
@@ -60,6 +62,15 @@ if [ -z "$workloads" ]; then
 	if [ $quick = 1 ]; then workloads=kernel,empty,million,huge,scaling
 	else workloads=kernel,empty,million,huge,scaling,aging,guest; fi
 fi
+# The file systems written: ext2 always was; ext4 (mke2fs -t ext4 images,
+# the workloads again as NAME-ext4) doubles the time of the workloads, so
+# the full run, already near its hour, does it only when asked.
+if [ -z "$fslist" ]; then
+	if [ $quick = 1 ]; then fslist=ext2,ext4; else fslist=ext2; fi
+fi
+for f in $(echo "$fslist" | tr , ' '); do
+	case $f in ext2|ext4) ;; *) echo "run.sh: --fs: ext2 or ext4, not $f" >&2; exit 2 ;; esac
+done
 # Older names of the same workloads.
 workloads=$(echo ",$workloads," | sed -e 's/,small,/,million,/g' -e 's/,large,/,huge,/g' -e 's/^,//' -e 's/,$//')
 # Time limits, seconds: a tool runs again only while its runs so far plus
@@ -75,7 +86,7 @@ else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
 rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
-rm -rf "$out/aging" "$out/guest"
+rm -rf "$out/aging" "$out/guest" "$out/aging-ext4" "$out/guest-ext4"
 
 note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
 say() { echo "== $*" >&2; }
@@ -136,7 +147,7 @@ start_all=$(date +%s)
 # Machine description, the head of the report.
 {
 	echo "- date: $(date -u '+%Y-%m-%d %H:%M UTC')"
-	echo "- mode: $mode ($runs run(s) per tool; workloads $workloads)"
+	echo "- mode: $mode ($runs run(s) per tool; workloads $workloads; file systems $fslist)"
 	echo "- machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1), $(awk '/^MemTotal/ {printf "%.1f GiB RAM", $2/1048576}' /proc/meminfo)"
 	echo "- kernel: $(uname -srm)"
 	echo "- e2fsprogs: $(mke2fs -V 2>&1 | head -1)"
@@ -261,8 +272,14 @@ mkwl() {
 	return 0
 }
 
-mkfs_args() { # size inodes
-	echo "-F -q -t ext2 -b 4096 -N $2 -U $UUID -E hash_seed=$HASH_SEED"
+mkfs_args() { # fs inodes
+	if [ "$1" = ext4 ]; then
+		# lazy_itable_init pinned: mke2fs's default depends on the host
+		# kernel (/sys/fs/ext4/features/lazy_itable_init)
+		echo "-F -q -t ext4 -b 4096 -N $2 -U $UUID -E hash_seed=$HASH_SEED,lazy_itable_init=1"
+	else
+		echo "-F -q -t ext2 -b 4096 -N $2 -U $UUID -E hash_seed=$HASH_SEED"
+	fi
 }
 
 # timeit W T RUN IMAGE-or-empty CMD...: one timed run into times.tsv;
@@ -341,9 +358,12 @@ analyse() {
 	rm -f "$work/dump" "$work/dumpe2fs"
 }
 
-# hook NAME SCRIPT MD: the aging / in-guest contract (bench/README.md)
+# hook NAME SCRIPT MD [FS]: the aging / in-guest contract (bench/README.md);
+# FS ext4: the script gets --fs ext4 and NAME becomes NAME-ext4
 hook() {
-	hn=$1 hs=$2 hmd=$3
+	hn=$1 hs=$2 hmd=$3 hfs=${4:-ext2}
+	hx=
+	[ "$hfs" = ext2 ] || { hx="--fs $hfs"; hn=$hn-$hfs; }
 	say "$hn: $hs"
 	if [ ! -x "$here/$hs" ]; then
 		printf '\n## %s\n\nNot run: bench/%s is not there (or not executable) in this tree.\n' "$hn" "$hs" >>"$out/hooks.md"
@@ -352,10 +372,11 @@ hook() {
 	fi
 	mkdir -p "$out/$hn"
 	th=$(date +%s)
+	# shellcheck disable=SC2086
 	if [ $quick = 1 ]; then
-		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" --quick >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" --quick $hx >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
 	else
-		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
+		"$here/$hs" --tool "$tool" --layout "$layout" --out "$out/$hn" $hx >"$out/logs/$hn.stdout" 2>"$out/logs/$hn.stderr"
 	fi
 	rc=$?
 	th=$(( $(date +%s) - th ))
@@ -393,56 +414,100 @@ for w in $(echo "$workloads" | tr , ' '); do
 	esac
 done
 
+# wkey W FS: the workload's name in times.tsv, metrics/ and logs/: W for
+# ext2 (as before --fs), W-ext4 for ext4
+wkey() { if [ "$2" = ext4 ]; then echo "$1-ext4"; else echo "$1"; fi; }
+
+# The ext4 images take their features from the tree's mke2fs.conf (Debian
+# 12's ext4 stanza), not the host's, so that runs compare across machines;
+# ext2's keep whatever MKE2FS_CONFIG says, as before --fs.
+conf4=$srcdir/images/mke2fs.conf
+case ",$fslist," in *,ext4,*)
+	[ -f "$conf4" ] || { echo "run.sh: no $conf4 for the ext4 images" >&2; exit 1; }
+	note "ext4 images: \`mke2fs -t ext4 -b 4096 -N INODES -U (fixed) -E hash_seed=(fixed),lazy_itable_init=1\` with MKE2FS_CONFIG=images/mke2fs.conf of the tree (Debian 12's ext4 features), the ext2 image's size plus 128 MiB for the journal (kernel: 2 GiB). orlov-populate on them: its default (the ext4 driver with delayed allocation, as a default mount) and --no-delalloc; \`mke2fs -t ext4 -d\` and the debugfs script write ext4 images too; genext2fs and --policy oldalloc are ext2 only. The model reads ahead 32 inode-table blocks with each one it must read, as the ext4 driver does (inode_readahead_blks). The floor runs once per workload, under the first file system of --fs."
+	;;
+esac
+mke2fs_config0=${MKE2FS_CONFIG-}
+use_fs() { # FS: the mke2fs configuration of its images
+	if [ "$1" = ext4 ]; then export MKE2FS_CONFIG="$conf4"
+	elif [ -n "$mke2fs_config0" ]; then export MKE2FS_CONFIG="$mke2fs_config0"
+	else unset MKE2FS_CONFIG; fi
+}
+
 for w in $wl; do
 	say "workload $w: building"
 	tb=$(date +%s)
 	if ! mkwl "$w" >"$work/wlmsg" 2>&1; then
 		msg=$(tr '\n' ' ' <"$work/wlmsg")
-		for t in orlov oldalloc mke2fs-d genext2fs debugfs raw-copy; do skip "$w" "$t" "workload not built: $msg"; done
+		for fs in $(echo "$fslist" | tr , ' '); do
+			for t in orlov oldalloc mke2fs-d genext2fs debugfs raw-copy; do skip "$(wkey "$w" "$fs")" "$t" "workload not built: $msg"; done
+		done
 		continue
 	fi
 	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
-	tw0=$(date +%s)
 	src=$(srcof "$w")
-	empty=$work/empty.img
-	img=$work/img
-	rm -f "$empty"
-	# shellcheck disable=SC2046
-	mke2fs $(mkfs_args "$size" "$inodes") "$empty" $((size / 4096)) >"$out/logs/$w.mkfs.log" 2>&1 ||
-		{ note "$w: mke2fs of the empty image failed"; continue; }
+	first=1
+	for fs in $(echo "$fslist" | tr , ' '); do
+		tw0=$(date +%s)
+		wk=$(wkey "$w" "$fs")
+		use_fs "$fs"
+		fsize=$size
+		if [ "$fs" = ext4 ]; then
+			[ "$w" = kernel ] || fsize=$((size + (128 << 20)))
+			printf '%s\t%s\t%s\n' "$wk" "$entries" $((fsize >> 20)) >>"$out/entries.tsv"
+		fi
+		empty=$work/empty.img
+		img=$work/img
+		rm -f "$empty"
+		# shellcheck disable=SC2046
+		mke2fs $(mkfs_args "$fs" "$inodes") "$empty" $((fsize / 4096)) >"$out/logs/$wk.mkfs.log" 2>&1 ||
+			{ note "$wk: mke2fs of the empty image failed"; continue; }
 
-	# The floor first.  The tree was just written (generated or
-	# extracted), so it is in the page cache already.
-	measure "$w" raw-copy new "$work/raw" python3 "$here/floor.py" "$src" "$work/raw"
-	rm -f "$work/raw"
-	# shellcheck disable=SC2046
-	measure "$w" mke2fs-empty new "$img" mke2fs $(mkfs_args "$size" "$inodes") "$img" $((size / 4096))
+		# The floor first, once per workload (it writes no file system).
+		# The tree was just written (generated or extracted), so it is in
+		# the page cache already.
+		if [ $first = 1 ]; then
+			measure "$wk" raw-copy new "$work/raw" python3 "$here/floor.py" "$src" "$work/raw"
+			rm -f "$work/raw"
+		fi
+		first=0
+		# shellcheck disable=SC2046
+		measure "$wk" mke2fs-empty new "$img" mke2fs $(mkfs_args "$fs" "$inodes") "$img" $((fsize / 4096))
 
-	measure "$w" orlov copy "$img" "$tool" "$img" "$src" &&
-		analyse "$w" orlov "$img"
-	measure "$w" oldalloc copy "$img" "$tool" --policy oldalloc "$img" "$src" &&
-		analyse "$w" oldalloc "$img"
-	# shellcheck disable=SC2046
-	measure "$w" mke2fs-d new "$img" mke2fs $(mkfs_args "$size" "$inodes") -d "$src" "$img" $((size / 4096)) &&
-		analyse "$w" mke2fs-d "$img"
+		measure "$wk" orlov copy "$img" "$tool" "$img" "$src" &&
+			analyse "$wk" orlov "$img"
+		if [ "$fs" = ext2 ]; then
+			measure "$wk" oldalloc copy "$img" "$tool" --policy oldalloc "$img" "$src" &&
+				analyse "$wk" oldalloc "$img"
+		else
+			measure "$wk" orlov-nodelalloc copy "$img" "$tool" --no-delalloc "$img" "$src" &&
+				analyse "$wk" orlov-nodelalloc "$img"
+		fi
+		# shellcheck disable=SC2046
+		measure "$wk" mke2fs-d new "$img" mke2fs $(mkfs_args "$fs" "$inodes") -d "$src" "$img" $((fsize / 4096)) &&
+			analyse "$wk" mke2fs-d "$img"
 
-	if [ $have_genext2fs = 1 ]; then
-		lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
-		measure "$w" genext2fs new "$img" timeout "$lim" genext2fs -B 4096 -b $((size / 4096)) -N "$inodes" -z -d "$src" "$img" &&
-			analyse "$w" genext2fs "$img"
-	else
-		skip "$w" genext2fs "genext2fs not installed"
-	fi
+		if [ "$fs" = ext4 ]; then
+			:	# genext2fs writes ext2 only
+		elif [ $have_genext2fs = 1 ]; then
+			lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
+			measure "$wk" genext2fs new "$img" timeout "$lim" genext2fs -B 4096 -b $((fsize / 4096)) -N "$inodes" -z -d "$src" "$img" &&
+				analyse "$wk" genext2fs "$img"
+		else
+			skip "$wk" genext2fs "genext2fs not installed"
+		fi
 
-	if [ $have_debugfs = 1 ]; then
-		measure "$w" debugfs copy "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" &&
-			analyse "$w" debugfs "$img"
-	else
-		skip "$w" debugfs "debugfs or timeout not installed"
-	fi
-	rm -f "$img" "$empty"
+		if [ $have_debugfs = 1 ]; then
+			measure "$wk" debugfs copy "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" &&
+				analyse "$wk" debugfs "$img"
+		else
+			skip "$wk" debugfs "debugfs or timeout not installed"
+		fi
+		rm -f "$img" "$empty"
+		say "$wk: done in $(( $(date +%s) - tw0 )) s after building"
+	done
+	use_fs ext2
 	[ $keep = 1 ] || rm -rf "$src"
-	say "$w: done in $(( $(date +%s) - tw0 )) s after building"
 done
 
 if [ -f "$out/workloads.txt" ]; then
@@ -450,10 +515,12 @@ if [ -f "$out/workloads.txt" ]; then
 fi
 echo "- time of the workloads before the hooks: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"
 for h in $hooks; do
-	case $h in
-	aging) hook aging aging.sh aging.md ;;
-	guest) hook guest guest-traversal.sh guest.md ;;
-	esac
+	for fs in $(echo "$fslist" | tr , ' '); do
+		case $h in
+		aging) hook aging aging.sh aging.md "$fs" ;;
+		guest) hook guest guest-traversal.sh guest.md "$fs" ;;
+		esac
+	done
 done
 echo "- load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)" >>"$out/machine.txt"
 echo "- total benchmark time: $(( $(date +%s) - start_all )) s" >>"$out/machine.txt"

@@ -12,7 +12,7 @@ TG_LIB=1
 tg_init
 for t in $NAMES; do
 	dev=$(tg_dev $t)
-	mount -t ext2 $dev /mnt || { echo "mount $t failed"; exit 5; }
+	mount -t ${FSTYPE:-ext2} $dev /mnt || { echo "mount $t failed"; exit 5; }
 	res=$(/payload/agetool apply /payload/changes.list /payload/data /mnt) ||
 		{ echo "round $ROUND: applying the changes to $t failed"; umount /mnt; exit 9; }
 	umount /mnt || exit 7

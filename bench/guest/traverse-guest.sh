@@ -48,7 +48,7 @@ tg_dev() { # NAME: its disk
 # tg_measure NAME DIR [-r]: one cold traversal of DIR (/ = the whole tree)
 tg_measure() {
 	dev=$(tg_dev $1)
-	mount -t ext2 -o ro $dev /mnt || { echo "mount $1 failed"; exit 5; }
+	mount -t ${FSTYPE:-ext2} -o ro $dev /mnt || { echo "mount $1 failed"; exit 5; }
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	tg_seg=$((tg_seg + 1))
@@ -66,7 +66,7 @@ tg_measure() {
 
 tg_replay() { # NAME: the kernel fills it
 	dev=$(tg_dev $1)
-	mount -t ext2 $dev /mnt || { echo "mount $1 failed"; exit 5; }
+	mount -t ${FSTYPE:-ext2} $dev /mnt || { echo "mount $1 failed"; exit 5; }
 	replay run --colour 0 /payload/tree.manifest /payload/tree /mnt ||
 		{ echo "replay into $1 failed"; exit 8; }
 	umount /mnt || exit 7
