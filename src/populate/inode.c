@@ -69,8 +69,15 @@ void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
 	ifile_i_block(f, in->i_block);
 	if (f->extents)
 		in->i_flags |= EXT4_EXTENTS_FL;
+	/* ext4_inode_blocks_set: past 2^32 sectors the high half goes to
+	 * l_i_blocks_hi (huge_file; without it s_maxbytes keeps files
+	 * below), past 2^48 the count is in blocks, EXT4_HUGE_FILE_FL */
+	if (sectors >> 48) {
+		sectors /= c->fs.g.block_size / 512;
+		in->i_flags |= EXT4_HUGE_FILE_FL;
+	}
 	in->i_blocks = (uint32_t)sectors;
-	in->osd2.linux2.l_i_blocks_hi = 0;
+	in->osd2.linux2.l_i_blocks_hi = (uint16_t)(sectors >> 32);
 }
 
 /* Mode bits, owners and times of @e onto an inode the image has. */
