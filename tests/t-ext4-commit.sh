@@ -9,10 +9,10 @@
 # passes and every path is exactly as before the run or exactly as after
 # it; a kill inside the log leaves needs_recovery set, so the commit went
 # through the journal, not a copy.  T_FAULT_STRIDE=K tries every K-th
-# operation (default 3).
+# operation (default 4).
 . "$(dirname "$0")/lib.sh"
 
-stride=${T_FAULT_STRIDE:-3}
+stride=${T_FAULT_STRIDE:-4}
 t_sample_tree "$T_TMP/src"
 t_many_names "$T_TMP/src/many"
 t_pin_times "$T_TMP/src"
