@@ -21,6 +21,7 @@ enum {
 	OPT_CPUS,
 	OPT_KERNEL,
 	OPT_DRIVER,
+	OPT_ROTATIONAL,
 	OPT_DELALLOC,
 	OPT_NO_DELALLOC,
 	OPT_TRACE,
@@ -55,6 +56,7 @@ static const struct option longopts[] = {
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
+	{ "rotational", required_argument, NULL, OPT_ROTATIONAL },
 	{ "delalloc", no_argument, NULL, OPT_DELALLOC },
 	{ "no-delalloc", no_argument, NULL, OPT_NO_DELALLOC },
 	{ "trace", required_argument, NULL, OPT_TRACE },
@@ -98,6 +100,7 @@ static int keyword(const char *arg, const char *const *names)
 
 static const char *const policy_names[] = { "orlov", "oldalloc", NULL };
 static const char *const topdir_names[] = { "hash", "random", NULL };
+static const char *const yes_no[] = { "yes", "no", NULL };
 static const char *const kernel_names[] = { "6.1", "6.1-arm64", "6.12", NULL };
 static const char *const driver_names[] = { "ext2", "ext4", NULL };
 
@@ -173,7 +176,11 @@ static const char usage_where[] =
 "                         as a mount -t ext4 does; --no-delalloc: as\n"
 "                         -o nodelalloc and ext2/ext3 mounts.  Default: what\n"
 "                         mounting the image gives (delayed for ext4 images\n"
-"                         unless their default mount options say nodelalloc)\n";
+"                         unless their default mount options say nodelalloc)\n"
+"      --rotational yes|no  whether the disk is rotational (yes, default) or not\n"
+"                         (an SSD, NVMe, a loop device on one): ext4's mballoc\n"
+"                         tries 4 groups in turn before its optimize_scan\n"
+"                         lists on a rotational disk, none otherwise\n";
 
 static const char usage_safety[] =
 "\n"
@@ -317,6 +324,7 @@ static const struct {
 	{ OPT_TOPDIR, P(topdir), topdir_names, "--topdir takes hash or random" },
 	{ OPT_KERNEL, P(kernel), kernel_names, "--kernel takes 6.1, 6.1-arm64 or 6.12" },
 	{ OPT_DRIVER, P(driver), driver_names, "--driver takes ext2 or ext4" },
+	{ OPT_ROTATIONAL, P(rotational), yes_no, "--rotational takes yes or no" },
 };
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
@@ -436,6 +444,9 @@ static const char *conflict(const struct populate_opts *p)
 		  (p->policy == POLICY_OLDALLOC || p->topdir == TOPDIR_RANDOM ||
 		   p->kernel == KERNEL_6_12),
 		  "--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories and models Linux 6.1" },
+		{ p->rotational == ROTATIONAL_NO && p->driver_set &&
+		  p->driver != DRIVER_EXT4,
+		  "--rotational no changes only the ext4 driver's mballoc: give --driver ext4" },
 		{ p->driver == DRIVER_EXT4 && p->policy == POLICY_OLDALLOC,
 		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,

@@ -172,6 +172,8 @@ errcode_t tree_digest(const struct populate_opts *o,
 	digest_u64(&w.d, (uint64_t)o->delalloc << 3 | (uint64_t)o->xattrs << 2 |
 			 (uint64_t)o->root_attrs << 1 | (uint64_t)o->root_owner);
 	digest_u64(&w.d, (uint64_t)o->root_uid << 32 | o->root_gid);
+	if (o->rotational != ROTATIONAL_YES)	/* (new: the others' UUIDs stay) */
+		digest_u64(&w.d, o->rotational);
 	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
 	free(w.buf);
 	if (!err)

@@ -16,6 +16,9 @@ enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
 enum kernel_version { KERNEL_6_1, KERNEL_6_1_ARM64, KERNEL_6_12 };
 /* --driver: which driver mounts the image and places what is written */
 enum fs_driver { DRIVER_EXT2, DRIVER_EXT4 };
+/* --rotational: the disk's queue/rotational, which sets mballoc's
+ * s_mb_max_linear_groups */
+enum rotational { ROTATIONAL_YES, ROTATIONAL_NO };
 
 struct populate_opts {
 	const char *image;
@@ -29,6 +32,7 @@ struct populate_opts {
 	enum kernel_version kernel;
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
+	enum rotational rotational;
 	/* --driver and --delalloc / --no-delalloc given; else the mount
 	 * without options decides, once the image is known (run.c) */
 	int driver_set, delalloc_set;

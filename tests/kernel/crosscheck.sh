@@ -210,6 +210,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
 			--kernel "$ksource" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
+			${rotationals[$i]:+--rotational "${rotationals[$i]}"} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
 	fi
@@ -317,6 +318,10 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
 			[ "$i" -lt "$ncases" ] || break
+			# a non-rotational disk (mballoc's s_mb_max_linear_groups
+			# is read at mount)
+			[ "${rotationals[$i]}" = no ] &&
+				echo "echo 0 >/sys/block/vd${letters:$j:1}/queue/rotational || exit 7"
 			echo "run_case ${names[$i]} /dev/vd${letters:$j:1} ${colours[$i]} $(mount_of "$i") ${merges[$i]}"
 			disks+=(-d "$work/img/${names[$i]}.K.img")
 			# only this batch's trees in its initramfs

@@ -194,7 +194,7 @@ kt_read_cases() {
 	local line left right opts n sz rest o colour prefill isheavy targetacl merge
 	local isext4
 	names=() sizes=() gargs=() margs=() colours=() prefills=() targetacls=()
-	merges=() ext4s=() measureds=()
+	merges=() ext4s=() measureds=() rotationals=()
 	nheavy=0 next4=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
@@ -206,7 +206,7 @@ kt_read_cases() {
 			continue
 		fi
 		colour=0 prefill=0 isheavy=false targetacl= merge= isext4=false
-		measured=
+		measured= rotational=
 		for o in $opts; do
 			case $o in
 			merge) merge=--merge ;;
@@ -216,6 +216,7 @@ kt_read_cases() {
 			targetacl=base|targetacl=named) targetacl=${o#targetacl=} ;;
 			heavy) isheavy=true ;;
 			measured=?*) measured=${o#measured=} ;;
+			rotational=no) rotational=no ;;
 			*) kt_die "$n: unknown case option $o" ;;
 			esac
 		done
@@ -232,6 +233,7 @@ kt_read_cases() {
 		names+=("$n"); sizes+=("$sz"); gargs+=("$rest"); margs+=("$right")
 		colours+=("$colour"); prefills+=("$prefill"); targetacls+=("$targetacl")
 		merges+=("$merge"); ext4s+=("$isext4"); measureds+=("$measured")
+		rotationals+=("$rotational")
 	done <"$1"
 }
 
