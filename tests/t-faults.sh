@@ -264,13 +264,17 @@ run() {
 	[ "$kind" = eioread ] && total=$(cat "$D/reads")
 	case $kind in eio|ipeio|eioread) ;; *) tail=${T_FAULT_KILL_TAIL:-64} ;; esac
 	{ seq 1 "$step" "$total"; [ "$tail" = 0 ] || seq $((total > tail ? total - tail + 1 : 1)) "$total"; } |
-		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one "$kind" \
+		sort -nu >"$D/$name.points"
+	T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one "$kind" <"$D/$name.points" \
 		>"$D/$name.out" 2>&1
 	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched|old|new)$' \
 		"$D/$name.out" >"$D/$name.bad"; then
 		head -5 "$D/$name.bad" >&2
 		t_fail "$name: $(wc -l <"$D/$name.bad") bad points"
 	fi
+	# a shell that died between its points would leave no verdict
+	[ "$(wc -l <"$D/$name.out")" = "$(wc -l <"$D/$name.points")" ] ||
+		t_fail "$name: $(wc -l <"$D/$name.out") verdicts for $(wc -l <"$D/$name.points") points"
 	what="operations (commit from $(cat "$D/commit"))"
 	[ "$kind" = eioread ] && what="block reads"
 	echo "$name: $(wc -l <"$D/$name.out") of $total $what:" \
