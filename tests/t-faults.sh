@@ -41,12 +41,14 @@ stride=${T_FAULT_STRIDE:-1}
 kstride=${T_FAULT_KILL_STRIDE:-$stride}
 D=${T_KEEP:-$T_TMP}
 
-# The one-point checks run as separate processes, two at a time.
-if [ "${1:-}" = --one ]; then
-	D=$T_FAULT_DIR
-	kind=$2 n=$3 w=$T_TMP/w.img
+# The fault points run as processes of their own, two at a time, and a
+# few to a shell (--one KIND N...: this script's start, lib.sh's mktemp and
+# the scenario's files read once for them); each point in a subshell, that
+# its verdict's exit ends it alone.
+point() {
+	n=$1
 	cp "$D/base.img" "$w"
-	set -- -t /data $(cat "$D/extra_args")
+	set -- -t /data $args
 	[ "$kind" = undo ] && set -- --undo "$T_TMP/u" "$@"
 	[ "$kind" = atomic ] && set -- --atomic "$@"
 	[ "$kind" = inplace ] || [ "$kind" = ipeio ] && set -- --in-place "$@"
@@ -55,18 +57,27 @@ if [ "${1:-}" = --one ]; then
 	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$D/new" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
+	bad() { echo "$kind:$n FAIL: $*"; exit 0; }
 	# a copy a killed run left beside the image (a failed one is
 	# removed by the run itself)
-	[ "$kind" = eio ] || [ "$kind" = ipeio ] || [ "$kind" = eioread ] ||
-		rm -f "$T_TMP"/.w.img.orlov-*
-	bad() { echo "$kind:$n FAIL: $*"; exit 0; }
+	set -- "$T_TMP"/.w.img.orlov-*
+	if [ -e "$1" ]; then
+		case $kind in
+		eio|ipeio|eioread) bad "the failed run left its copy" ;;
+		esac
+		rm -f "$@"
+	fi
+	dump_w() {
+		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+	}
+	# after dump_w
 	same_as_base() {
-		"$ORLOV_LAYOUT" dump "$w" | cmp -s - "$D/base.dump" ||
+		cmp -s "$T_TMP/dump" "$D/base.dump" ||
 			bad "paths differ from the image before the run"
 	}
 	# every path exactly as before the run, or as after it
 	old_or_new() {
-		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+		dump_w
 		if cmp -s "$T_TMP/dump" "$D/base.dump"; then
 			out=old
 		elif cmp -s "$T_TMP/dump" "$D/count.dump"; then
@@ -76,7 +87,7 @@ if [ "${1:-}" = --one ]; then
 		fi
 	}
 	kept_old() {
-		"$ORLOV_LAYOUT" dump "$w" >"$T_TMP/dump" || bad "dump failed"
+		dump_w
 		# every old path: same inode; same blocks unless a directory
 		# (lost+found and the target may grow); refcounts may change
 		awk 'NR == FNR { old[$1] = $0; next }
@@ -114,19 +125,22 @@ if [ "${1:-}" = --one ]; then
 			e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fy did not repair it"
 			out=repaired
 		fi
-		[ "$n" -lt "$(cat "$D/commit")" ] && { [ $out = clean ] || bad "$out before the commit"; same_as_base; }
 		kept_old
+		[ "$n" -lt "$commit" ] && { [ $out = clean ] || bad "$out before the commit"; same_as_base; }
 		;;
 	eio|ipeio|eioread)
-		ls -A "$T_TMP" | grep -q '^\.w\.img\.orlov-' &&
-			bad "the failed run left its copy"
 		[ $rc = 1 ] || bad "exit $rc"
-		[ "$(wc -l <"$T_TMP/err")" = 1 ] || bad "not one line: $(cat "$T_TMP/err")"
-		grep -q '^orlov-populate: .* while [a-z]' "$T_TMP/err" ||
-			bad "message: $(cat "$T_TMP/err")"
+		# read by the shell: two processes fewer at each point
+		{ IFS= read -r line && ! IFS= read -r more; } <"$T_TMP/err" ||
+			bad "not one line: $(cat "$T_TMP/err")"
+		case $line in
+		"orlov-populate: "*" while "[a-z]*) ;;
+		*) bad "message: $line" ;;
+		esac
 		e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn"
 		dumpe2fs "$w" 2>/dev/null | cmp -s - "$D/base.dumpe2fs" ||
 			bad "dumpe2fs differs"
+		dump_w
 		same_as_base
 		out=restored
 		;;
@@ -151,6 +165,7 @@ if [ "${1:-}" = --one ]; then
 			# an incomplete undo record leaves the state "not clean"
 			dumpe2fs "$w" 2>/dev/null | grep -v '^Filesystem state:' |
 				cmp -s - "$D/base.dumpe2fs.nostate" || bad "dumpe2fs differs after e2undo"
+			dump_w
 			same_as_base
 		fi
 		;;
@@ -172,6 +187,18 @@ if [ "${1:-}" = --one ]; then
 		;;
 	esac
 	echo "$kind:$n $out"
+}
+if [ "${1:-}" = --one ]; then
+	D=$T_FAULT_DIR kind=$2 w=$T_TMP/w.img
+	args=$(cat "$D/extra_args") commit=$(cat "$D/commit")
+	shift 2
+	for p; do
+		(point "$p")
+		# the next point starts as a shell of its own did
+		for f in "$T_TMP/u" "$T_TMP"/.w.img.orlov-*; do
+			[ -e "$f" ] && rm -f "$f"
+		done
+	done
 	exit 0
 fi
 
@@ -237,13 +264,17 @@ run() {
 	[ "$kind" = eioread ] && total=$(cat "$D/reads")
 	case $kind in eio|ipeio|eioread) ;; *) tail=${T_FAULT_KILL_TAIL:-64} ;; esac
 	{ seq 1 "$step" "$total"; [ "$tail" = 0 ] || seq $((total > tail ? total - tail + 1 : 1)) "$total"; } |
-		sort -nu | T_FAULT_DIR=$D xargs -P 2 -n 1 sh "$0" --one "$kind" \
+		sort -nu >"$D/$name.points"
+	T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one "$kind" <"$D/$name.points" \
 		>"$D/$name.out" 2>&1
 	if grep -v -E '^[a-z]+:[0-9]+ (clean|repaired|restored|undone|undone-forced|untouched|old|new)$' \
 		"$D/$name.out" >"$D/$name.bad"; then
 		head -5 "$D/$name.bad" >&2
 		t_fail "$name: $(wc -l <"$D/$name.bad") bad points"
 	fi
+	# a shell that died between its points would leave no verdict
+	[ "$(wc -l <"$D/$name.out")" = "$(wc -l <"$D/$name.points")" ] ||
+		t_fail "$name: $(wc -l <"$D/$name.out") verdicts for $(wc -l <"$D/$name.points") points"
 	what="operations (commit from $(cat "$D/commit"))"
 	[ "$kind" = eioread ] && what="block reads"
 	echo "$name: $(wc -l <"$D/$name.out") of $total $what:" \

@@ -48,8 +48,10 @@ a=$("$top/tools/build.sh" _build-asan CFLAGS="$san" LDFLAGS="$san")
 # t-faults.sh tries every fifth failure point and every 25th kill point (and
 # the last 64 and 8 of them) in this
 # pass (the plain pass tried all; tests/t-faults.sh says why that is enough).
+# t-damaged.sh every second of its 400 damaged images: the plain pass tried
+# all, and the fuzz target above ran the same readers under the sanitizers.
 : >"$a/test-times"
-ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 T_FAULT_KILL_STRIDE=25 T_FAULT_KILL_TAIL=8 ASAN_OPTIONS=detect_leaks=1 \
+ORLOV_SKIP_KERNEL_TESTS=1 T_FAULT_STRIDE=5 T_FAULT_KILL_STRIDE=25 T_FAULT_KILL_TAIL=8 T_DAMAGED_STRIDE=2 ASAN_OPTIONS=detect_leaks=1 \
 	make -C "$a" -s -j"$jobs" check VERBOSE=1 || status=1
 phase asan-check
 # make distcheck builds the tarball out of tree, installs, uninstalls and
