@@ -96,7 +96,8 @@ void ir_blocks_free(struct ir_blocks *bl);
  * parent's index, the checksum of a block with metadata_csum; beyond
  * that, a node's extents below its parent's next index and no tree block
  * met twice.  A failure is EXT2_ET_EXTENT_HEADER_BAD, _INDEX_BAD,
- * _LEAF_BAD, _CSUM_INVALID or _CYCLE, with what and where in @bad.
+ * _LEAF_BAD, _CSUM_INVALID or _CYCLE, with where and what in @bad
+ * ("block 1510: bad magic 0x0000", "root in the inode: ...").
  */
 struct ir_map {
 	struct ir_blocks all;

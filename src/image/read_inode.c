@@ -95,9 +95,9 @@ static errcode_t ext_bad(struct ext_walk *w, const struct ext_node *n,
 	va_list ap;
 
 	if (n->root)
-		snprintf(bad, sizeof(w->m->bad), "extent tree in the inode: ");
+		snprintf(bad, sizeof(w->m->bad), "root in the inode: ");
 	else
-		snprintf(bad, sizeof(w->m->bad), "extent tree block %llu: ",
+		snprintf(bad, sizeof(w->m->bad), "block %llu: ",
 			 (unsigned long long)n->pblk);
 	len = strlen(bad);
 	va_start(ap, fmt);
