@@ -209,6 +209,7 @@ head -c 163840 /dev/zero | tr '\0' f >"$T_TMP/forty"
 	echo "write $T_TMP/forty fr/big"
 	echo "write $T_TMP/one fr/falloc"
 	echo "fallocate fr/falloc 0 39"
+	echo "sif fr/falloc size 163840"
 } | debugfs -w -f - "$img" >/dev/null 2>&1
 t_fsck "$img"
 run 0 "$L" dump "$img"
@@ -218,9 +219,11 @@ xcheck "$img"
 run 0 "$L" dump "$img" /fr/big
 [ "$(sed 's/.*blocks=//' "$T_TMP/out" | tr ',' '\n' | wc -l)" -gt 5 ] ||
 	t_fail "/fr/big is not fragmented: $(cat "$T_TMP/out")"
-# the unwritten blocks read as zeros; the written one as written
+# the unwritten blocks read as zeros, the written one as written;
+# i_blocks counts the tree's leaf
 mkdir -p "$T_TMP/fr"
 cp "$T_TMP/one" "$T_TMP/fr/falloc"
+truncate -s 163840 "$T_TMP/fr/falloc"	# unwritten blocks read as zeros
 cp "$T_TMP/forty" "$T_TMP/fr/big"
 for i in $(seq 11 2 29); do cp "$T_TMP/one" "$T_TMP/fr/s$i"; done
 "$L" verify --no-xattrs "$img" "$T_TMP/fr" /fr >"$T_TMP/out" 2>&1 || true
