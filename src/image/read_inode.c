@@ -274,16 +274,20 @@ static errcode_t ext_walk_node(struct ext_walk *w, const struct ext_node *n)
 		err = ext_check_leaf(w, n);
 		for (i = 0; !err && i < entries; i++, ex++) {
 			unsigned int len = ext2fs_le16_to_cpu(ex->ee_len);
+			int unwritten = len > EXT_INIT_MAX_LEN;
 			uint64_t start = ext2fs_le32_to_cpu(ex->ee_start) |
 				(uint64_t)ext2fs_le16_to_cpu(ex->ee_start_hi) << 32;
 
-			if (len <= EXT_INIT_MAX_LEN) {
-				err = add_run(&w->m->all, start, len);
-				continue;
-			}
-			len -= EXT_INIT_MAX_LEN;
+			if (unwritten)
+				len -= EXT_INIT_MAX_LEN;
+			/* Only blocks mapped twice get past what the
+			 * filesystem holds: the list stays bounded. */
+			if (w->m->all.n + len > ext2fs_blocks_count(w->fs->super))
+				return ext_bad(w, n, EXT2_ET_EXTENT_LEAF_BAD,
+					       "more blocks mapped than the "
+					       "filesystem has");
 			err = add_run(&w->m->all, start, len);
-			if (!err)
+			if (!err && unwritten)
 				err = add_run(&w->m->unwritten, start, len);
 		}
 		return err;
