@@ -341,6 +341,14 @@ run 2 "$L" stats "$d"
 grep -qx 'orlov-layout: Corrupt extent header while reading directory /' "$T_TMP/err" ||
 	t_fail "stats: $(cat "$T_TMP/err")"
 
+# verify counts the tree's blocks in i_blocks: a wrong count is a mismatch
+cp "$base" "$d"; poke "$d" $(($(ino_at "$base" /ext4/runs) + 28)) 02 00 00 00
+n=$(awk '$1 == "/ext4/runs" { sub("blocks=", "", $5); print $5 }' "$golden/nocsum.dump" |
+	expand | wc -l)
+run 1 "$L" verify "$d" "$src"
+grep -qx "mismatch: /ext4/runs: i_blocks (512-byte units, from the block map) (expected $((n * 2)), got 2)" \
+	"$T_TMP/out" || t_fail "i_blocks: $(cat "$T_TMP/out")"
+
 # 64-bit block numbers, printed in full: a file at 2^32 + 12345 of a
 # 1 KiB-block filesystem just over 2^32 blocks (sparse, about 400 MiB on
 # the host), placed with debugfs, the counts then made right by e2fsck.
