@@ -3,10 +3,11 @@
 #define ORLOV_IMAGE_READ_H
 
 /*
- * Read-only inspection of an ext2/ext3 image, as orlov-layout needs it:
- * sorted directory listings, a deterministic depth-first walk, the
- * ordered block list of an inode, and its extended attributes, those in
- * the inode (ext4, mke2fs -d) and those in the external block (ext2).
+ * Read-only inspection of an ext2/ext3/ext4 image, as orlov-layout needs
+ * it: sorted directory listings, a deterministic depth-first walk, the
+ * ordered block list of an inode (block map or extent tree), and its
+ * extended attributes, those in the inode (ext4, mke2fs -d) and those in
+ * the external block (ext2).
  */
 
 #include <stddef.h>
@@ -80,12 +81,46 @@ errcode_t ir_block_list(ext2_filsys fs, ext2_ino_t ino,
 			struct ext2_inode_large *inode, struct ir_blocks *out);
 void ir_blocks_free(struct ir_blocks *bl);
 
+/*
+ * All an inode maps, as orlov-layout shows it.  @all is ir_block_list's
+ * list: for an extent-mapped inode its data blocks in logical order with
+ * each extent tree block (index or leaf; the root is in the inode) right
+ * before the blocks it maps, as IND/DIND/TIND are for the others.  Those
+ * of unwritten extents (allocated, read as zeros) are in @all and again
+ * in @unwritten.  An inline-data inode maps nothing: its bytes are in
+ * the inode (@inline_data).
+ *
+ * An extent tree is checked as ext4 checks it when it reads a node
+ * (__ext4_ext_check): magic, depth, eh_max and eh_entries, entries in
+ * order and within the filesystem, the first key of a node equal to its
+ * parent's index, the checksum of a block with metadata_csum; beyond
+ * that, a node's extents below its parent's next index and no tree block
+ * met twice.  A failure is EXT2_ET_EXTENT_HEADER_BAD, _INDEX_BAD,
+ * _LEAF_BAD, _CSUM_INVALID or _CYCLE, with where and what in @bad
+ * ("block 1510: bad magic 0x0000", "root in the inode: ...").
+ */
+struct ir_map {
+	struct ir_blocks all;
+	struct ir_blocks unwritten;
+	size_t meta;		/* extent tree or indirect blocks in @all */
+	int extents;		/* extent-mapped */
+	int inline_data;
+	char bad[96];		/* after an extent tree error */
+};
+
+errcode_t ir_block_map(ext2_filsys fs, ext2_ino_t ino,
+		       struct ext2_inode_large *inode, struct ir_map *out);
+void ir_map_free(struct ir_map *m);
+/* Is @err one of ir_block_map's extent tree errors? */
+int ir_extent_error(errcode_t err);
+
 /* "a-b,c,..." for runs of consecutive numbers, "-" when empty. */
 errcode_t ir_format_blocks(const struct ir_blocks *bl, struct strbuf *out);
 
 /*
  * The rest of a dump line after the path:
- * "ino=N group=G TYPE blocks=LIST[ xattr=B]".
+ * "ino=N group=G TYPE blocks=LIST[ unwritten=LIST][ inline=SIZE]
+ * [ xattr=B xrefs=R xcrc=C]".
  */
 errcode_t ir_describe(ext2_filsys fs, ext2_ino_t ino,
 		      struct ext2_inode_large *inode, struct strbuf *out);

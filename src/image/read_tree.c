@@ -114,9 +114,20 @@ static int dirent_cmp(const void *a, const void *b)
 errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out)
 {
 	struct dir_collect dc = { out, 0 };
+	struct ext2_inode_large inode;
+	struct ir_map m;
 	errcode_t err;
 
 	memset(out, 0, sizeof(*out));
+	/* An extent tree is checked as ext4 checks it before libext2fs,
+	 * which checks less, walks it. */
+	err = ir_read_inode(fs, dir, &inode);
+	if (!err && (inode.i_flags & EXT4_EXTENTS_FL)) {
+		err = ir_block_map(fs, dir, &inode, &m);
+		ir_map_free(&m);
+	}
+	if (err)
+		return err;
 	err = ext2fs_dir_iterate2(fs, dir, 0, NULL, collect_dirent, &dc);
 	if (!err)
 		err = dc.err;
@@ -151,6 +162,7 @@ struct walk {
 	ext2fs_inode_bitmap seen;	/* directories entered */
 	struct strbuf path;
 	const char *doing;		/* for the error context */
+	ext2_ino_t ino;			/* the inode being visited */
 };
 
 /* A directory being walked: the walk keeps its own stack, so that no
@@ -170,6 +182,7 @@ static errcode_t visit_ino(struct walk *w, ext2_ino_t ino,
 	errcode_t err;
 
 	w->doing = "reading inode of";
+	w->ino = ino;
 	err = ir_read_inode(w->fs, ino, &inode);
 	if (err)
 		return err;
@@ -223,6 +236,20 @@ static errcode_t walk_from(struct walk *w, ext2_ino_t root)
 	return err;
 }
 
+/* What is wrong with @ino's extent tree, after the path in @ec: the
+ * walk's callback got only the error code. */
+static void extent_detail(ext2_filsys fs, ext2_ino_t ino, struct errctx *ec)
+{
+	struct ext2_inode_large inode;
+	struct ir_map m;
+
+	if (ir_read_inode(fs, ino, &inode))
+		return;
+	if (ir_extent_error(ir_block_map(fs, ino, &inode, &m)))
+		errctx_add(ec, " (%s)", m.bad);
+	ir_map_free(&m);
+}
+
 errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 		  void *priv, struct errctx *ec)
 {
@@ -248,7 +275,11 @@ errcode_t ir_walk(ext2_filsys fs, const char *root, ir_walk_fn fn,
 		err = walk_from(&w, ino);
 	if (err && ec) {
 		errctx_clear(ec);
+		if (ir_extent_error(err))
+			w.doing = "reading extent tree of";
 		errctx_set_path(ec, err, w.doing, w.path.s);
+		if (ir_extent_error(err))
+			extent_detail(fs, w.ino, ec);
 	}
 	if (w.seen)
 		ext2fs_free_inode_bitmap(w.seen);

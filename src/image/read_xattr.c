@@ -216,6 +216,26 @@ static errcode_t read_block_xattrs(ext2_filsys fs,
 	return err;
 }
 
+/*
+ * An inline-data inode keeps the bytes past i_block in an in-inode entry
+ * "system.data": its contents, not an attribute (ext4 has no handler for
+ * the name, so listxattr and getxattr never show it).
+ */
+static void drop_inline_data(struct ir_xattrs *x)
+{
+	size_t i;
+
+	for (i = 0; i < x->n; i++) {
+		if (!x->a[i].in_inode || strcmp(x->a[i].name, "system.data"))
+			continue;
+		free(x->a[i].name);
+		free(x->a[i].value);
+		memmove(&x->a[i], &x->a[i + 1], (x->n - i - 1) * sizeof(*x->a));
+		x->n--;
+		return;
+	}
+}
+
 errcode_t ir_read_xattrs(ext2_filsys fs, ext2_ino_t ino,
 			 const struct ext2_inode_large *inode,
 			 struct ir_xattrs *out)
@@ -246,6 +266,8 @@ errcode_t ir_read_xattrs(ext2_filsys fs, ext2_ino_t ino,
 		out->corrupt = corrupt;
 		return err;
 	}
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		drop_inline_data(out);
 	if (out->n > 1)
 		qsort(out->a, out->n, sizeof(*out->a), xattr_cmp);
 	return 0;

@@ -389,6 +389,42 @@ static void compare_rdev(struct verify *v, const struct stat *st,
 	}
 }
 
+/*
+ * What the inode maps, read as ext4 reads it: a damaged extent tree
+ * stops verify (nothing it maps can be compared).  Its i_blocks must
+ * count every block of the map, extent tree or indirect blocks
+ * included, and the attribute block.
+ */
+static errcode_t compare_blocks(struct verify *v, ext2_ino_t ino,
+				struct ext2_inode_large *inode)
+{
+	ext2_filsys fs = v->fs;
+	struct ir_map m;
+	unsigned long long want, got;
+	errcode_t err = ir_block_map(fs, ino, inode, &m);
+
+	if (err) {
+		errctx_set_path(v->ctx, err, ir_extent_error(err) ?
+				"reading extent tree of" : "reading block map of",
+				v->ipath.s);
+		if (ir_extent_error(err))
+			errctx_add(v->ctx, " (%s)", m.bad);
+		return err;
+	}
+	want = m.all.n;
+	ir_map_free(&m);
+	/* bigalloc counts clusters: not a layout this tool reads */
+	if (ext2fs_has_feature_bigalloc(fs->super))
+		return 0;
+	want += ext2fs_file_acl_block(fs, (struct ext2_inode *)inode) != 0;
+	want *= fs->blocksize / 512;
+	got = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *)inode);
+	if (want != got)
+		mismatch_u(v, "i_blocks (512-byte units, from the block map)",
+			   want, got);
+	return 0;
+}
+
 /* One source entry against its image namesake (its path pushed).  A
  * directory's own entries are the walk's: *is_dir says whether to go
  * into it, with its inode in *dinode. */
@@ -418,7 +454,8 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 		return 0;
 	}
 	compare_fields(v, st, &inode);
-	if (!S_ISDIR(st->st_mode))
+	err = compare_blocks(v, ino, &inode);
+	if (!err && !S_ISDIR(st->st_mode))
 		err = record_link(v, st, ino, &inode);
 	if (!err && v->opts->xattrs)
 		err = compare_xattrs(v, se, ino, &inode);
