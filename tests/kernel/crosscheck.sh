@@ -212,6 +212,9 @@ for i in $(seq 0 $((ncases - 1))); do
 		kt_die "$n: manifest failed"
 	base=$work/img/$n.base.img
 	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill" "$src"
+	journals[$i]=false
+	dumpe2fs -h "$base" 2>/dev/null |
+		grep -q '^Filesystem features:.*has_journal' && journals[$i]=true
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then
@@ -237,21 +240,24 @@ mo=$mextra
 # ext4's lazyinit thread would load buddies in the background, racing the
 # reading of mb_groups below
 [ "$kmode" = debian ] && mo=${mo:+$mo,}no_prefetch_block_bitmaps
-# a block freed in a transaction is back to the allocator only once the
-# transaction commits (ext4_mb_free_metadata): no commit by the 5-second
-# timer while the tree is written, only the sync's at the end
-[ "$kmode" = debian ] && mo=${mo:+$mo,}commit=600
 # Case I's mount as TYPE:OPTIONS.  An image with the ext4 driver's
 # ro_compat features (uninit_bg, dir_nlink, ...) is refused read-write -t
 # ext2: -t ext4, and in the --fstype ext2 run with nodelalloc, which is
 # what -t ext2 gives the others.
+# Under Debian's kernel a journalled image also gets commit=600: a block
+# freed in a transaction is back to the allocator only once the
+# transaction commits (ext4_mb_free_metadata): no commit by the 5-second
+# timer while the tree is written, only the sync's at the end.  Not
+# without a journal, where ext4 refuses the option.
 mount_of() {
+	local c=
+	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] && c=commit=600
 	if [ "${ext4s[$1]}" != true ]; then
-		echo "$fstype:"
+		echo "$fstype:$c"
 	elif [ "$fstype" = ext2 ]; then
-		echo ext4:nodelalloc
+		echo "ext4:nodelalloc${c:+,$c}"
 	else
-		echo ext4:
+		echo "ext4:$c"
 	fi
 }
 boot_fail=false
