@@ -149,3 +149,29 @@ void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
 		bit_clear(map, start++);
 	mb_group_changed(fs, group);
 }
+
+uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex)
+{
+	const struct mb_state *mb = fs->mb;
+	const uint8_t *map = gmap(fs, ex->group);
+	uint32_t s = ex->start, e, c, len = ex->len, start = ex->start;
+	unsigned int o;
+
+	/* the free run around the extent, and its buddy chunk at start */
+	while (s > 0 && !bit_test(map, s - 1))
+		s--;
+	e = next_set_bit(map, mb->cpg, start);
+	for (c = s, o = chunk_order(mb, c, e); c + (1u << o) <= start;
+	     o = chunk_order(mb, c, e))
+		c += 1u << o;
+	while (len && c < e) {
+		if (c != start || len < (1u << o))
+			return len | (o << 16);
+		start += 1u << o;
+		len -= 1u << o;
+		c = start;
+		if (len)
+			o = chunk_order(mb, c, e);
+	}
+	return 0;
+}

@@ -11,13 +11,19 @@
 
 #include "model/mballoc.h"
 
-/* ac_flags */
-#define HINT_DATA	0x1
-#define HINT_GROUP_ALLOC 0x2
-#define HINT_NOPREALLOC	0x4
-#define STREAM_ALLOC	0x8
-#define HINT_FIRST	0x10
-#define HINT_TRY_GOAL	0x20
+/* ac_flags, with the kernel's values (fs/ext4/ext4.h): --trace prints
+ * them as the ext4_mballoc_alloc tracepoint does. */
+#define HINT_MERGE	0x0001
+#define HINT_DATA	0x0020
+#define HINT_NOPREALLOC	0x0040
+#define HINT_GROUP_ALLOC 0x0080
+#define HINT_FIRST	0x0008
+#define HINT_TRY_GOAL	0x0200
+#define DELALLOC_RESV	0x0400
+#define STREAM_ALLOC	0x0800
+#define USE_RESV	0x2000
+#define CR0_OPTIMIZED	0x8000
+#define CR1_OPTIMIZED	0x10000
 
 enum { AC_CONTINUE, AC_FOUND, AC_BREAK };
 
@@ -36,6 +42,9 @@ struct alloc_ctx {
 	unsigned int found;
 	int order2;
 	struct mb_pa *pa;	/* the preallocation used or made */
+	/* for the ext4_mballoc_alloc record only: ac_groups_scanned,
+	 * ac_criteria, and mb_mark_used's ac_tail and ac_buddy */
+	unsigned int groups, cr, tail, buddy;
 	uint64_t seq;		/* discard_pa_seq, enough of it to retry */
 };
 
@@ -104,6 +113,9 @@ void mb_group_changed(const struct fs_state *fs, uint32_t group);
 uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
 			uint32_t block, uint32_t needed, struct free_ex *ex);
 void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);
+/* What mb_mark_used would return for @ex (remaining length and order
+ * where it first splits a chunk, 0 if it splits none), for --trace. */
+uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex);
 void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
 		   uint32_t len);
 

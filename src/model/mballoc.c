@@ -164,9 +164,14 @@ static errcode_t mb_normalize_request(struct alloc_ctx *ac)
 
 static void mb_use_best_found(struct alloc_ctx *ac, errcode_t *err)
 {
+	uint32_t ret;
+
 	if (ac->b.len > ac->g.len)
 		ac->b.len = ac->g.len;
 	ac->b.logical = ac->g.logical;
+	ret = mb_mark_used_ret(ac->fs, &ac->b);
+	ac->tail = ret & 0xffff;
+	ac->buddy = ret >> 16;
 	mb_mark_used(ac->fs, &ac->b);
 	ac->f = ac->b;
 	ac->status = AC_FOUND;
@@ -330,6 +335,7 @@ static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
 			for (k = 0; k < mb->lfo[i].n; k++)
 				if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
 					*group = mb->lfo[i].g[k];
+					ac->flags |= CR0_OPTIMIZED;
 					return;
 				}
 		*new_cr = 1;
@@ -340,6 +346,7 @@ static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
 		for (k = 0; k < mb->avg[i].n; k++)
 			if (mb_good_group(ac, mb->avg[i].g[k], 1)) {
 				*group = mb->avg[i].g[k];
+				ac->flags |= CR1_OPTIMIZED;
 				return;
 			}
 	*new_cr = 2;
@@ -385,6 +392,7 @@ static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 	cr = ac->order2 ? 0 : 1;
 repeat:
 	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
+		ac->cr = (unsigned int)cr;
 		group = ac->g.group < ngroups ? ac->g.group : 0;
 		linear = ac->mb->max_linear_groups;
 		for (i = 0; i < ngroups; i++) {
@@ -401,6 +409,7 @@ repeat:
 			 * at least the request's length */
 			if (!mb_good_group(ac, group, cr))
 				continue;
+			ac->groups++;
 			if (cr == 0)
 				mb_simple_scan_group(ac, group, &err);
 			else
@@ -442,6 +451,94 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 	fs_flex_add(fs, ac->b.group, 0, -(int64_t)ac->b.len, 0);
 }
 
+/* ---- --trace: ext4's own tracepoints (doc/trace-format.md) ---------- */
+
+/* show_mballoc_flags: the names, then what is left in hex, as the
+ * kernel's __print_flags writes them. */
+static void trace_flags(FILE *f, unsigned int flags)
+{
+	static const struct { unsigned int bit; const char *name; } names[] = {
+		{ HINT_MERGE, "HINT_MERGE" }, { 0x2, "HINT_RESV" },
+		{ 0x4, "HINT_MDATA" }, { HINT_FIRST, "HINT_FIRST" },
+		{ 0x10, "HINT_BEST" }, { HINT_DATA, "HINT_DATA" },
+		{ HINT_NOPREALLOC, "HINT_NOPREALLOC" },
+		{ HINT_GROUP_ALLOC, "HINT_GRP_ALLOC" },
+		{ 0x100, "HINT_GOAL_ONLY" }, { HINT_TRY_GOAL, "HINT_TRY_GOAL" },
+		{ DELALLOC_RESV, "DELALLOC_RESV" },
+		{ STREAM_ALLOC, "STREAM_ALLOC" }, { 0x1000, "USE_ROOT_BLKS" },
+		{ USE_RESV, "USE_RESV" }, { 0x4000, "STRICT_CHECK" },
+	};
+	const char *sep = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (flags & names[i].bit) {
+			fprintf(f, "%s%s", sep, names[i].name);
+			flags &= ~names[i].bit;
+			sep = "|";
+		}
+	if (flags)
+		fprintf(f, "%s0x%x", sep, flags);
+}
+
+static void trace_ex(FILE *f, const char *what, const struct free_ex *ex,
+		     uint32_t logical)
+{
+	fprintf(f, " %s %u/%u/%u@%u", what, ex->group, ex->start, ex->len,
+		logical);
+}
+
+/* ext4_mb_collect_stats's record: ext4_mballoc_prealloc when a
+ * preallocation served the request, else ext4_mballoc_alloc.  A
+ * preallocation leaves ac_b_ex's logical block at the request's. */
+static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
+{
+	FILE *f = ac->fs->trace;
+
+	fprintf(f, "ext4_mballoc_%s: inode %u", prealloc ? "prealloc" : "alloc",
+		ac->ar->ino);
+	trace_ex(f, "orig", &ac->o, ac->o.logical);
+	if (prealloc) {
+		trace_ex(f, "result", &ac->b, ac->o.logical);
+		putc('\n', f);
+		return;
+	}
+	trace_ex(f, "goal", &ac->g, ac->g.logical);
+	trace_ex(f, "result", &ac->f, ac->f.logical);
+	fprintf(f, " blks %u grps %u cr %u flags ", ac->found, ac->groups,
+		ac->cr);
+	trace_flags(f, ac->flags);
+	fprintf(f, " tail %u broken %u\n", ac->tail,
+		ac->buddy ? 1u << ac->buddy : 0);
+}
+
+/* The caller's ar->flags: data of a regular file, at writeback with
+ * delayed allocation its reservation (ext4_ext_map_blocks,
+ * ext4_ind_map_blocks), TRY_GOAL for a new tree root. */
+static unsigned int ar_flags(const struct fs_state *fs,
+			     const struct mb_request *ar)
+{
+	unsigned int flags = ar->try_goal ? HINT_TRY_GOAL : 0;
+
+	if (ar->mi)
+		flags |= HINT_DATA |
+			 (fs->mb->delalloc ? DELALLOC_RESV | USE_RESV : 0);
+	return flags;
+}
+
+static void trace_allocate_blocks(const struct fs_state *fs,
+				  const struct mb_request *ar, uint64_t block,
+				  uint32_t got)
+{
+	fprintf(fs->trace, "ext4_allocate_blocks: ino %u flags ", ar->ino);
+	trace_flags(fs->trace, ar_flags(fs, ar));
+	fprintf(fs->trace,
+		" len %u block %llu lblk %u goal %llu lleft %u lright %u pleft %llu pright %llu\n",
+		got, (unsigned long long)block, ar->logical,
+		(unsigned long long)ar->goal, ar->lleft, ar->lright,
+		(unsigned long long)ar->pleft, (unsigned long long)ar->pright);
+}
+
 errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 				const struct mb_request *ar, uint64_t *block,
 				uint32_t *got)
@@ -450,6 +547,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	int retries = 0, strict = 0;
 	uint64_t seq, goal = ar->goal;
 	uint32_t len = ar->len;
+	int prealloc;
 	errcode_t err;
 
 	if (!len)
@@ -471,11 +569,12 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	ac.o.logical = ar->logical;
 	ac.o.len = len;
 	ac.g = ac.o;
-	ac.flags = (ar->mi ? HINT_DATA : 0) | (ar->try_goal ? HINT_TRY_GOAL : 0);
+	ac.flags = ar_flags(fs, ar);
 	ac.status = AC_CONTINUE;
 	mb_group_or_file(&ac);
 
-	if (!mb_use_preallocated(&ac)) {
+	prealloc = mb_use_preallocated(&ac);
+	if (!prealloc) {
 		err = mb_normalize_request(&ac);
 		if (err)
 			return err;
@@ -499,7 +598,12 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	mb_mark_diskspace_used(&ac);
 	*block = ex_block(fs, &ac.b);
 	*got = ac.b.len;
-	return mb_release_context(&ac);
+	err = mb_release_context(&ac);
+	if (!err && fs->trace) {
+		trace_mballoc(&ac, prealloc);
+		trace_allocate_blocks(fs, ar, *block, *got);
+	}
+	return err;
 }
 
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
@@ -532,6 +636,12 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
 
 	/* the callers free single blocks, in use and in one group */
 	block_to_ex(fs, block, &ex);
+	/* which inode, its mode and the caller's flags are not known here
+	 * (doc/trace-format.md) */
+	if (fs->trace)
+		fprintf(fs->trace,
+			"ext4_free_blocks: ino 0 mode 00 block %u count %u flags \n",
+			block, count);
 	for (i = 0; i < count; i++)
 		bit_clear(group_bbitmap(fs, ex.group), ex.start + i);
 	if (!fs->mb->journal)

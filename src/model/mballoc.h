@@ -123,6 +123,7 @@ struct mb_request {
 	uint32_t lleft, lright;
 	uint64_t pleft, pright;
 	int try_goal;
+	uint32_t ino;	/* ar->inode, for --trace only; 0: not said */
 };
 
 /* ext4_mb_new_blocks() for a full request (ext4_mb_new_blocks above is

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "populate/report.h"
 #include "lib/util.h"
@@ -87,6 +88,20 @@ void walk_error(void *ctx, errcode_t err, const char *what,
 	free(where);
 }
 
+/* ext4's ext4_allocate_inode, at the end of __ext4_new_inode: the mode
+ * is the one mkdir, open, mknod or symlink passed (the replayer's and a
+ * cp's: the permission bits only, umask 0), not the inode's after its
+ * chmod. */
+static void trace_ext4_inode(struct ctx *c, const struct frame *parent,
+			     const struct src_entry *e, uint32_t ino)
+{
+	mode_t m = e->st.st_mode;
+
+	m = (m & S_IFMT) | (S_ISLNK(m) ? 0777 : m & 0777);
+	fprintf(c->fs.trace, "ext4_allocate_inode: ino %u dir %u mode 0%o\n",
+		ino, parent->d.map.ino, (unsigned int)m);
+}
+
 void trace_inode(struct ctx *c, const struct frame *parent,
 		 const struct src_entry *e, int is_dir,
 		 const struct orlov_figures *f, uint32_t ino)
@@ -103,6 +118,8 @@ void trace_inode(struct ctx *c, const struct frame *parent,
 		(ino - 1) / c->fs.g.inodes_per_group, ino);
 	fput_escaped(c->fs.trace, e->path, strlen(e->path));
 	putc('\n', c->fs.trace);
+	if (c->drv == &ext4_driver)
+		trace_ext4_inode(c, parent, e, ino);
 }
 
 void report_entry(struct ctx *c, const struct src_entry *e, uint32_t ino)

@@ -10,7 +10,7 @@
 #       [--policy orlov|oldalloc] [--kernel stock|patched|debian] [--batch N]
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
 #       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
-#       [--measure]
+#       [--measure] [--ext4-trace] [--ext4-events LIST]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -63,6 +63,14 @@
 #             recorded from the mount to the unmount, writeback included,
 #             into the results directory as CASE.events (with --keep):
 #             for finding where a measured case departs; not compared
+#   --ext4-trace  (--kernel debian --driver ext4) also record ext4's own
+#             tracepoints in the guest (ext4_allocate_inode,
+#             ext4_allocate_blocks, ext4_mballoc_alloc, ext4_mballoc_prealloc,
+#             ext4_free_blocks; from the mount to the unmount, writeback
+#             included) and run the tool with --trace; both normalised
+#             (trace-normalize --ext4) must be equal line for line where the
+#             layouts are (the first differences are shown); a trace
+#             buffer overrun on any CPU fails the case
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -90,6 +98,7 @@ target=/t/u
 mextra=
 trace=false
 events=
+ext4trace=false
 heavy=
 cpus=
 fstype=ext2
@@ -109,13 +118,14 @@ while [ $# -gt 0 ]; do
 	--cpus) cpus=$2; shift ;;
 	--trace) trace=true ;;
 	--ext4-events) events=$2; shift ;;
+	--ext4-trace) ext4trace=true ;;
 	--heavy) heavy=yes ;;
 	--no-heavy) heavy=no ;;
 	--fstype) fstype=$2; shift ;;
 	--measure) measure=true ;;
 	--driver) driver=$2; shift ;;
 	--source) ksource=$2; shift ;;
-	-h|--help) sed -n '3,65p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,73p' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -131,6 +141,11 @@ case $driver in ext2|ext4) ;; *) kt_die "bad --driver $driver (ext2 or ext4)" ;;
 [ "$kmode" != debian ] || [ "$ksource" = 6.1 ] ||
 	kt_die "--kernel debian is Debian 12's 6.1 kernel: no --source $ksource"
 export ORLOV_KERNEL_SOURCE=$ksource
+if $ext4trace; then
+	[ "$kmode" = debian ] && [ "$driver" = ext4 ] ||
+		kt_die "--ext4-trace compares Debian's kernel's ext4 tracepoints: give --kernel debian --driver ext4"
+	events=${events:+$events,}ext4_allocate_inode,ext4_allocate_blocks,ext4_mballoc_alloc,ext4_mballoc_prealloc,ext4_free_blocks
+fi
 if [ "$kmode" = debian ]; then
 	# Debian's kernel is SMP: its percpu counters batch, model that
 	[ "$cpus" != up ] ||
@@ -197,11 +212,14 @@ for i in $(seq 0 $((ncases - 1))); do
 		kt_die "$n: manifest failed"
 	base=$work/img/$n.base.img
 	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill" "$src"
+	journals[$i]=false
+	dumpe2fs -h "$base" 2>/dev/null |
+		grep -q '^Filesystem features:.*has_journal' && journals[$i]=true
 	cp --sparse=always "$base" "$work/img/$n.K.img"
 	cp --sparse=always "$base" "$work/img/$n.T.img"
 	if $have_tool; then
 		targs=() dargs=()
-		$trace && targs=(--trace "$work/log/$n.ttrace")
+		{ $trace || $ext4trace; } && targs=(--trace "$work/log/$n.ttrace")
 		# ext4 mounted -t ext4 delays allocation; the --fstype ext2
 		# run mounts ext4 images -o nodelalloc (the tool's default for
 		# them is the delayed one)
@@ -223,21 +241,24 @@ mo=$mextra
 # ext4's lazyinit thread would load buddies in the background, racing the
 # reading of mb_groups below
 [ "$kmode" = debian ] && mo=${mo:+$mo,}no_prefetch_block_bitmaps
-# a block freed in a transaction is back to the allocator only once the
-# transaction commits (ext4_mb_free_metadata): no commit by the 5-second
-# timer while the tree is written, only the sync's at the end
-[ "$kmode" = debian ] && mo=${mo:+$mo,}commit=600
 # Case I's mount as TYPE:OPTIONS.  An image with the ext4 driver's
 # ro_compat features (uninit_bg, dir_nlink, ...) is refused read-write -t
 # ext2: -t ext4, and in the --fstype ext2 run with nodelalloc, which is
 # what -t ext2 gives the others.
+# Under Debian's kernel a journalled image also gets commit=600: a block
+# freed in a transaction is back to the allocator only once the
+# transaction commits (ext4_mb_free_metadata): no commit by the 5-second
+# timer while the tree is written, only the sync's at the end.  Not
+# without a journal, where ext4 refuses the option.
 mount_of() {
+	local c=
+	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] && c=commit=600
 	if [ "${ext4s[$1]}" != true ]; then
-		echo "$fstype:"
+		echo "$fstype:$c"
 	elif [ "$fstype" = ext2 ]; then
-		echo ext4:nodelalloc
+		echo "ext4:nodelalloc${c:+,$c}"
 	else
-		echo ext4:
+		echo "ext4:$c"
 	fi
 }
 boot_fail=false
@@ -309,6 +330,8 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo '	mount -o remount,ro /mnt || rc=92'
 		if [ -n "$events" ]; then
 			echo '	echo 0 > $T/events/enable; cat $T/trace > /results/$name.events'
+			# every CPU's: the writeback may run off the writer's
+			echo '	cat $T/per_cpu/cpu*/stats > /results/$name.estats'
 		fi
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
 		echo '	umount /mnt || rc=91'
@@ -438,6 +461,36 @@ for i in $(seq 0 $((ncases - 1))); do
 			continue
 		fi
 		echo "# $n: trace equal, $kn records ($(grep -c '^ext2_inode_alloc' "$work/log/$n.ktrace.norm") inode, $(grep -c '^ext2_block_alloc' "$work/log/$n.ktrace.norm") block)"
+	fi
+	if $ext4trace && [ $lrc = 0 ]; then
+		ek=$work/log/$n.ektrace.norm et=$work/log/$n.ettrace.norm
+		"$kt_here/trace-normalize" --ext4 "$work/res/$n.events" >"$ek"
+		"$kt_here/trace-normalize" --ext4 "$work/log/$n.ttrace" >"$et"
+		kn=$(grep -c . "$ek")
+		ovr=$(awk '/^overrun:/ { n++; s += $2 } END { print n ? s : "" }' \
+			"$work/res/$n.estats" 2>/dev/null)
+		if [ "$kn" = 0 ]; then
+			echo "not ok $num - $n: empty ext4 trace (events/ext4 not recording?)"
+			failed=$((failed + 1))
+			continue
+		elif [ "${ovr:-x}" != 0 ]; then
+			echo "not ok $num - $n: ext4 trace buffer overrun (${ovr:-no stats})"
+			failed=$((failed + 1))
+			continue
+		elif ! diff "$ek" "$et" >"$work/log/$n.etdiff"; then
+			echo "not ok $num - $n: ext4 traces differ (kernel $kn records, tool $(grep -c . "$et")); first differences (< kernel, > tool):"
+			head -n 12 "$work/log/$n.etdiff" | sed 's/^/# /'
+			failed=$((failed + 1))
+			continue
+		fi
+		echo "# $n: ext4 trace equal, $kn records ($(grep -c '^ext4_allocate_inode' "$ek") inode, $(grep -c '^ext4_allocate_blocks' "$ek") block, $(grep -c '^ext4_mballoc_alloc' "$ek") mballoc_alloc, $(grep -c '^ext4_mballoc_prealloc' "$ek") prealloc, $(grep -c '^ext4_free_blocks' "$ek") free)"
+	elif $ext4trace; then
+		# a measured layout: where the allocations part, for the record
+		ek=$work/log/$n.ektrace.norm et=$work/log/$n.ettrace.norm
+		"$kt_here/trace-normalize" --ext4 "$work/res/$n.events" >"$ek"
+		"$kt_here/trace-normalize" --ext4 "$work/log/$n.ttrace" >"$et"
+		at=$(cmp "$ek" "$et" 2>&1 | sed -n 's/.* line \([0-9]*\).*/\1/p')
+		echo "# $n: ext4 traces not compared (layouts differ): kernel $(grep -c . "$ek") records, tool $(grep -c . "$et"), first difference at record ${at:-?}"
 	fi
 	# the ext4 driver's lazy init: the same flags and itable_unused
 	if [ $lrc = 0 ] && [ "${ext4s[$i]}" = true ] &&

@@ -17,6 +17,10 @@
 # images must pass for every case.  A table of paths and the share of
 # paths with the same inode and the same blocks ends the output.
 #
+# Both runs also compare ext4's own tracepoints, recorded in the guest,
+# with the tool's --trace (crosscheck.sh --ext4-trace): where the layouts
+# are identical the records must be too (doc/trace-format.md).
+#
 # The heavy case (b1k-flat100k, 100,000 names in one directory: an htree
 # here, so under two minutes) runs too.  Options are passed on to
 # crosscheck.sh (e.g. --only REGEX, --no-heavy).
@@ -37,9 +41,9 @@ kt_workdir ""
 failed=0 skipped=0
 for fs in ext2 ext4; do
 	t1=$(date +%s)
-	echo "# --- crosscheck.sh --kernel debian --cpus 2 --driver ext4 --fstype $fs $*"
+	echo "# --- crosscheck.sh --kernel debian --cpus 2 --driver ext4 --fstype $fs --ext4-trace $*"
 	"$kt_here/crosscheck.sh" --kernel debian --cpus 2 --driver ext4 \
-		--fstype "$fs" --heavy "$@" | tee "$work/$fs.tap"
+		--fstype "$fs" --heavy --ext4-trace "$@" | tee "$work/$fs.tap"
 	rc=${PIPESTATUS[0]}
 	echo "# --fstype $fs: rc=$rc in $(( $(date +%s) - t1 ))s"
 	case $rc in
