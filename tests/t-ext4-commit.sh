@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The journal commit on ext4 images (mke2fs -t ext4: 64bit, metadata_csum,
-# extents, flex_bg): the journal as mke2fs leaves it (no features: 32-bit
-# tags) and as a mount leaves it (journal_64bit and checksums v3, which
-# debugfs's journal_open -c sets the same way).  SIGKILL before each
+# extents, flex_bg) with the journal as a mount leaves it (journal_64bit
+# and checksums v3, which debugfs's journal_open -c sets the same way; the
+# journal as mke2fs leaves it is t-faults.sh's ext4 scenario).  SIGKILL before each
 # operation from the commit's first on (ORLOV_FAULT=kill:N): after
 # recovery (e2fsck -fy replays the journal, as mount does) e2fsck -fn
 # passes and every path is exactly as before the run or exactly as after
@@ -60,9 +60,6 @@ kills() {
 	[ $after -gt 0 ] || t_fail "$name: no kill after the commit point"
 	echo "$name: kills $first..$total: $before old, $after new, $journalled replayed"
 }
-
-t_mkimage "$T_TMP/plain.img" 16M -t ext4 -b 1024
-kills mke2fs-journal "$T_TMP/plain.img"
 
 t_mkimage "$T_TMP/v3.img" 16M -t ext4 -b 1024
 printf 'jo -c\njc\n' | debugfs -w -f - "$T_TMP/v3.img" >/dev/null 2>&1

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # run.sh FUZZER RUNS: seed a corpus with small images of every kind the
 # tools take (1, 2 and 4 KiB blocks, small and large inodes, attributes
-# in blocks and in inodes, an htree, slow symlinks, indirect blocks) and
+# in blocks and in inodes, an htree, slow symlinks, indirect blocks, an
+# ext4 image of extents and flex groups) and
 # run the libFuzzer target on RUNS inputs from it, with a fixed seed (the
 # same inputs every time).  A crash fails the run and leaves its input in
 # tests/fuzz/crash-*.
@@ -23,7 +24,8 @@ for i in $(seq 1 40); do : >"$work/src/d/e/name-$i-long-enough-to-fill"; done
 setfattr -n user.k -v v "$work/src/d/f" 2>/dev/null || true
 n=0
 for spec in "-b 1024 -I 128 128K" "-b 1024 -I 256 -O dir_index 128K" \
-	    "-b 2048 -I 128 256K" "-b 4096 -I 256 256K"; do
+	    "-b 2048 -I 128 256K" "-b 4096 -I 256 256K" \
+	    "-b 1024 -I 256 -O extent,flex_bg,64bit,metadata_csum,huge_file,dir_nlink,extra_isize 256K"; do
 	n=$((n + 1))
 	set -- $spec
 	size=$(eval echo \${$#})
