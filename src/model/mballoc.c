@@ -507,7 +507,8 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 	trace_ex(f, "result", &ac->f, ac->f.logical);
 	fprintf(f, " blks %u grps %u cr %u flags ", ac->found, ac->groups,
 		ac->cr);
-	trace_flags(f, ac->flags);
+	/* the tracepoint keeps ac_flags in a __u16: CR1_OPTIMIZED is cut */
+	trace_flags(f, ac->flags & 0xffff);
 	fprintf(f, " tail %u broken %u\n", ac->tail,
 		ac->buddy ? 1u << ac->buddy : 0);
 }

@@ -252,7 +252,11 @@ mo=$mextra
 # without a journal, where ext4 refuses the option.
 mount_of() {
 	local c=
-	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] && c=commit=600
+	# (an image mounted -t ext2 runs without its journal, and ext4
+	# refuses commit= then)
+	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] &&
+		{ [ "${ext4s[$1]}" = true ] || [ "$fstype" != ext2 ]; } &&
+		c=commit=600
 	if [ "${ext4s[$1]}" != true ]; then
 		echo "$fstype:$c"
 	elif [ "$fstype" = ext2 ]; then

@@ -17,9 +17,15 @@
 # images must pass for every case.  A table of paths and the share of
 # paths with the same inode and the same blocks ends the output.
 #
-# Both runs also compare ext4's own tracepoints, recorded in the guest,
-# with the tool's --trace (crosscheck.sh --ext4-trace): where the layouts
-# are identical the records must be too (doc/trace-format.md).
+# The -t ext2 run (no delayed allocation) also compares ext4's own
+# tracepoints, recorded in the guest, with the tool's --trace
+# (crosscheck.sh --ext4-trace): where the layouts are identical the
+# records must be too (doc/trace-format.md).  Not the -t ext4 run: there
+# the writeback's requests are not modelled request for request (the
+# kernel writes a large file back in chunks the flusher sizes; the tool
+# asks for whole runs of 2048 blocks), only where they land: b1k-g2k-mixed
+# has the same layout from a request of 2 and one of 140 blocks as from
+# one of 142.
 #
 # The heavy case (b1k-flat100k, 100,000 names in one directory: an htree
 # here, so under two minutes) runs too.  Options are passed on to
@@ -41,9 +47,11 @@ kt_workdir ""
 failed=0 skipped=0
 for fs in ext2 ext4; do
 	t1=$(date +%s)
-	echo "# --- crosscheck.sh --kernel debian --cpus 2 --driver ext4 --fstype $fs --ext4-trace $*"
+	et=
+	[ $fs = ext2 ] && et=--ext4-trace
+	echo "# --- crosscheck.sh --kernel debian --cpus 2 --driver ext4 --fstype $fs $et $*"
 	"$kt_here/crosscheck.sh" --kernel debian --cpus 2 --driver ext4 \
-		--fstype "$fs" --heavy --ext4-trace "$@" | tee "$work/$fs.tap"
+		--fstype "$fs" --heavy $et "$@" | tee "$work/$fs.tap"
 	rc=${PIPESTATUS[0]}
 	echo "# --fstype $fs: rc=$rc in $(( $(date +%s) - t1 ))s"
 	case $rc in
