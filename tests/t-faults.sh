@@ -27,7 +27,7 @@
 #   The same on metadata_csum images (ext4 driver): ext3 whose journal
 #              has checksums v3, ext2 in place; and on ext4 images
 #              (mke2fs -t ext4) through the journal and, without one, in
-#              place, every second operation.
+#              place, every fourth operation.
 # T_FAULT_STRIDE=K tries every K-th operation only; T_FAULT_KILL_STRIDE=K
 # (default T_FAULT_STRIDE) the same for the kill runs alone, and
 # T_FAULT_KILL_TAIL=N their last N operations (default 64).  The sanitizer
@@ -362,7 +362,7 @@ run ext2-csum-eio ipeio "$stride"
 # the image's default: the ext4 driver, delayed allocation): the commit is
 # one transaction of its journal (as mke2fs leaves it: 32-bit tags, no
 # checksums; t-ext4-commit.sh has the mounted journal's 64-bit tags and
-# checksums v3), and without a journal in place.  Every second operation.
+# checksums v3), and without a journal in place.  Every fourth operation.
 t_mkimage "$D/base.img" 16M -t ext4 -b 1024 -N 2048
 tune2fs -o acl "$D/base.img" >/dev/null
 : >"$D/extra_args"
@@ -372,13 +372,13 @@ debugfs -R "stat /data/d1/e/g20" "$D/count.img" 2>/dev/null | grep -q 'Flags: 0x
 	t_fail "ext4: /data/d1/e/g20 is not extent-mapped"
 [ $(($(jseq "$D/count.img"))) = $(($(jseq "$D/base.img") + 1)) ] ||
 	t_fail "ext4: the commit did not go through the journal"
-run ext4-journal-kill jkill "$((kstride * 2))"
-run ext4-journal-eio eio "$((stride * 2))"
+run ext4-journal-kill jkill "$((kstride * 4))"
+run ext4-journal-eio eio "$((stride * 4))"
 t_mkimage "$D/base.img" 16M -t ext4 -b 1024 -N 2048 -O ^has_journal
 tune2fs -o acl "$D/base.img" >/dev/null
 scenario
-run ext4-nojournal-inplace-kill inplace "$((kstride * 2))"
-run ext4-nojournal-eio ipeio "$((stride * 2))"
+run ext4-nojournal-inplace-kill inplace "$((kstride * 4))"
+run ext4-nojournal-eio ipeio "$((stride * 4))"
 
 # ext3 whose journal (1,024 blocks, mke2fs's least) is too short for a
 # commit that touches 1,100 inode table blocks: the commit goes to a copy.
