@@ -279,6 +279,35 @@ static errcode_t write_ind(void *ctx, uint32_t blk, const uint32_t *ptr)
 	return put_blocks(img, blk, 1, img->buf, 1);
 }
 
+/*
+ * crc32c over the filesystem's seed, the inode number and generation:
+ * where ext4_dirblock_csum and ext4_dx_csum start.  libext2fs's
+ * ext2fs_dir_block_csum_set reads the generation from the inode table,
+ * which for a new inode may still hold a deleted one's: the generation
+ * is the staged inode's, the one on disk for an inode in use that is not
+ * staged, else 0 (a new inode is written zeroed and nothing sets one).
+ */
+static errcode_t dir_csum_start(struct image *img, uint32_t ino,
+				uint32_t *crc)
+{
+	struct ext2_inode_large in;
+	int have = !image_read_staged(img, ino, &in);
+	uint32_t le[2] = { ext2fs_cpu_to_le32(ino), 0 };
+
+	if (!have && ext2fs_test_inode_bitmap2(img->fs->inode_map, ino)) {
+		errcode_t err = image_read_inode(img, ino, &in);
+
+		if (err)
+			return err;
+		have = 1;
+	}
+	if (have)
+		le[1] = ext2fs_cpu_to_le32(in.i_generation);
+	*crc = ext2fs_crc32c_le(img->fs->csum_seed, (unsigned char *)le,
+				sizeof(le));
+	return 0;
+}
+
 /* An extent tree block of the inode whose checksum seed @ctx holds:
  * ext4_extent_block_csum_set, over the header and eh_max entries. */
 struct ext_out {
@@ -309,9 +338,6 @@ static errcode_t write_ext_node(void *ctx, uint64_t blk, const void *buf)
 	return put_blocks(img, blk, 1, img->buf, 1);
 }
 
-static errcode_t dir_csum_start(struct image *img, uint32_t ino,
-				uint32_t *crc);
-
 errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f)
 {
@@ -323,35 +349,6 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 	o.csum = ext2fs_has_feature_metadata_csum(img->fs->super);
 	err = o.csum ? dir_csum_start(img, f->ino, &o.crc) : 0;
 	return err ? err : ext_tree_visit(&f->ext, write_ext_node, &o);
-}
-
-/*
- * crc32c over the filesystem's seed, the inode number and generation:
- * where ext4_dirblock_csum and ext4_dx_csum start.  libext2fs's
- * ext2fs_dir_block_csum_set reads the generation from the inode table,
- * which for a new inode may still hold a deleted one's: the generation
- * is the staged inode's, the one on disk for an inode in use that is not
- * staged, else 0 (a new inode is written zeroed and nothing sets one).
- */
-static errcode_t dir_csum_start(struct image *img, uint32_t ino,
-				uint32_t *crc)
-{
-	struct ext2_inode_large in;
-	int have = !image_read_staged(img, ino, &in);
-	uint32_t le[2] = { ext2fs_cpu_to_le32(ino), 0 };
-
-	if (!have && ext2fs_test_inode_bitmap2(img->fs->inode_map, ino)) {
-		errcode_t err = image_read_inode(img, ino, &in);
-
-		if (err)
-			return err;
-		have = 1;
-	}
-	if (have)
-		le[1] = ext2fs_cpu_to_le32(in.i_generation);
-	*crc = ext2fs_crc32c_le(img->fs->csum_seed, (unsigned char *)le,
-				sizeof(le));
-	return 0;
 }
 
 /* The checksum of directory block @b of inode @ino: a leaf's in its

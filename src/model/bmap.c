@@ -172,14 +172,14 @@ static uint32_t ext_lookup_block(const struct ifile *f, uint32_t iblock)
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
 		 uint32_t iblock, uint32_t *phys)
 {
-	if (f->extents) {
-		*phys = ext_lookup_block(f, iblock);
-		return;
-	}
 	uint32_t offsets[4];
 	struct chain ch[4];
 	int depth, partial;
 
+	if (f->extents) {
+		*phys = ext_lookup_block(f, iblock);
+		return;
+	}
 	depth = block_to_path(apb_of(fs), iblock, offsets, NULL);
 	*phys = 0;
 	if (!depth)
