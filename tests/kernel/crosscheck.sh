@@ -370,6 +370,25 @@ done
 kt_log "kernel side: $(( $(date +%s) - t_boot ))s in QEMU"
 
 # ---- compare ---------------------------------------------------------------------
+# traces_equal WHAT EVENTS WHICH KERNEL TOOL OVERRUN DIFF: the normalised
+# traces of case $n ($num) equal, the kernel's not empty nor overrun;
+# else the TAP failure line (and the first differences), status 1.
+traces_equal() {
+	local kn
+	kn=$(grep -c . "$4")
+	if [ "$kn" = 0 ]; then
+		echo "not ok $num - $n: empty $1 (events/$2 not recording?)"
+	elif [ "${6:-x}" != 0 ]; then
+		echo "not ok $num - $n: $1 buffer overrun (${6:-no stats})"
+	elif ! diff "$4" "$5" >"$7"; then
+		echo "not ok $num - $n: $3 differ (kernel $kn records, tool $(grep -c . "$5")); first differences (< kernel, > tool):"
+		head -n 12 "$7" | sed 's/^/# /'
+	else
+		return 0
+	fi
+	return 1
+}
+
 strip_extents() { # MANIFEST PREFILLED
 	if [ -z "$target" ]; then
 		# mke2fs's lost+found and the prefill's /pre are not from SRC
@@ -448,45 +467,27 @@ for i in $(seq 0 $((ncases - 1))); do
 		"$kt_here/trace-normalize" "$work/res/$n.trace" | escape_kernel_names \
 			>"$work/log/$n.ktrace.norm"
 		"$kt_here/trace-normalize" "$work/log/$n.ttrace" >"$work/log/$n.ttrace.norm"
-		kn=$(grep -c . "$work/log/$n.ktrace.norm")
 		ovr=$(sed -n 's/^overrun: *//p' "$work/res/$n.tstats" 2>/dev/null)
-		if [ "$kn" = 0 ]; then
-			echo "not ok $num - $n: empty kernel trace (events/ext2 not recording?)"
-			failed=$((failed + 1))
-			continue
-		elif [ "${ovr:-x}" != 0 ]; then
-			echo "not ok $num - $n: kernel trace buffer overrun (${ovr:-no stats})"
-			failed=$((failed + 1))
-			continue
-		elif ! diff "$work/log/$n.ktrace.norm" "$work/log/$n.ttrace.norm" >"$tdiff"; then
-			echo "not ok $num - $n: traces differ (kernel $kn records, tool $(grep -c . "$work/log/$n.ttrace.norm")); first differences (< kernel, > tool):"
-			head -n 12 "$tdiff" | sed 's/^/# /'
+		if ! traces_equal "kernel trace" ext2 "traces" \
+			"$work/log/$n.ktrace.norm" "$work/log/$n.ttrace.norm" "$ovr" "$tdiff"; then
 			failed=$((failed + 1))
 			continue
 		fi
+		kn=$(grep -c . "$work/log/$n.ktrace.norm")
 		echo "# $n: trace equal, $kn records ($(grep -c '^ext2_inode_alloc' "$work/log/$n.ktrace.norm") inode, $(grep -c '^ext2_block_alloc' "$work/log/$n.ktrace.norm") block)"
 	fi
 	if $ext4trace && [ $lrc = 0 ]; then
 		ek=$work/log/$n.ektrace.norm et=$work/log/$n.ettrace.norm
 		"$kt_here/trace-normalize" --ext4 "$work/res/$n.events" >"$ek"
 		"$kt_here/trace-normalize" --ext4 "$work/log/$n.ttrace" >"$et"
-		kn=$(grep -c . "$ek")
 		ovr=$(awk '/^overrun:/ { n++; s += $2 } END { print n ? s : "" }' \
 			"$work/res/$n.estats" 2>/dev/null)
-		if [ "$kn" = 0 ]; then
-			echo "not ok $num - $n: empty ext4 trace (events/ext4 not recording?)"
-			failed=$((failed + 1))
-			continue
-		elif [ "${ovr:-x}" != 0 ]; then
-			echo "not ok $num - $n: ext4 trace buffer overrun (${ovr:-no stats})"
-			failed=$((failed + 1))
-			continue
-		elif ! diff "$ek" "$et" >"$work/log/$n.etdiff"; then
-			echo "not ok $num - $n: ext4 traces differ (kernel $kn records, tool $(grep -c . "$et")); first differences (< kernel, > tool):"
-			head -n 12 "$work/log/$n.etdiff" | sed 's/^/# /'
+		if ! traces_equal "ext4 trace" ext4 "ext4 traces" \
+			"$ek" "$et" "$ovr" "$work/log/$n.etdiff"; then
 			failed=$((failed + 1))
 			continue
 		fi
+		kn=$(grep -c . "$ek")
 		echo "# $n: ext4 trace equal, $kn records ($(grep -c '^ext4_allocate_inode' "$ek") inode, $(grep -c '^ext4_allocate_blocks' "$ek") block, $(grep -c '^ext4_mballoc_alloc' "$ek") mballoc_alloc, $(grep -c '^ext4_mballoc_prealloc' "$ek") prealloc, $(grep -c '^ext4_free_blocks' "$ek") free)"
 	elif $ext4trace; then
 		# a measured layout: where the allocations part, for the record
