@@ -476,10 +476,12 @@ for i in $(seq 0 $((ncases - 1))); do
 		kn=$(grep -c . "$work/log/$n.ktrace.norm")
 		echo "# $n: trace equal, $kn records ($(grep -c '^ext2_inode_alloc' "$work/log/$n.ktrace.norm") inode, $(grep -c '^ext2_block_alloc' "$work/log/$n.ktrace.norm") block)"
 	fi
-	if $ext4trace && [ $lrc = 0 ]; then
+	if $ext4trace; then
 		ek=$work/log/$n.ektrace.norm et=$work/log/$n.ettrace.norm
 		"$kt_here/trace-normalize" --ext4 "$work/res/$n.events" >"$ek"
 		"$kt_here/trace-normalize" --ext4 "$work/log/$n.ttrace" >"$et"
+	fi
+	if $ext4trace && [ $lrc = 0 ]; then
 		ovr=$(awk '/^overrun:/ { n++; s += $2 } END { print n ? s : "" }' \
 			"$work/res/$n.estats" 2>/dev/null)
 		if ! traces_equal "ext4 trace" ext4 "ext4 traces" \
@@ -491,9 +493,6 @@ for i in $(seq 0 $((ncases - 1))); do
 		echo "# $n: ext4 trace equal, $kn records ($(grep -c '^ext4_allocate_inode' "$ek") inode, $(grep -c '^ext4_allocate_blocks' "$ek") block, $(grep -c '^ext4_mballoc_alloc' "$ek") mballoc_alloc, $(grep -c '^ext4_mballoc_prealloc' "$ek") prealloc, $(grep -c '^ext4_free_blocks' "$ek") free)"
 	elif $ext4trace; then
 		# a measured layout: where the allocations part, for the record
-		ek=$work/log/$n.ektrace.norm et=$work/log/$n.ettrace.norm
-		"$kt_here/trace-normalize" --ext4 "$work/res/$n.events" >"$ek"
-		"$kt_here/trace-normalize" --ext4 "$work/log/$n.ttrace" >"$et"
 		at=$(cmp "$ek" "$et" 2>&1 | sed -n 's/.* line \([0-9]*\).*/\1/p')
 		echo "# $n: ext4 traces not compared (layouts differ): kernel $(grep -c . "$ek") records, tool $(grep -c . "$et"), first difference at record ${at:-?}"
 	fi
