@@ -34,7 +34,8 @@
 # pass of tools/check.sh keeps every fifth write and read failure and the
 # last 64 (each point takes another error path) but every 25th kill and the
 # last 8: a killed run executes a prefix of the run the plain pass already
-# checked at every point.
+# checked at every point.  Kills before the commit starts are tried every
+# T_FAULT_PRE_STRIDE-th operation (default 8; see run()), undo's at every.
 # T_KEEP=DIR keeps the images and outputs there.
 . "$(dirname "$0")/lib.sh"
 command -v setfacl >/dev/null 2>&1 || t_skip "setfacl not found (acl)"
@@ -261,11 +262,27 @@ scenario() {
 # run NAME KIND STRIDE: every STRIDE-th operation, and every one of the
 # last 64 (the end of the commit; for the kill runs the last
 # T_FAULT_KILL_TAIL, default 64); eioread: of the reads.
+# A kill before the commit (kill, inplace, atomic, jkill) must leave
+# nothing the old filesystem can see, and what the run wrote until then
+# stays written: a write that showed would show at every later kill
+# point before the commit too, the last one (all of the run's writes
+# done, none of the commit's) most of all.  So those points are tried
+# every T_FAULT_PRE_STRIDE-th (default 8) and the last two always;
+# failures (each its own error path) and undo (each point a different
+# undo file for e2undo) keep every point.
 run() {
 	name=$1 kind=$2 step=$3 total=$(cat "$D/total") tail=64
-	[ "$kind" = eioread ] && total=$(cat "$D/reads")
+	commit=$(cat "$D/commit") pre=$step
+	[ "$kind" = eioread ] && total=$(cat "$D/reads") commit=1
 	case $kind in eio|ipeio|eioread) ;; *) tail=${T_FAULT_KILL_TAIL:-64} ;; esac
-	{ seq 1 "$step" "$total"; [ "$tail" = 0 ] || seq $((total > tail ? total - tail + 1 : 1)) "$total"; } |
+	case $kind in
+	kill|inplace|atomic|jkill)
+		pre=${T_FAULT_PRE_STRIDE:-8}
+		[ "$pre" -ge "$step" ] || pre=$step ;;
+	esac
+	{ [ "$commit" -le 1 ] || { seq 1 "$pre" $((commit - 1)); echo $((commit - 1)); }
+	  seq "$commit" "$step" "$total"
+	  [ "$tail" = 0 ] || seq $((total > tail ? total - tail + 1 : 1)) "$total"; } |
 		sort -nu >"$D/$name.points"
 	T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one "$kind" <"$D/$name.points" \
 		>"$D/$name.out" 2>&1
