@@ -295,6 +295,16 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 			   io, &img->fs);
 	if (err)
 		return err;
+	/* unix_io's block cache: libext2fs 1.47.0 (Debian 12) keeps clean
+	 * cached blocks across a direct write of more than four blocks, so
+	 * an inode-table block read earlier and then rewritten in one run of
+	 * new inodes came back stale to the next one-block read, and the
+	 * existing inodes' pass wrote the new ones back as zeros (fixed in
+	 * 1.47.3, "fix unix io manager invalidation").  Every read goes to
+	 * the file instead: the tool reads what it stages only once. */
+	err = io_channel_set_options(img->fs->io, "cache=off");
+	if (err)
+		return err;
 	if (opts->has_now) {
 		img->fs->now = (time_t)opts->now;
 #ifdef EXT2_FLAG2_USE_FAKE_TIME
