@@ -119,6 +119,11 @@ uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex);
 void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
 		   uint32_t len);
 
+/* ---- the scans (mb_scan.c) ---------------------------------------- */
+
+/* ext4_mb_regular_allocator: the goal, then the groups by criteria. */
+errcode_t mb_regular_allocator(struct alloc_ctx *ac);
+
 /* ---- preallocations (mb_prealloc.c) -------------------------------- */
 
 int mb_use_preallocated(struct alloc_ctx *ac);
