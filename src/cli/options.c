@@ -10,6 +10,7 @@
 #include "cli/options.h"
 #include "source/meta.h"
 #include "source/tar.h"
+#include "model/kver.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -101,7 +102,6 @@ static int keyword(const char *arg, const char *const *names)
 static const char *const policy_names[] = { "orlov", "oldalloc", NULL };
 static const char *const topdir_names[] = { "hash", "random", NULL };
 static const char *const yes_no[] = { "yes", "no", NULL };
-static const char *const kernel_names[] = { "6.1", "6.1-arm64", "6.12", NULL };
 static const char *const driver_names[] = { "ext2", "ext4", NULL };
 
 /* The help text after its first lines, part by part. */
@@ -159,11 +159,13 @@ static const char usage_where[] =
 "                         and directory counters lag by up to max(32, 2N) per\n"
 "                         CPU on an SMP kernel; up: a uniprocessor build, exact\n"
 "                         counters (default up)\n"
-"      --kernel V         6.1 (default), 6.1-arm64 or 6.12: how the driver\n"
-"                         hashes attribute names (signed char on x86 6.1,\n"
-"                         unsigned on arm64 and from 6.2 on) and whether an\n"
-"                         attribute block may come from the file's\n"
-"                         reservation window (6.1, not 6.12)\n"
+"      --kernel V         the release modelled: 6.1 (default, 6.1.192), 6.1.N,\n"
+"                         6.1-arm64, 6.8 (6.8.12), 6.8.N, 6.12 (6.12.118) or\n"
+"                         6.12.N: how the driver hashes attribute names\n"
+"                         (signed char on x86 6.1, unsigned on arm64 and from\n"
+"                         6.2 on) and whether an attribute block may come\n"
+"                         from the file's reservation window (before 6.6);\n"
+"                         --driver ext4 models the 6.1 line only\n"
 "      --driver D         ext2: the ext2 driver; ext4: Linux 6.1's ext4 driver,\n"
 "                         as Debian's and Ubuntu's kernels mount ext2 and ext3\n"
 "                         images too (mballoc, hash-tree directories,\n"
@@ -322,7 +324,6 @@ static const struct {
 } word_opts[] = {
 	{ OPT_POLICY, P(policy), policy_names, "--policy takes orlov or oldalloc" },
 	{ OPT_TOPDIR, P(topdir), topdir_names, "--topdir takes hash or random" },
-	{ OPT_KERNEL, P(kernel), kernel_names, "--kernel takes 6.1, 6.1-arm64 or 6.12" },
 	{ OPT_DRIVER, P(driver), driver_names, "--driver takes ext2 or ext4" },
 	{ OPT_ROTATIONAL, P(rotational), yes_no, "--rotational takes yes or no" },
 };
@@ -384,6 +385,10 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		else
 			p->cpus = (unsigned int)v;
 		break;
+	case OPT_KERNEL:
+		if (kver_parse(optarg, &p->kver, &p->arm64))
+			return usage_msg(o, msg, "--kernel ", optarg, ": give " KVER_ACCEPTED);
+		break;
 	case OPT_CREATE:
 		p->create = 1;
 		p->mkfs.size = optarg;
@@ -442,7 +447,7 @@ static const char *conflict(const struct populate_opts *p)
 		  "--delalloc is the ext4 driver's: give --driver ext4" },
 		{ p->delalloc && !p->driver_set &&
 		  (p->policy == POLICY_OLDALLOC || p->topdir == TOPDIR_RANDOM ||
-		   p->kernel == KERNEL_6_12),
+		   !kver_ext4_modelled(p->kver)),
 		  "--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories and models Linux 6.1" },
 		{ p->rotational == ROTATIONAL_NO && p->driver_set &&
 		  p->driver != DRIVER_EXT4,
@@ -451,8 +456,8 @@ static const char *conflict(const struct populate_opts *p)
 		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,
 		  "--topdir random is the ext2 driver's: ext4 always hashes the name" },
-		{ p->driver == DRIVER_EXT4 && p->kernel == KERNEL_6_12,
-		  "--driver ext4 models Linux 6.1's ext4, not 6.12's" },
+		{ p->driver == DRIVER_EXT4 && !kver_ext4_modelled(p->kver),
+		  "--driver ext4 models Linux 6.1's ext4, not 6.8's or 6.12's" },
 		{ p->mkfs.fs_type && !strcmp(p->mkfs.fs_type, "ext4") &&
 		  p->driver_set && p->driver != DRIVER_EXT4,
 		  "--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none" },
@@ -519,6 +524,7 @@ static errcode_t parse_defaults(struct populate_opts *p, const char **msg)
 #endif
 	p->xattrs = 1;
 	p->fsck = 1;
+	p->kver = KVER_REF_6_1;
 	return 0;
 }
 

@@ -13,6 +13,7 @@ errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g)
 
 	memset(fs, 0, sizeof(*fs));
 	fs->g = *g;
+	fs->kver = KVER_REF_6_1;	/* until the options say otherwise */
 	/* ext4_fill_flex_info ignores what it cannot shift by */
 	if (fs->g.log_groups_per_flex > 31)
 		fs->g.log_groups_per_flex = 0;

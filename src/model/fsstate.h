@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <ext2fs/ext2_types.h>
 #include <et/com_err.h>
+#include "model/kver.h"
 
 struct mb_state;
 
@@ -120,6 +121,7 @@ struct fs_state {
 	uint32_t bytes_per_group, ibytes_per_group;
 	struct rsv_tree rsv;
 	unsigned int colour;	/* pid % 16 of the kernel's writer */
+	uint32_t kver;		/* the release modelled (kver.h): its gates */
 	struct mb_state *mb;	/* ext4 driver's mballoc (mballoc.h), or NULL */
 	/* ext4 with dir_index: directories past one block get an htree */
 	struct dx_hash_cfg {

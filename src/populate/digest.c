@@ -10,6 +10,7 @@
 
 #include "populate/digest.h"
 #include "populate/report.h"
+#include "model/kver.h"
 #include "lib/util.h"
 
 struct digest_walk {
@@ -124,6 +125,18 @@ static void digest_error(void *ctx, errcode_t err, const char *what,
 	free(where);
 }
 
+/* --kernel: the three names it took before it took releases keep their
+ * old values (0, 1, 2), and so their images' UUIDs; a release is its
+ * number, well above them. */
+static uint64_t kernel_key(const struct populate_opts *o)
+{
+	if (o->kver == KVER_REF_6_1)
+		return o->arm64 ? 1 : 0;
+	if (o->kver == KVER_REF_6_12 && !o->arm64)
+		return 2;
+	return o->kver | (uint64_t)o->arm64 << 32;
+}
+
 /*
  * With SOURCE_DATE_EPOCH, --create's UUID was the epoch's and the seed's
  * alone: every image of a build had the same.  It now also takes a digest
@@ -167,7 +180,7 @@ errcode_t tree_digest(const struct populate_opts *o,
 	digest_u64(&w.d, o->topdir);
 	digest_u64(&w.d, o->colour);
 	digest_u64(&w.d, o->cpus);
-	digest_u64(&w.d, o->kernel);
+	digest_u64(&w.d, kernel_key(o));
 	digest_u64(&w.d, o->driver);
 	digest_u64(&w.d, (uint64_t)o->delalloc << 3 | (uint64_t)o->xattrs << 2 |
 			 (uint64_t)o->root_attrs << 1 | (uint64_t)o->root_owner);

@@ -12,8 +12,6 @@
 
 enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
 enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
-/* --kernel: the ext2 driver whose attribute handling to match */
-enum kernel_version { KERNEL_6_1, KERNEL_6_1_ARM64, KERNEL_6_12 };
 /* --driver: which driver mounts the image and places what is written */
 enum fs_driver { DRIVER_EXT2, DRIVER_EXT4 };
 /* --rotational: the disk's queue/rotational, which sets mballoc's
@@ -29,7 +27,8 @@ struct populate_opts {
 	uint64_t seed;		/* --seed, for --topdir random */
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
-	enum kernel_version kernel;
+	uint32_t kver;		/* --kernel: the release modelled (model/kver.h) */
+	int arm64;		/* --kernel 6.1-arm64: unsigned char before 6.2 */
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	enum rotational rotational;

@@ -24,6 +24,7 @@
 #include "populate/report.h"
 #include "populate/scan.h"
 #include "model/mballoc.h"
+#include "model/kver.h"
 #include "lib/owner.h"
 #include "lib/orlov_err.h"
 
@@ -128,6 +129,7 @@ static errcode_t load_state(struct ctx *c)
 			return fail_at(c, err, "checking with e2fsck -fn", o->image);
 	}
 	c->fs.colour = o->colour;
+	c->fs.kver = o->kver;
 	fs_state_set_cpus(&c->fs, o->cpus);
 	image_hash_seed(c->img, c->ia.seed);
 	if (o->delalloc) {
@@ -166,9 +168,9 @@ static errcode_t setup(struct ctx *c)
 	c->xblock = malloc(bs);
 	if (xattr_blocks_init(&c->xa.xb, bs))
 		c->xblock = (free(c->xblock), NULL);
-	c->xa.xb.name_hash = o->kernel == KERNEL_6_1 ? NAME_HASH_SIGNED :
-						       NAME_HASH_UNSIGNED;
-	c->xa.xb.noreserve = o->kernel == KERNEL_6_12;
+	c->xa.xb.name_hash = o->kver < KVER_UNSIGNED_CHAR && !o->arm64 ?
+			     NAME_HASH_SIGNED : NAME_HASH_UNSIGNED;
+	c->xa.xb.noreserve = o->kver >= KVER_EXT2_XATTR_NORESERVE;
 	if (c->drv->xattr_share_below)
 		c->xa.xb.share_below = c->drv->xattr_share_below;
 	c->xa.xs.posix_acl = image_posix_acl(c->img);
@@ -240,7 +242,8 @@ static void mount_defaults(struct populate_opts *o, const char *path)
 		o->driver = (ext4 || (o->delalloc_set && o->delalloc)) &&
 			    o->policy != POLICY_OLDALLOC &&
 			    o->topdir != TOPDIR_RANDOM &&
-			    o->kernel != KERNEL_6_12 ? DRIVER_EXT4 : DRIVER_EXT2;
+			    kver_ext4_modelled(o->kver) ? DRIVER_EXT4 :
+							  DRIVER_EXT2;
 	if (!o->delalloc_set)
 		o->delalloc = o->driver == DRIVER_EXT4 && delalloc;
 }

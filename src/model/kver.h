@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * The kernel modelled, as a release number (--kernel): behaviour that
+ * changed between releases is gated on the release where it landed,
+ * upstream or in the stable line it was backported to.
+ */
+#ifndef ORLOV_KVER_H
+#define ORLOV_KVER_H
+
+#include <stdint.h>
+
+/* KERNEL_VERSION(): patch levels past 255 clamp to 255, as the kernel's
+ * own LINUX_VERSION_CODE does from 4.9.256 and 4.14.256 on. */
+#define KVER(a, b, c) (((uint32_t)(a) << 16) | ((uint32_t)(b) << 8) | \
+		       ((c) > 255 ? 255u : (uint32_t)(c)))
+#define KVER_MAJOR(v) ((v) >> 16)
+#define KVER_MINOR(v) (((v) >> 8) & 0xff)
+#define KVER_PATCH(v) ((v) & 0xff)
+
+/* What the docs' exactness claims were measured against: Debian 12's
+ * kernel (linux-image-6.1.0-57, 6.1.192) and linux-source-6.12 (6.12.118,
+ * what t-kernel-612 builds and boots). */
+#define KVER_REF_6_1 KVER(6, 1, 192)
+#define KVER_REF_6_12 KVER(6, 12, 118)
+/* 6.8 (Ubuntu 24.04's base) is closed: its last release. */
+#define KVER_LAST_6_8 KVER(6, 8, 12)
+
+/* Every architecture builds with -funsigned-char from 6.2 on: before,
+ * x86 hashed attribute names as signed char and arm64 as unsigned. */
+#define KVER_UNSIGNED_CHAR KVER(6, 2, 0)
+/* ext2 allocates attribute blocks with EXT2_ALLOC_NORESERVE (Ye Bin's
+ * "ext2: introduce flag argument for ext2_new_blocks()", 6.6). */
+#define KVER_EXT2_XATTR_NORESERVE KVER(6, 6, 0)
+
+/* --driver ext4 models the 6.1 line's ext4 only. */
+static inline int kver_ext4_modelled(uint32_t v)
+{
+	return v < KVER(6, 2, 0);
+}
+
+/*
+ * "6.1", "6.1.164", "6.8", "6.12", "6.12.74" and "6.1-arm64" (also
+ * "6.1.N-arm64"): the 6.1, 6.8 and 6.12 lines.  A line alone is its
+ * reference release (6.8: its last).  0, or -1 for anything else.
+ */
+int kver_parse(const char *s, uint32_t *v, int *arm64);
+
+/* What kver_parse takes, for the one line refusing anything else. */
+#define KVER_ACCEPTED "6.1 (6.1.192), 6.1.N, 6.1-arm64, 6.8 (6.8.12), " \
+		      "6.8.N, 6.12 (6.12.118) or 6.12.N"
+
+#endif
