@@ -38,6 +38,9 @@ struct alloc_ctx {
 	const struct mb_request *ar;
 	unsigned int flags;
 	struct free_ex o, g, b, f;
+	/* ac_orig_goal_len: g.len before 6.12's CR_BEST_AVAIL_LEN trims it
+	 * (the request's own length for a locality-group request) */
+	uint32_t orig_goal_len;
 	int status;
 	unsigned int found;
 	int order2;

@@ -113,18 +113,26 @@ static void mb_simple_scan_group(struct alloc_ctx *ac, uint32_t group,
 	}
 }
 
+/* @skip_short: 6.12's CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN, sure the
+ * group has a free run as long as the goal, step over shorter ones. */
 static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
-				  errcode_t *err)
+				  int skip_short, errcode_t *err)
 {
 	const struct mb_state *mb = ac->mb;
 	const uint8_t *map = gmap(ac->fs, group);
-	uint32_t free = grp(ac->fs, group)->free, i = 0;
+	uint32_t free = grp(ac->fs, group)->free, i = 0, j;
 	struct free_ex ex;
 
 	while (free && ac->status == AC_CONTINUE) {
 		i = find_next_zero_bit(map, mb->cpg, i);
 		if (i >= mb->cpg)
 			break;
+		j = skip_short ? next_set_bit(map, mb->cpg, i) : i;
+		if (j - i < ac->g.len && skip_short) {
+			free -= j - i < free ? j - i : free;
+			i = j;
+			continue;
+		}
 		mb_find_extent(ac->fs, group, i, ac->g.len, &ex);
 		if (!ex.len || free < ex.len)
 			break;
@@ -221,26 +229,196 @@ static void mb_find_by_goal(struct alloc_ctx *ac, errcode_t *err)
 	}
 }
 
-errcode_t mb_regular_allocator(struct alloc_ctx *ac)
+/* ---- Linux 6.12 (from 6.12.77) ------------------------------------ */
+
+/* 6.12's criteria (6.5 added CR_BEST_AVAIL_LEN between 6.1's 1 and 2);
+ * the group tests of mb_good_group by 6.1's number. */
+enum { CR_POWER2_ALIGNED, CR_GOAL_LEN_FAST, CR_BEST_AVAIL_LEN,
+       CR_GOAL_LEN_SLOW, CR_ANY_FREE, MB_NUM_CRS };
+static const int good_group_test[MB_NUM_CRS] = { 0, 1, 1, 2, 3 };
+
+/* ext4_mb_scan_group (the buddies are all loaded, no group is busy) */
+static void mb_scan_group_612(struct alloc_ctx *ac, uint32_t group,
+			      errcode_t *err)
+{
+	if (!mb_good_group(ac, group, good_group_test[ac->cr]))
+		return;
+	ac->groups++;
+	if (ac->cr == CR_POWER2_ALIGNED)
+		mb_simple_scan_group(ac, group, err);
+	else
+		mb_complex_scan_group(ac, group, ac->cr < CR_GOAL_LEN_SLOW,
+				      err);
+}
+
+static int mb_done(const struct alloc_ctx *ac, const errcode_t *err)
+{
+	return *err || ac->status != AC_CONTINUE;
+}
+
+/* ext4_mb_scan_groups_linear: @count groups in turn from *start; all of
+ * them without a find moves to the next criterion. */
+static void mb_scan_linear(struct alloc_ctx *ac, uint32_t *start,
+			   uint32_t count, errcode_t *err)
+{
+	uint32_t ngroups = ac->fs->g.ngroups, group = *start, i;
+
+	for (i = 0; i < count; i++) {
+		mb_scan_group_612(ac, group, err);
+		if (mb_done(ac, err))
+			return;
+		group = group + 1 >= ngroups ? 0 : group + 1;
+	}
+	*start = group;
+	if (count == ngroups)
+		ac->cr++;
+}
+
+/* ext4_mb_scan_groups_xa_range: the groups of one optimize_scan list (by
+ * largest free order, or by average fragment size) in [@start, @end):
+ * 6.12.77's xarrays are walked by group number, where 6.1's lists were
+ * walked in the order groups joined them. */
+static void mb_scan_range(struct alloc_ctx *ac, int by_lfo, int order,
+			  uint32_t start, uint32_t end, errcode_t *err)
+{
+	uint32_t g;
+
+	for (g = start; g < end; g++) {
+		const struct mb_group *gr = grp(ac->fs, g);
+
+		if ((by_lfo ? gr->lfo_list : gr->avg_order) != order)
+			continue;
+		mb_scan_group_612(ac, g, err);
+		if (mb_done(ac, err))
+			return;
+	}
+}
+
+/* ext4_mb_scan_groups_p2_aligned and _goal_fast: every order's list from
+ * the goal's group to the end, then from group 0 to it. */
+static void mb_scan_lists(struct alloc_ctx *ac, uint32_t start,
+			  errcode_t *err)
+{
+	int by_lfo = ac->cr == CR_POWER2_ALIGNED;
+	int first = by_lfo ? ac->order2 :
+		    mb_avg_fragment_size_order(ac->mb, ac->g.len);
+	uint32_t end = ac->fs->g.ngroups;
+	int i;
+
+wrap:
+	for (i = first; i <= (int)ac->mb->max_order; i++) {
+		mb_scan_range(ac, by_lfo, i, start, end, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (start) {
+		end = start;
+		start = 0;
+		goto wrap;
+	}
+	if (by_lfo)
+		ac->cr = CR_GOAL_LEN_FAST;
+	else	/* only a data request was normalized, can be trimmed */
+		ac->cr = ac->flags & HINT_DATA ? CR_BEST_AVAIL_LEN :
+						 CR_GOAL_LEN_SLOW;
+}
+
+/* ext4_mb_scan_groups_best_avail: the goal trimmed to a power of two,
+ * down by up to s_mb_best_avail_max_trim_order (3) orders but not
+ * below the request, each length's one list in turn. */
+static void mb_scan_best_avail(struct alloc_ctx *ac, uint32_t start,
+			       errcode_t *err)
+{
+	int order = fls32(ac->g.len) - 1, min_order = order - 3, i;
+	uint32_t end = ac->fs->g.ngroups;
+
+	if (min_order < 0)
+		min_order = 0;
+	/* fls, not fls - 1, as the kernel has it */
+	if ((1u << min_order) < ac->o.len)
+		min_order = fls32(ac->o.len);
+wrap:
+	for (i = order; i >= min_order; i--) {
+		ac->g.len = 1u << i;
+		mb_scan_range(ac, 0, mb_avg_fragment_size_order(ac->mb,
+								ac->g.len),
+			      start, end, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (start) {
+		end = start;
+		start = 0;
+		goto wrap;
+	}
+	ac->g.len = ac->orig_goal_len;
+	ac->cr = CR_GOAL_LEN_SLOW;
+}
+
+/* ext4_mb_scan_groups: one criterion; with optimize_scan first up to
+ * s_mb_max_linear_groups in turn from the goal's group (6.1 scanned the
+ * goal's group and then that many more), then the lists from the next. */
+static void mb_scan_groups_612(struct alloc_ctx *ac, errcode_t *err)
+{
+	uint32_t ngroups = ac->fs->g.ngroups;
+	uint32_t start = ac->g.group < ngroups ? ac->g.group : 0;
+
+	if (!ac->mb->optimize_scan || ac->cr >= CR_GOAL_LEN_SLOW) {
+		mb_scan_linear(ac, &start, ngroups, err);
+		return;
+	}
+	if (ac->mb->max_linear_groups) {
+		mb_scan_linear(ac, &start, ac->mb->max_linear_groups, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (ac->cr == CR_BEST_AVAIL_LEN)
+		mb_scan_best_avail(ac, start, err);
+	else
+		mb_scan_lists(ac, start, err);
+}
+
+static errcode_t mb_scan_criteria_612(struct alloc_ctx *ac)
+{
+	errcode_t err = 0;
+
+	ac->cr = ac->order2 ? CR_POWER2_ALIGNED : CR_GOAL_LEN_FAST;
+repeat:
+	while (ac->cr < MB_NUM_CRS) {
+		mb_scan_groups_612(ac, &err);
+		if (err)
+			return err;
+		if (ac->status != AC_CONTINUE)
+			break;
+	}
+	if (ac->b.len > 0 && ac->status != AC_FOUND &&
+	    !(ac->flags & HINT_FIRST)) {
+		struct free_ex ex;
+
+		/* ext4_mb_try_best_found */
+		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
+				   &ex) > 0) {
+			ac->b = ex;
+			mb_use_best_found(ac, &err);
+		} else {
+			memset(&ac->b, 0, sizeof(ac->b));
+			ac->status = AC_CONTINUE;
+			ac->flags |= HINT_FIRST;
+			ac->cr = CR_ANY_FREE;
+			goto repeat;
+		}
+	}
+	return err;
+}
+
+/* Linux 6.1's scans by criteria 0 to 3. */
+static errcode_t mb_scan_criteria_61(struct alloc_ctx *ac)
 {
 	uint32_t ngroups = ac->fs->g.ngroups, group, i;
-	int cr, new_cr, k = fls32(ac->g.len);
+	int cr, new_cr;
 	unsigned int linear;
 	errcode_t err = 0;
 
-	/* the goal block itself only with TRY_GOAL (extent-mapped files
-	 * next to a neighbour, a new tree root); else only its group */
-	mb_find_by_goal(ac, &err);
-	if (err || ac->status == AC_FOUND)
-		return err;
-	ac->order2 = 0;
-	if (k >= MB_ORDER2_REQS && k <= (int)ac->mb->max_order + 1 &&
-	    !(ac->g.len & ~(1u << (k - 1))))
-		ac->order2 = k - 1;
-	if (ac->flags & STREAM_ALLOC) {
-		ac->g.group = ac->mb->last_group;
-		ac->g.start = ac->mb->last_start;
-	}
 	cr = ac->order2 ? 0 : 1;
 repeat:
 	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
@@ -265,7 +443,7 @@ repeat:
 			if (cr == 0)
 				mb_simple_scan_group(ac, group, &err);
 			else
-				mb_complex_scan_group(ac, group, &err);
+				mb_complex_scan_group(ac, group, 0, &err);
 			if (err)
 				return err;
 			if (ac->status != AC_CONTINUE)
@@ -290,4 +468,27 @@ repeat:
 		}
 	}
 	return err;
+}
+
+errcode_t mb_regular_allocator(struct alloc_ctx *ac)
+{
+	int k = fls32(ac->g.len);
+	errcode_t err = 0;
+
+	/* the goal block itself only with TRY_GOAL (extent-mapped files
+	 * next to a neighbour, a new tree root); else only its group */
+	mb_find_by_goal(ac, &err);
+	if (err || ac->status == AC_FOUND)
+		return err;
+	ac->order2 = 0;
+	if (k >= MB_ORDER2_REQS && k <= (int)ac->mb->max_order + 1 &&
+	    !(ac->g.len & ~(1u << (k - 1))))
+		ac->order2 = k - 1;
+	if (ac->flags & STREAM_ALLOC) {
+		ac->g.group = ac->mb->last_group;
+		ac->g.start = ac->mb->last_start;
+	}
+	if (ac->fs->kver >= KVER_MB_612)
+		return mb_scan_criteria_612(ac);
+	return mb_scan_criteria_61(ac);
 }

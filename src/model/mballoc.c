@@ -146,7 +146,7 @@ static errcode_t mb_normalize_request(struct alloc_ctx *ac)
 	}
 	size = end - start;
 	ac->g.logical = (uint32_t)start;
-	ac->g.len = (uint32_t)size;
+	ac->g.len = ac->orig_goal_len = (uint32_t)size;
 	if (ar->pright && ar->lright == end && ar->pright >= size &&
 	    ar->pright - size >= fs->g.first_data_block)
 		err = mb_goal_at(ac, ar->pright - size);
@@ -209,6 +209,11 @@ static void trace_ex(FILE *f, const char *what, const struct free_ex *ex,
  * preallocation leaves ac_b_ex's logical block at the request's. */
 static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 {
+	/* 6.12's show_criteria */
+	static const char *const cr_names[] = {
+		"CR_POWER2_ALIGNED", "CR_GOAL_LEN_FAST", "CR_BEST_AVAIL_LEN",
+		"CR_GOAL_LEN_SLOW", "CR_ANY_FREE",
+	};
 	FILE *f = ac->fs->trace;
 
 	fprintf(f, "ext4_mballoc_%s: inode %u", prealloc ? "prealloc" : "alloc",
@@ -221,8 +226,12 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 	}
 	trace_ex(f, "goal", &ac->g, ac->g.logical);
 	trace_ex(f, "result", &ac->f, ac->f.logical);
-	fprintf(f, " blks %u grps %u cr %u flags ", ac->found, ac->groups,
-		ac->cr);
+	fprintf(f, " blks %u grps %u cr ", ac->found, ac->groups);
+	if (ac->fs->kver >= KVER_MB_612)
+		fputs(cr_names[ac->cr < 5 ? ac->cr : 4], f);
+	else
+		fprintf(f, "%u", ac->cr);
+	fputs(" flags ", f);
 	/* the tracepoint keeps ac_flags in a __u16: CR1_OPTIMIZED is cut */
 	trace_flags(f, ac->flags & 0xffff);
 	fprintf(f, " tail %u broken %u\n", ac->tail,
@@ -286,6 +295,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	ac.o.logical = ar->logical;
 	ac.o.len = len;
 	ac.g = ac.o;
+	ac.orig_goal_len = len;
 	ac.flags = ar_flags(fs, ar);
 	ac.status = AC_CONTINUE;
 	mb_group_or_file(&ac);
