@@ -227,8 +227,12 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 	trace_ex(f, "goal", &ac->g, ac->g.logical);
 	trace_ex(f, "result", &ac->f, ac->f.logical);
 	fprintf(f, " blks %u grps %u cr ", ac->found, ac->groups);
-	if (ac->fs->kver >= KVER_MB_612)
-		fputs(cr_names[ac->cr < 5 ? ac->cr : 4], f);
+	/* past CR_ANY_FREE when its full scan failed and ext4_mb_try_best_found
+	 * took the best extent: __print_symbolic prints the number */
+	if (ac->fs->kver >= KVER_MB_612 && ac->cr < 5)
+		fputs(cr_names[ac->cr], f);
+	else if (ac->fs->kver >= KVER_MB_612)
+		fprintf(f, "0x%x", ac->cr);
 	else
 		fprintf(f, "%u", ac->cr);
 	fputs(" flags ", f);
