@@ -5,7 +5,11 @@
 # distribution kernel, as an oracle for the QEMU harness in tests/kernel/.
 #
 # Usage:
-#   kernel/debian-kernel.sh [--help]
+#   kernel/debian-kernel.sh [--line 6.1|6.12] [--help]
+#
+# --line 6.12: the 6.12 line Debian 12 ships beside its own kernel (the
+# kernel of Debian 13): linux-image-6.12.N+deb12-amd64, the package the
+# metapackage linux-image-6.12-amd64 depends on.  Default 6.1.
 #
 # Resolves the linux-image-6.1.0-N-amd64 package that the metapackage
 # linux-image-amd64 currently depends on (apt-cache depends; the signed
@@ -49,16 +53,27 @@ set -euo pipefail
 export LC_ALL=C TZ=UTC
 
 meta=linux-image-amd64
+line=6.1
 # the modules the harness needs, roots of the dependency closure
 roots=(crc32c_generic ext4 virtio_pci virtio_blk)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h|--help) sed -n '3,46p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,51p' "$0"; exit 0 ;;
+	--line)
+		[ $# -ge 2 ] || { echo "debian-kernel.sh: --line needs 6.1 or 6.12" >&2; exit 2; }
+		line=$2
+		shift ;;
 	*) echo "debian-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
 done
+
+case $line in
+6.1) ;;
+6.12) meta=linux-image-6.12-amd64 ;;
+*) echo "debian-kernel.sh: --line 6.1 or 6.12, not '$line'" >&2; exit 2 ;;
+esac
 
 log() { echo "debian-kernel: $*" >&2; }
 die() { echo "debian-kernel: error: $*" >&2; exit 1; }
@@ -89,7 +104,7 @@ depmod=$(command -v depmod 2>/dev/null || echo /usr/sbin/depmod)
 # the linux-image-6.1.0-N-amd64 that the metapackage depends on now
 resolve() {
 	apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*-[0-9]*-amd64\)$/\1/p' |
+		sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*\(-[0-9]*\|+deb[0-9]*\)-amd64\)$/\1/p' |
 		head -n1
 }
 pkg=$(resolve || true)
@@ -102,7 +117,7 @@ ver=
 	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
 if [ -z "$pkg" ] || [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	# offline: the newest finished download, if any
-	old=$(find "$cache" -mindepth 2 -maxdepth 2 -path '*/debian-kernel-*/.done' \
+	old=$(find "$cache" -mindepth 2 -maxdepth 2 -path "*/debian-kernel-$line.*/.done" \
 		-printf '%h\n' 2>/dev/null | sort -V | tail -n1)
 	[ -n "$old" ] ||
 		die "cannot resolve the package $meta depends on (apt-cache depends $meta), and none is cached"

@@ -41,7 +41,7 @@ expect bad-driver 2 "Invalid usage \(--driver takes ext2 or ext4\)" "$img" --dri
 expect delalloc-ext2 2 "Invalid usage \(--delalloc is the ext4 driver's" "$img" --driver ext2 --delalloc "$img" "$src"
 expect ext4-oldalloc 2 "Invalid usage \(--policy oldalloc is the ext2 driver's" "$img" --driver ext4 --policy oldalloc "$img" "$src"
 expect ext4-random 2 "Invalid usage \(--topdir random is the ext2 driver's" "$img" --driver ext4 --topdir random "$img" "$src"
-expect ext4-612 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.12 "$img" "$src"
+expect ext4-612 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.12.76 "$img" "$src"
 expect ext4-68 2 "Invalid usage \(--driver ext4 models Linux 6.1's ext4" "$img" --driver ext4 --kernel 6.8.5 "$img" "$src"
 expect kernel-old 2 "Invalid usage \(--kernel 5.10: give 6.1 \(6.1.192\), 6.1.N, .* or 6.12.N\); try --help$" "$img" --kernel 5.10 "$img" "$src"
 expect kernel-new 2 "Invalid usage \(--kernel 6.13: give 6.1 " "$img" --kernel 6.13 "$img" "$src"

@@ -165,7 +165,7 @@ static const char usage_where[] =
 "                         (signed char on x86 6.1, unsigned on arm64 and from\n"
 "                         6.2 on) and whether an attribute block may come\n"
 "                         from the file's reservation window (before 6.6);\n"
-"                         --driver ext4 models the 6.1 line only\n"
+"                         --driver ext4 models 6.1.N and 6.12.77 on\n"
 "      --driver D         ext2: the ext2 driver; ext4: Linux 6.1's ext4 driver,\n"
 "                         as Debian's and Ubuntu's kernels mount ext2 and ext3\n"
 "                         images too (mballoc, hash-tree directories,\n"
@@ -457,7 +457,7 @@ static const char *conflict(const struct populate_opts *p)
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,
 		  "--topdir random is the ext2 driver's: ext4 always hashes the name" },
 		{ p->driver == DRIVER_EXT4 && !kver_ext4_modelled(p->kver),
-		  "--driver ext4 models Linux 6.1's ext4, not 6.8's or 6.12's" },
+		  "--driver ext4 models Linux 6.1's ext4 and 6.12's from 6.12.77, not 6.8's nor 6.12.0 to 6.12.76's" },
 		{ p->mkfs.fs_type && !strcmp(p->mkfs.fs_type, "ext4") &&
 		  p->driver_set && p->driver != DRIVER_EXT4,
 		  "--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none" },

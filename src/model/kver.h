@@ -32,10 +32,14 @@
  * "ext2: introduce flag argument for ext2_new_blocks()", 6.6). */
 #define KVER_EXT2_XATTR_NORESERVE KVER(6, 6, 0)
 
-/* --driver ext4 models the 6.1 line's ext4 only. */
+/* The 6.12 line's mballoc from 6.12.77 on (its optimize_scan lists as
+ * xarrays walked by group number: model/mballoc.h). */
+#define KVER_MB_612 KVER(6, 12, 77)
+
+/* --driver ext4 models the 6.1 line's ext4 and 6.12's from 6.12.77. */
 static inline int kver_ext4_modelled(uint32_t v)
 {
-	return v < KVER(6, 2, 0);
+	return v < KVER(6, 2, 0) || (v >= KVER_MB_612 && v < KVER(6, 13, 0));
 }
 
 /*

@@ -38,6 +38,9 @@ struct alloc_ctx {
 	const struct mb_request *ar;
 	unsigned int flags;
 	struct free_ex o, g, b, f;
+	/* ac_orig_goal_len: g.len before 6.12's CR_BEST_AVAIL_LEN trims it
+	 * (the request's own length for a locality-group request) */
+	uint32_t orig_goal_len;
 	int status;
 	unsigned int found;
 	int order2;
@@ -118,6 +121,11 @@ void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);
 uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex);
 void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
 		   uint32_t len);
+
+/* ---- the scans (mb_scan.c) ---------------------------------------- */
+
+/* ext4_mb_regular_allocator: the goal, then the groups by criteria. */
+errcode_t mb_regular_allocator(struct alloc_ctx *ac);
 
 /* ---- preallocations (mb_prealloc.c) -------------------------------- */
 

@@ -94,8 +94,8 @@ errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 	}
 	/* ext4_mb_new_inode_pa: a shorter find than asked keeps the asked
 	 * end, else the asked start, else starts at the request. */
-	if (ac->b.len < ac->g.len) {
-		uint32_t goal_end = ac->g.logical + ac->g.len;
+	if (ac->b.len < ac->orig_goal_len) {
+		uint32_t goal_end = ac->g.logical + ac->orig_goal_len;
 		uint32_t l = goal_end - ac->b.len;
 
 		if (ac->o.logical < l) {
@@ -105,7 +105,9 @@ errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 		}
 		ac->b.logical = l;
 	}
-	ac->f = ac->b;
+	/* 6.1 records the moved logical start, 6.12 the found one */
+	if (ac->fs->kver < KVER_MB_612)
+		ac->f = ac->b;
 	pa->lstart = ac->b.logical;
 	pa->pstart = ex_block(ac->fs, &ac->b);
 	pa->len = pa->free = ac->b.len;

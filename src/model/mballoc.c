@@ -4,9 +4,9 @@
  * indirect-mapped or extent-mapped inode: a block at a time without
  * delayed allocation, a run at writeback with it (mballoc.h).  Names
  * follow fs/ext4/mballoc.c so that the two can be read side by side.
- * This file is the allocator: the request, its normalization, the goal
- * and the group scans by criteria; the buddy is in mb_buddy.c, the
- * preallocations in mb_prealloc.c.
+ * This file is the allocator: the request, its normalization and the
+ * goal; the group scans by criteria are in mb_scan.c, the buddy in
+ * mb_buddy.c, the preallocations in mb_prealloc.c.
  */
 #include "config.h"
 
@@ -16,10 +16,6 @@
 
 #include "model/mb_internal.h"
 #include "lib/orlov_err.h"
-
-#define MB_MAX_TO_SCAN 200
-#define MB_MIN_TO_SCAN 10
-#define MB_ORDER2_REQS 2
 
 /* ---- the request --------------------------------------------------- */
 
@@ -150,293 +146,13 @@ static errcode_t mb_normalize_request(struct alloc_ctx *ac)
 	}
 	size = end - start;
 	ac->g.logical = (uint32_t)start;
-	ac->g.len = (uint32_t)size;
+	ac->g.len = ac->orig_goal_len = (uint32_t)size;
 	if (ar->pright && ar->lright == end && ar->pright >= size &&
 	    ar->pright - size >= fs->g.first_data_block)
 		err = mb_goal_at(ac, ar->pright - size);
 	if (!err && ar->pleft && ar->lleft + 1 == start &&
 	    ar->pleft + 1 < fs->g.blocks_count)
 		err = mb_goal_at(ac, ar->pleft + 1);
-	return err;
-}
-
-/* ---- the scans ----------------------------------------------------- */
-
-static void mb_use_best_found(struct alloc_ctx *ac, errcode_t *err)
-{
-	uint32_t ret;
-
-	if (ac->b.len > ac->g.len)
-		ac->b.len = ac->g.len;
-	ac->b.logical = ac->g.logical;
-	ret = mb_mark_used_ret(ac->fs, &ac->b);
-	ac->tail = ret & 0xffff;
-	ac->buddy = ret >> 16;
-	mb_mark_used(ac->fs, &ac->b);
-	ac->f = ac->b;
-	ac->status = AC_FOUND;
-	ac->seq++;
-	if (ac->flags & STREAM_ALLOC) {
-		ac->mb->last_group = ac->f.group;
-		ac->mb->last_start = ac->f.start;
-	}
-	if (ac->o.len < ac->b.len && !*err)
-		*err = mb_new_preallocation(ac);
-}
-
-static void mb_check_limits(struct alloc_ctx *ac, uint32_t group,
-			    int finish_group, errcode_t *err)
-{
-	struct free_ex ex;
-
-	if (ac->status == AC_FOUND)
-		return;
-	if (ac->found > MB_MAX_TO_SCAN && !(ac->flags & HINT_FIRST)) {
-		ac->status = AC_BREAK;
-		return;
-	}
-	if (ac->b.len < ac->g.len)
-		return;
-	if ((finish_group || ac->found > MB_MIN_TO_SCAN) &&
-	    ac->b.group == group &&
-	    mb_find_extent(ac->fs, group, ac->b.start, ac->g.len, &ex) >=
-	    ac->g.len)
-		mb_use_best_found(ac, err);
-}
-
-static void mb_measure_extent(struct alloc_ctx *ac, const struct free_ex *ex,
-			      errcode_t *err)
-{
-	struct free_ex *bex = &ac->b;
-
-	ac->found++;
-	if ((ac->flags & HINT_FIRST) || ex->len == ac->g.len) {
-		*bex = *ex;
-		mb_use_best_found(ac, err);
-		return;
-	}
-	if (bex->len == 0) {
-		*bex = *ex;
-		return;
-	}
-	if (bex->len < ac->g.len) {
-		if (ex->len > bex->len)
-			*bex = *ex;
-	} else if (ex->len > ac->g.len) {
-		if (ex->len < bex->len)
-			*bex = *ex;
-	}
-	mb_check_limits(ac, ex->group, 0, err);
-}
-
-static void mb_simple_scan_group(struct alloc_ctx *ac, uint32_t group,
-				 errcode_t *err)
-{
-	const struct mb_state *mb = ac->mb;
-	const struct mb_group *gr = grp(ac->fs, group);
-	const uint8_t *map = gmap(ac->fs, group);
-	unsigned int i;
-
-	for (i = (unsigned int)ac->order2; i <= mb->max_order; i++) {
-		uint32_t s = 0, e;
-
-		if (!gr->counters[i])
-			continue;
-		/* the buddy's first free chunk of exactly this order */
-		while ((s = find_next_zero_bit(map, mb->cpg, s)) < mb->cpg) {
-			e = next_set_bit(map, mb->cpg, s);
-			while (s < e && chunk_order(mb, s, e) != i)
-				s += 1u << chunk_order(mb, s, e);
-			if (s < e)
-				break;
-		}
-		if (s >= mb->cpg)
-			return;	/* the counters lie: the kernel calls it corrupt */
-		ac->found++;
-		ac->b.group = group;
-		ac->b.start = s;
-		ac->b.len = 1u << i;
-		mb_use_best_found(ac, err);
-		return;
-	}
-}
-
-static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
-				  errcode_t *err)
-{
-	const struct mb_state *mb = ac->mb;
-	const uint8_t *map = gmap(ac->fs, group);
-	uint32_t free = grp(ac->fs, group)->free, i = 0;
-	struct free_ex ex;
-
-	while (free && ac->status == AC_CONTINUE) {
-		i = find_next_zero_bit(map, mb->cpg, i);
-		if (i >= mb->cpg)
-			break;
-		mb_find_extent(ac->fs, group, i, ac->g.len, &ex);
-		if (!ex.len || free < ex.len)
-			break;
-		mb_measure_extent(ac, &ex, err);
-		i += ex.len;
-		free -= ex.len;
-	}
-	mb_check_limits(ac, group, 1, err);
-}
-
-static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
-{
-	const struct mb_group *gr = grp(ac->fs, group);
-	int flex_size = (int)fs_flex_size(ac->fs);
-
-	if (!gr->free || !gr->fragments)
-		return 0;
-	switch (cr) {
-	case 0:
-		if ((ac->flags & HINT_DATA) &&
-		    flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME &&
-		    group % (uint32_t)flex_size == 0)
-			return 0;
-		return gr->free >= ac->g.len &&
-		       gr->largest_order >= ac->order2;
-	case 1:
-		return gr->free / gr->fragments >= ac->g.len;
-	case 2:
-		return gr->free >= ac->g.len;
-	default:
-		return 1;
-	}
-}
-
-/* should_optimize_scan */
-static int optimize(const struct alloc_ctx *ac, int cr)
-{
-	return ac->mb->optimize_scan && cr < 2;
-}
-
-/* ext4_mb_choose_next_group: the next group in turn, or with
- * optimize_scan (after max_linear_groups in turn) the first good group of
- * the lists, or a higher criterion in *new_cr when no list has one. */
-static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
-				 uint32_t *group, unsigned int *linear)
-{
-	const struct mb_state *mb = ac->mb;
-	uint32_t ngroups = ac->fs->g.ngroups;
-	unsigned int i, k;
-
-	*new_cr = cr;
-	if (!optimize(ac, cr) || *linear) {
-		if (optimize(ac, cr))
-			(*linear)--;
-		*group = *group + 1 >= ngroups ? 0 : *group + 1;
-		return;
-	}
-	if (cr == 0) {
-		for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
-			for (k = 0; k < mb->lfo[i].n; k++)
-				if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
-					*group = mb->lfo[i].g[k];
-					ac->flags |= CR0_OPTIMIZED;
-					return;
-				}
-		*new_cr = 1;
-		return;
-	}
-	for (i = (unsigned int)mb_avg_fragment_size_order(mb, ac->g.len);
-	     i <= mb->max_order; i++)
-		for (k = 0; k < mb->avg[i].n; k++)
-			if (mb_good_group(ac, mb->avg[i].g[k], 1)) {
-				*group = mb->avg[i].g[k];
-				ac->flags |= CR1_OPTIMIZED;
-				return;
-			}
-	*new_cr = 2;
-}
-
-/* ext4_mb_find_by_goal: with EXT4_MB_HINT_TRY_GOAL, the goal itself if
- * the whole request is free there (no RAID stripe; EXT4_MB_HINT_MERGE,
- * which would take less, no caller of 6.1 sets). */
-static void mb_find_by_goal(struct alloc_ctx *ac, errcode_t *err)
-{
-	struct free_ex ex;
-
-	if (!(ac->flags & HINT_TRY_GOAL) || !grp(ac->fs, ac->g.group)->free)
-		return;
-	if (mb_find_extent(ac->fs, ac->g.group, ac->g.start, ac->g.len, &ex) >=
-	    ac->g.len) {
-		ac->found++;
-		ac->b = ex;
-		mb_use_best_found(ac, err);
-	}
-}
-
-static errcode_t mb_regular_allocator(struct alloc_ctx *ac)
-{
-	uint32_t ngroups = ac->fs->g.ngroups, group, i;
-	int cr, new_cr, k = fls32(ac->g.len);
-	unsigned int linear;
-	errcode_t err = 0;
-
-	/* the goal block itself only with TRY_GOAL (extent-mapped files
-	 * next to a neighbour, a new tree root); else only its group */
-	mb_find_by_goal(ac, &err);
-	if (err || ac->status == AC_FOUND)
-		return err;
-	ac->order2 = 0;
-	if (k >= MB_ORDER2_REQS && k <= (int)ac->mb->max_order + 1 &&
-	    !(ac->g.len & ~(1u << (k - 1))))
-		ac->order2 = k - 1;
-	if (ac->flags & STREAM_ALLOC) {
-		ac->g.group = ac->mb->last_group;
-		ac->g.start = ac->mb->last_start;
-	}
-	cr = ac->order2 ? 0 : 1;
-repeat:
-	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
-		ac->cr = (unsigned int)cr;
-		group = ac->g.group < ngroups ? ac->g.group : 0;
-		linear = ac->mb->max_linear_groups;
-		for (i = 0; i < ngroups; i++) {
-			if (i) {
-				mb_choose_next_group(ac, cr, &new_cr, &group,
-						     &linear);
-				if (new_cr != cr) {
-					cr = new_cr;
-					goto repeat;
-				}
-			}
-			/* ext4_mb_good_group_nolock's early checks are in
-			 * mb_good_group: free space, and at criteria 0 to 2
-			 * at least the request's length */
-			if (!mb_good_group(ac, group, cr))
-				continue;
-			ac->groups++;
-			if (cr == 0)
-				mb_simple_scan_group(ac, group, &err);
-			else
-				mb_complex_scan_group(ac, group, &err);
-			if (err)
-				return err;
-			if (ac->status != AC_CONTINUE)
-				break;
-		}
-	}
-	if (ac->b.len > 0 && ac->status != AC_FOUND &&
-	    !(ac->flags & HINT_FIRST)) {
-		struct free_ex ex;
-
-		/* ext4_mb_try_best_found */
-		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
-				   &ex) > 0) {
-			ac->b = ex;
-			mb_use_best_found(ac, &err);
-		} else {
-			memset(&ac->b, 0, sizeof(ac->b));
-			ac->status = AC_CONTINUE;
-			ac->flags |= HINT_FIRST;
-			cr = 3;
-			goto repeat;
-		}
-	}
 	return err;
 }
 
@@ -493,6 +209,11 @@ static void trace_ex(FILE *f, const char *what, const struct free_ex *ex,
  * preallocation leaves ac_b_ex's logical block at the request's. */
 static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 {
+	/* 6.12's show_criteria */
+	static const char *const cr_names[] = {
+		"CR_POWER2_ALIGNED", "CR_GOAL_LEN_FAST", "CR_BEST_AVAIL_LEN",
+		"CR_GOAL_LEN_SLOW", "CR_ANY_FREE",
+	};
 	FILE *f = ac->fs->trace;
 
 	fprintf(f, "ext4_mballoc_%s: inode %u", prealloc ? "prealloc" : "alloc",
@@ -505,8 +226,16 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 	}
 	trace_ex(f, "goal", &ac->g, ac->g.logical);
 	trace_ex(f, "result", &ac->f, ac->f.logical);
-	fprintf(f, " blks %u grps %u cr %u flags ", ac->found, ac->groups,
-		ac->cr);
+	fprintf(f, " blks %u grps %u cr ", ac->found, ac->groups);
+	/* past CR_ANY_FREE when its full scan failed and ext4_mb_try_best_found
+	 * took the best extent: __print_symbolic prints the number */
+	if (ac->fs->kver >= KVER_MB_612 && ac->cr < 5)
+		fputs(cr_names[ac->cr], f);
+	else if (ac->fs->kver >= KVER_MB_612)
+		fprintf(f, "0x%x", ac->cr);
+	else
+		fprintf(f, "%u", ac->cr);
+	fputs(" flags ", f);
 	/* the tracepoint keeps ac_flags in a __u16: CR1_OPTIMIZED is cut */
 	trace_flags(f, ac->flags & 0xffff);
 	fprintf(f, " tail %u broken %u\n", ac->tail,
@@ -570,6 +299,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	ac.o.logical = ar->logical;
 	ac.o.len = len;
 	ac.g = ac.o;
+	ac.orig_goal_len = len;
 	ac.flags = ar_flags(fs, ar);
 	ac.status = AC_CONTINUE;
 	mb_group_or_file(&ac);

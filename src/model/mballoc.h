@@ -3,7 +3,8 @@
  * Block allocation of the ext4 driver for indirect-mapped (ext2/ext3)
  * images (-t ext2 or -t ext3 on a kernel with CONFIG_EXT4_USE_FOR_EXT2,
  * or -t ext4 with delayed allocation) and for extent-mapped files, read
- * side by side with fs/ext4/mballoc.c of Linux 6.1: ext4_mb_new_blocks()
+ * side by side with fs/ext4/mballoc.c of Linux 6.1 (and 6.12, below):
+ * ext4_mb_new_blocks()
  * with its locality-group and inode preallocations, the stream goal, the
  * buddy scans by criteria 0-3 and the discards on close and on ENOSPC.
  * An extent-mapped request also carries its neighbours, which trim the
@@ -27,6 +28,21 @@
 #include "model/fsstate.h"
 
 #define MB_PREALLOC_TB_SIZE 10
+
+/*
+ * Linux 6.12's mballoc, as 6.12.77 and later have it (the Debian 13
+ * kernels from 6.12.85-1 on); what it changes from 6.1's (mb_scan.c):
+ * criteria renumbered, with CR_BEST_AVAIL_LEN (6.5) trimming a data
+ * request's goal to a power of two down by up to three orders before
+ * CR_GOAL_LEN_SLOW; CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN stepping over
+ * free runs shorter than the goal; with optimize_scan, the goal's group
+ * and the three after it in turn (6.1: it and four more), then the lists
+ * walked by group number from the next group on (6.12.77's xarrays); the
+ * preallocation's logical start placed from the untrimmed goal.  6.4's
+ * rbtree of inode preallocations finds the same ones as 6.1's list.
+ * 6.2 to 6.12.76 (their lists walked in joining order) are not modelled
+ * (kver.h: KVER_MB_612, kver_ext4_modelled).
+ */
 
 /* An ext4_prealloc_space: inode (logical range of one file) or group
  * (the writer's locality group, used front to back). */

@@ -25,7 +25,8 @@
 #   --source  6.1 (default) or 6.12: the kernel source the stock or patched
 #             build is made from (kernel/build-kernel.sh --source), and the
 #             tool's --kernel (attribute name hash, attribute blocks
-#             without a reservation window on 6.12)
+#             without a reservation window on 6.12); with --kernel debian
+#             the Debian package of that line (debian-kernel.sh --line)
 #   --batch   cases (disks) per QEMU boot (default 20)
 #   --target  directory the tree goes into (default /t/u, made with debugfs
 #             mkdir; the stock kernel spreads top-level directories at
@@ -138,8 +139,9 @@ case $kmode in stock|patched|debian) ;; *) kt_die "bad --kernel $kmode" ;; esac
 case $fstype in ext2|ext4) ;; *) kt_die "bad --fstype $fstype (ext2 or ext4)" ;; esac
 case $ksource in 6.1|6.12) ;; *) kt_die "bad --source $ksource (6.1 or 6.12)" ;; esac
 case $driver in ext2|ext4) ;; *) kt_die "bad --driver $driver (ext2 or ext4)" ;; esac
-[ "$kmode" != debian ] || [ "$ksource" = 6.1 ] ||
-	kt_die "--kernel debian is Debian 12's 6.1 kernel: no --source $ksource"
+# --kernel debian --source 6.12: Debian 12's 6.12 package (the kernel of
+# Debian 13), the tool run with --kernel 6.12
+[ "$kmode" != debian ] || export ORLOV_DEBIAN_LINE=$ksource
 export ORLOV_KERNEL_SOURCE=$ksource
 if $ext4trace; then
 	[ "$kmode" = debian ] && [ "$driver" = ext4 ] ||

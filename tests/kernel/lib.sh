@@ -124,7 +124,8 @@ kt_kernel() {
 	fi
 	if [ "${ORLOV_KERNEL_MODE:-stock}" = debian ]; then
 		local d
-		d=$("$top_srcdir/kernel/debian-kernel.sh") && [ -f "$d/vmlinuz" ] ||
+		d=$("$top_srcdir/kernel/debian-kernel.sh" \
+			--line "${ORLOV_DEBIAN_LINE:-6.1}") && [ -f "$d/vmlinuz" ] ||
 			kt_die "cannot fetch Debian's kernel (kernel/debian-kernel.sh failed)"
 		echo "$d/vmlinuz"; return
 	fi

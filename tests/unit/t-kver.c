@@ -57,8 +57,10 @@ int main(void)
 	tap_ok(kver_ext4_modelled(KVER_REF_6_1) &&
 	       kver_ext4_modelled(KVER(6, 1, 255)) &&
 	       !kver_ext4_modelled(KVER_LAST_6_8) &&
-	       !kver_ext4_modelled(KVER_REF_6_12),
-	       "--driver ext4: the 6.1 line");
+	       !kver_ext4_modelled(KVER(6, 12, 76)) &&
+	       kver_ext4_modelled(KVER(6, 12, 77)) &&
+	       kver_ext4_modelled(KVER_REF_6_12),
+	       "--driver ext4: the 6.1 line, and 6.12 from 6.12.77");
 	tap_ok(KVER_REF_6_1 < KVER_UNSIGNED_CHAR &&
 	       KVER_LAST_6_8 >= KVER_EXT2_XATTR_NORESERVE,
 	       "6.1 signed char, 6.8 no reservation for attribute blocks");

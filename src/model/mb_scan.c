@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * ext4_mb_regular_allocator() and the group scans it runs, by criteria,
+ * over the buddy (mb_buddy.c): the part of fs/ext4/mballoc.c that
+ * changed most between 6.1 and 6.12 (mballoc.h).
+ */
+#include "config.h"
+
+#include <string.h>
+
+#include "model/mb_internal.h"
+
+#define MB_MAX_TO_SCAN 200
+#define MB_MIN_TO_SCAN 10
+#define MB_ORDER2_REQS 2
+
+static void mb_use_best_found(struct alloc_ctx *ac, errcode_t *err)
+{
+	uint32_t ret;
+
+	if (ac->b.len > ac->g.len)
+		ac->b.len = ac->g.len;
+	ac->b.logical = ac->g.logical;
+	ret = mb_mark_used_ret(ac->fs, &ac->b);
+	ac->tail = ret & 0xffff;
+	ac->buddy = ret >> 16;
+	mb_mark_used(ac->fs, &ac->b);
+	ac->f = ac->b;
+	ac->status = AC_FOUND;
+	ac->seq++;
+	if (ac->flags & STREAM_ALLOC) {
+		ac->mb->last_group = ac->f.group;
+		ac->mb->last_start = ac->f.start;
+	}
+	if (ac->o.len < ac->b.len && !*err)
+		*err = mb_new_preallocation(ac);
+}
+
+static void mb_check_limits(struct alloc_ctx *ac, uint32_t group,
+			    int finish_group, errcode_t *err)
+{
+	struct free_ex ex;
+
+	if (ac->status == AC_FOUND)
+		return;
+	if (ac->found > MB_MAX_TO_SCAN && !(ac->flags & HINT_FIRST)) {
+		ac->status = AC_BREAK;
+		return;
+	}
+	if (ac->b.len < ac->g.len)
+		return;
+	if ((finish_group || ac->found > MB_MIN_TO_SCAN) &&
+	    ac->b.group == group &&
+	    mb_find_extent(ac->fs, group, ac->b.start, ac->g.len, &ex) >=
+	    ac->g.len)
+		mb_use_best_found(ac, err);
+}
+
+static void mb_measure_extent(struct alloc_ctx *ac, const struct free_ex *ex,
+			      errcode_t *err)
+{
+	struct free_ex *bex = &ac->b;
+
+	ac->found++;
+	if ((ac->flags & HINT_FIRST) || ex->len == ac->g.len) {
+		*bex = *ex;
+		mb_use_best_found(ac, err);
+		return;
+	}
+	if (bex->len == 0) {
+		*bex = *ex;
+		return;
+	}
+	if (bex->len < ac->g.len) {
+		if (ex->len > bex->len)
+			*bex = *ex;
+	} else if (ex->len > ac->g.len) {
+		if (ex->len < bex->len)
+			*bex = *ex;
+	}
+	mb_check_limits(ac, ex->group, 0, err);
+}
+
+static void mb_simple_scan_group(struct alloc_ctx *ac, uint32_t group,
+				 errcode_t *err)
+{
+	const struct mb_state *mb = ac->mb;
+	const struct mb_group *gr = grp(ac->fs, group);
+	const uint8_t *map = gmap(ac->fs, group);
+	unsigned int i;
+
+	for (i = (unsigned int)ac->order2; i <= mb->max_order; i++) {
+		uint32_t s = 0, e;
+
+		if (!gr->counters[i])
+			continue;
+		/* the buddy's first free chunk of exactly this order */
+		while ((s = find_next_zero_bit(map, mb->cpg, s)) < mb->cpg) {
+			e = next_set_bit(map, mb->cpg, s);
+			while (s < e && chunk_order(mb, s, e) != i)
+				s += 1u << chunk_order(mb, s, e);
+			if (s < e)
+				break;
+		}
+		if (s >= mb->cpg)
+			return;	/* the counters lie: the kernel calls it corrupt */
+		ac->found++;
+		ac->b.group = group;
+		ac->b.start = s;
+		ac->b.len = 1u << i;
+		mb_use_best_found(ac, err);
+		return;
+	}
+}
+
+/* @skip_short: 6.12's CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN, sure the
+ * group has a free run as long as the goal, step over shorter ones. */
+static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
+				  int skip_short, errcode_t *err)
+{
+	const struct mb_state *mb = ac->mb;
+	const uint8_t *map = gmap(ac->fs, group);
+	uint32_t free = grp(ac->fs, group)->free, i = 0, j;
+	struct free_ex ex;
+
+	while (free && ac->status == AC_CONTINUE) {
+		i = find_next_zero_bit(map, mb->cpg, i);
+		if (i >= mb->cpg)
+			break;
+		j = skip_short ? next_set_bit(map, mb->cpg, i) : i;
+		if (j - i < ac->g.len && skip_short) {
+			free -= j - i < free ? j - i : free;
+			i = j;
+			continue;
+		}
+		mb_find_extent(ac->fs, group, i, ac->g.len, &ex);
+		if (!ex.len || free < ex.len)
+			break;
+		mb_measure_extent(ac, &ex, err);
+		i += ex.len;
+		free -= ex.len;
+	}
+	mb_check_limits(ac, group, 1, err);
+}
+
+static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
+{
+	const struct mb_group *gr = grp(ac->fs, group);
+	int flex_size = (int)fs_flex_size(ac->fs);
+
+	if (!gr->free || !gr->fragments)
+		return 0;
+	switch (cr) {
+	case 0:
+		if ((ac->flags & HINT_DATA) &&
+		    flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME &&
+		    group % (uint32_t)flex_size == 0)
+			return 0;
+		return gr->free >= ac->g.len &&
+		       gr->largest_order >= ac->order2;
+	case 1:
+		return gr->free / gr->fragments >= ac->g.len;
+	case 2:
+		return gr->free >= ac->g.len;
+	default:
+		return 1;
+	}
+}
+
+/* should_optimize_scan */
+static int optimize(const struct alloc_ctx *ac, int cr)
+{
+	return ac->mb->optimize_scan && cr < 2;
+}
+
+/* ext4_mb_choose_next_group: the next group in turn, or with
+ * optimize_scan (after max_linear_groups in turn) the first good group of
+ * the lists, or a higher criterion in *new_cr when no list has one. */
+static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
+				 uint32_t *group, unsigned int *linear)
+{
+	const struct mb_state *mb = ac->mb;
+	uint32_t ngroups = ac->fs->g.ngroups;
+	unsigned int i, k;
+
+	*new_cr = cr;
+	if (!optimize(ac, cr) || *linear) {
+		if (optimize(ac, cr))
+			(*linear)--;
+		*group = *group + 1 >= ngroups ? 0 : *group + 1;
+		return;
+	}
+	if (cr == 0) {
+		for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
+			for (k = 0; k < mb->lfo[i].n; k++)
+				if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
+					*group = mb->lfo[i].g[k];
+					ac->flags |= CR0_OPTIMIZED;
+					return;
+				}
+		*new_cr = 1;
+		return;
+	}
+	for (i = (unsigned int)mb_avg_fragment_size_order(mb, ac->g.len);
+	     i <= mb->max_order; i++)
+		for (k = 0; k < mb->avg[i].n; k++)
+			if (mb_good_group(ac, mb->avg[i].g[k], 1)) {
+				*group = mb->avg[i].g[k];
+				ac->flags |= CR1_OPTIMIZED;
+				return;
+			}
+	*new_cr = 2;
+}
+
+/* ext4_mb_find_by_goal: with EXT4_MB_HINT_TRY_GOAL, the goal itself if
+ * the whole request is free there (no RAID stripe; EXT4_MB_HINT_MERGE,
+ * which would take less, no caller of 6.1 sets). */
+static void mb_find_by_goal(struct alloc_ctx *ac, errcode_t *err)
+{
+	struct free_ex ex;
+
+	if (!(ac->flags & HINT_TRY_GOAL) || !grp(ac->fs, ac->g.group)->free)
+		return;
+	if (mb_find_extent(ac->fs, ac->g.group, ac->g.start, ac->g.len, &ex) >=
+	    ac->g.len) {
+		ac->found++;
+		ac->b = ex;
+		mb_use_best_found(ac, err);
+	}
+}
+
+/* ---- Linux 6.12 (from 6.12.77) ------------------------------------ */
+
+/* 6.12's criteria (6.5 added CR_BEST_AVAIL_LEN between 6.1's 1 and 2);
+ * the group tests of mb_good_group by 6.1's number. */
+enum { CR_POWER2_ALIGNED, CR_GOAL_LEN_FAST, CR_BEST_AVAIL_LEN,
+       CR_GOAL_LEN_SLOW, CR_ANY_FREE, MB_NUM_CRS };
+static const int good_group_test[MB_NUM_CRS] = { 0, 1, 1, 2, 3 };
+
+/* ext4_mb_scan_group (the buddies are all loaded, no group is busy) */
+static void mb_scan_group_612(struct alloc_ctx *ac, uint32_t group,
+			      errcode_t *err)
+{
+	if (!mb_good_group(ac, group, good_group_test[ac->cr]))
+		return;
+	ac->groups++;
+	if (ac->cr == CR_POWER2_ALIGNED)
+		mb_simple_scan_group(ac, group, err);
+	else
+		mb_complex_scan_group(ac, group, ac->cr < CR_GOAL_LEN_SLOW,
+				      err);
+}
+
+static int mb_done(const struct alloc_ctx *ac, const errcode_t *err)
+{
+	return *err || ac->status != AC_CONTINUE;
+}
+
+/* ext4_mb_scan_groups_linear: @count groups in turn from *start; all of
+ * them without a find moves to the next criterion. */
+static void mb_scan_linear(struct alloc_ctx *ac, uint32_t *start,
+			   uint32_t count, errcode_t *err)
+{
+	uint32_t ngroups = ac->fs->g.ngroups, group = *start, i;
+
+	for (i = 0; i < count; i++) {
+		mb_scan_group_612(ac, group, err);
+		if (mb_done(ac, err))
+			return;
+		group = group + 1 >= ngroups ? 0 : group + 1;
+	}
+	*start = group;
+	if (count == ngroups)
+		ac->cr++;
+}
+
+/* ext4_mb_scan_groups_xa_range: the groups of one optimize_scan list (by
+ * largest free order, or by average fragment size) in [@start, @end):
+ * 6.12.77's xarrays are walked by group number, where 6.1's lists were
+ * walked in the order groups joined them. */
+static void mb_scan_range(struct alloc_ctx *ac, int by_lfo, int order,
+			  uint32_t start, uint32_t end, errcode_t *err)
+{
+	uint32_t g;
+
+	for (g = start; g < end; g++) {
+		const struct mb_group *gr = grp(ac->fs, g);
+
+		if ((by_lfo ? gr->lfo_list : gr->avg_order) != order)
+			continue;
+		mb_scan_group_612(ac, g, err);
+		if (mb_done(ac, err))
+			return;
+	}
+}
+
+/* ext4_mb_scan_groups_p2_aligned and _goal_fast: every order's list from
+ * the goal's group to the end, then from group 0 to it. */
+static void mb_scan_lists(struct alloc_ctx *ac, uint32_t start,
+			  errcode_t *err)
+{
+	int by_lfo = ac->cr == CR_POWER2_ALIGNED;
+	int first = by_lfo ? ac->order2 :
+		    mb_avg_fragment_size_order(ac->mb, ac->g.len);
+	uint32_t end = ac->fs->g.ngroups;
+	int i;
+
+wrap:
+	for (i = first; i <= (int)ac->mb->max_order; i++) {
+		mb_scan_range(ac, by_lfo, i, start, end, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (start) {
+		end = start;
+		start = 0;
+		goto wrap;
+	}
+	if (by_lfo)
+		ac->cr = CR_GOAL_LEN_FAST;
+	else	/* only a data request was normalized, can be trimmed */
+		ac->cr = ac->flags & HINT_DATA ? CR_BEST_AVAIL_LEN :
+						 CR_GOAL_LEN_SLOW;
+}
+
+/* ext4_mb_scan_groups_best_avail: the goal trimmed to a power of two,
+ * down by up to s_mb_best_avail_max_trim_order (3) orders but not
+ * below the request, each length's one list in turn. */
+static void mb_scan_best_avail(struct alloc_ctx *ac, uint32_t start,
+			       errcode_t *err)
+{
+	int order = fls32(ac->g.len) - 1, min_order = order - 3, i;
+	uint32_t end = ac->fs->g.ngroups;
+
+	if (min_order < 0)
+		min_order = 0;
+	/* fls, not fls - 1, as the kernel has it */
+	if ((1u << min_order) < ac->o.len)
+		min_order = fls32(ac->o.len);
+wrap:
+	for (i = order; i >= min_order; i--) {
+		ac->g.len = 1u << i;
+		mb_scan_range(ac, 0, mb_avg_fragment_size_order(ac->mb,
+								ac->g.len),
+			      start, end, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (start) {
+		end = start;
+		start = 0;
+		goto wrap;
+	}
+	ac->g.len = ac->orig_goal_len;
+	ac->cr = CR_GOAL_LEN_SLOW;
+}
+
+/* ext4_mb_scan_groups: one criterion; with optimize_scan first up to
+ * s_mb_max_linear_groups in turn from the goal's group (6.1 scanned the
+ * goal's group and then that many more), then the lists from the next. */
+static void mb_scan_groups_612(struct alloc_ctx *ac, errcode_t *err)
+{
+	uint32_t ngroups = ac->fs->g.ngroups;
+	uint32_t start = ac->g.group < ngroups ? ac->g.group : 0;
+
+	if (!ac->mb->optimize_scan || ac->cr >= CR_GOAL_LEN_SLOW) {
+		mb_scan_linear(ac, &start, ngroups, err);
+		return;
+	}
+	if (ac->mb->max_linear_groups) {
+		mb_scan_linear(ac, &start, ac->mb->max_linear_groups, err);
+		if (mb_done(ac, err))
+			return;
+	}
+	if (ac->cr == CR_BEST_AVAIL_LEN)
+		mb_scan_best_avail(ac, start, err);
+	else
+		mb_scan_lists(ac, start, err);
+}
+
+static errcode_t mb_scan_criteria_612(struct alloc_ctx *ac)
+{
+	errcode_t err = 0;
+
+	ac->cr = ac->order2 ? CR_POWER2_ALIGNED : CR_GOAL_LEN_FAST;
+repeat:
+	while (ac->cr < MB_NUM_CRS) {
+		mb_scan_groups_612(ac, &err);
+		if (err)
+			return err;
+		if (ac->status != AC_CONTINUE)
+			break;
+	}
+	if (ac->b.len > 0 && ac->status != AC_FOUND &&
+	    !(ac->flags & HINT_FIRST)) {
+		struct free_ex ex;
+
+		/* ext4_mb_try_best_found */
+		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
+				   &ex) > 0) {
+			ac->b = ex;
+			mb_use_best_found(ac, &err);
+		} else {
+			memset(&ac->b, 0, sizeof(ac->b));
+			ac->status = AC_CONTINUE;
+			ac->flags |= HINT_FIRST;
+			ac->cr = CR_ANY_FREE;
+			goto repeat;
+		}
+	}
+	return err;
+}
+
+/* Linux 6.1's scans by criteria 0 to 3. */
+static errcode_t mb_scan_criteria_61(struct alloc_ctx *ac)
+{
+	uint32_t ngroups = ac->fs->g.ngroups, group, i;
+	int cr, new_cr;
+	unsigned int linear;
+	errcode_t err = 0;
+
+	cr = ac->order2 ? 0 : 1;
+repeat:
+	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
+		ac->cr = (unsigned int)cr;
+		group = ac->g.group < ngroups ? ac->g.group : 0;
+		linear = ac->mb->max_linear_groups;
+		for (i = 0; i < ngroups; i++) {
+			if (i) {
+				mb_choose_next_group(ac, cr, &new_cr, &group,
+						     &linear);
+				if (new_cr != cr) {
+					cr = new_cr;
+					goto repeat;
+				}
+			}
+			/* ext4_mb_good_group_nolock's early checks are in
+			 * mb_good_group: free space, and at criteria 0 to 2
+			 * at least the request's length */
+			if (!mb_good_group(ac, group, cr))
+				continue;
+			ac->groups++;
+			if (cr == 0)
+				mb_simple_scan_group(ac, group, &err);
+			else
+				mb_complex_scan_group(ac, group, 0, &err);
+			if (err)
+				return err;
+			if (ac->status != AC_CONTINUE)
+				break;
+		}
+	}
+	if (ac->b.len > 0 && ac->status != AC_FOUND &&
+	    !(ac->flags & HINT_FIRST)) {
+		struct free_ex ex;
+
+		/* ext4_mb_try_best_found */
+		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
+				   &ex) > 0) {
+			ac->b = ex;
+			mb_use_best_found(ac, &err);
+		} else {
+			memset(&ac->b, 0, sizeof(ac->b));
+			ac->status = AC_CONTINUE;
+			ac->flags |= HINT_FIRST;
+			cr = 3;
+			goto repeat;
+		}
+	}
+	return err;
+}
+
+errcode_t mb_regular_allocator(struct alloc_ctx *ac)
+{
+	int k = fls32(ac->g.len);
+	errcode_t err = 0;
+
+	/* the goal block itself only with TRY_GOAL (extent-mapped files
+	 * next to a neighbour, a new tree root); else only its group */
+	mb_find_by_goal(ac, &err);
+	if (err || ac->status == AC_FOUND)
+		return err;
+	ac->order2 = 0;
+	if (k >= MB_ORDER2_REQS && k <= (int)ac->mb->max_order + 1 &&
+	    !(ac->g.len & ~(1u << (k - 1))))
+		ac->order2 = k - 1;
+	if (ac->flags & STREAM_ALLOC) {
+		ac->g.group = ac->mb->last_group;
+		ac->g.start = ac->mb->last_start;
+	}
+	if (ac->fs->kver >= KVER_MB_612)
+		return mb_scan_criteria_612(ac);
+	return mb_scan_criteria_61(ac);
+}
