@@ -24,6 +24,7 @@ cat >"$fc" <<'EOC'
 /dev/null		-c	system_u:object_r:null_device_t:s0
 /home(/.*)?			system_u:object_r:home_t:s0
 /opt/nothing			<<none>>
+/sub/etc(/.*)?			system_u:object_r:sub_etc_t:s0
 EOC
 
 src=$T_TMP/src
@@ -85,6 +86,17 @@ debugfs -R "ea_get /etc/passwd security.selinux" "$img" 2>/dev/null |
 	t_fail "the context is not stored NUL-terminated"
 debugfs -R "ea_get /etc/empty user.kept" "$img" 2>/dev/null | grep -q '"yes"' ||
 	t_fail "the source's other attributes are lost"
+
+# below --target the path looked up is the one in the image
+t_mkimage "$T_TMP/t.img" 4M -t ext2 -b 1024
+debugfs -w -R "mkdir /sub" "$T_TMP/t.img" >/dev/null 2>&1 || t_fail "mkdir /sub"
+mkdir -p "$T_TMP/small/etc" && printf 'x' >"$T_TMP/small/etc/passwd" ||
+	t_fail "small tree"
+"$ORLOV_POPULATE" -q -t /sub --file-contexts "$fc" "$T_TMP/t.img" \
+	"$T_TMP/small" || t_fail "populate -t /sub"
+t_fsck "$T_TMP/t.img"
+debugfs -R "ea_get /sub/etc/passwd security.selinux" "$T_TMP/t.img" 2>/dev/null |
+	grep -q 'sub_etc_t' || t_fail "-t /sub: not labelled by its path in the image"
 
 # the same path as an attribute of the source: a tree carrying exactly
 # those labels, copied without --file-contexts, gives the same image
