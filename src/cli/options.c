@@ -11,6 +11,8 @@
 #include "source/meta.h"
 #include "source/tar.h"
 #include "model/kver.h"
+#include "source/selabel.h"
+#include "image/naming.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -46,6 +48,7 @@ enum {
 	OPT_MERGE,
 	OPT_ROOT_ATTRS,
 	OPT_FORCE,
+	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
 };
 
 static const struct option longopts[] = {
@@ -68,6 +71,10 @@ static const struct option longopts[] = {
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "create", required_argument, NULL, OPT_CREATE },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
+	{ "squash-perms", no_argument, NULL, OPT_SQUASH_PERMS },
+	{ "label", required_argument, NULL, OPT_LABEL },
+	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
 	{ "inodes", required_argument, NULL, OPT_INODES },
@@ -121,7 +128,13 @@ static const char usage_create[] =
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
-"                         (not -E offset=)\n";
+"                         (not -E offset=)\n"
+"      --label NAME       the volume label (at most 16 bytes): mke2fs -L with\n"
+"                         --create, else set on IMAGE as tune2fs -L does\n"
+"      --uuid U           the filesystem UUID: a UUID, random, time or clear;\n"
+"                         mke2fs -U with --create (before SOURCE_DATE_EPOCH's),\n"
+"                         else set on IMAGE as tune2fs -U does (metadata_csum\n"
+"                         needs metadata_csum_seed)\n";
 
 static const char usage_what[] =
 "\n"
@@ -143,7 +156,14 @@ static const char usage_what[] =
 "                         stop after MODE): creates the directories, devices\n"
 "                         and FIFOs it lists, sets mode and owner of those\n"
 "                         already in SOURCE\n"
-"      --no-xattrs        do not copy extended attributes and ACLs\n";
+"      --no-xattrs        do not copy extended attributes and ACLs\n"
+"      --squash-perms     group and other permissions off for SOURCE's\n"
+"                         entries (genext2fs -P, like umask 077; not the\n"
+"                         device table's)\n"
+"      --file-contexts F  label every entry as setfiles does with the SELinux\n"
+"                         file_contexts F (its path in the image and its\n"
+"                         type): security.selinux, replacing SOURCE's;\n"
+"                         <<none>> or no match: no label\n";
 
 static const char usage_where[] =
 "\n"
@@ -306,6 +326,7 @@ static const struct { int id; size_t off; int val; } set_opts[] = {
 	{ OPT_DRY_RUN, P(dry_run), 1 }, { OPT_MERGE, P(merge), 1 },
 	{ OPT_ROOT_ATTRS, P(root_attrs), 1 }, { OPT_JSON, P(json), 1 },
 	{ OPT_ALL_ROOT, P(meta.all_root), 1 },
+	{ OPT_SQUASH_PERMS, P(meta.squash_perms), 1 },
 	{ 'v', P(verbosity), 1 }, { 'q', P(verbosity), -1 },
 };
 
@@ -313,6 +334,7 @@ static const struct { int id; size_t off; int val; } set_opts[] = {
 static const struct { int id; size_t off; } arg_opts[] = {
 	{ 't', P(target) }, { OPT_TRACE, P(trace) }, { OPT_UNDO, P(undo) },
 	{ OPT_MKFS_OPTIONS, P(mkfs.extra) }, { OPT_DEVTABLE, P(devtable) },
+	{ OPT_FILE_CONTEXTS, P(meta.file_contexts) },
 };
 
 /* The options that take one of a few words: an enum, their index. */
@@ -417,6 +439,16 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (id_map_parse(c == OPT_UID_MAP ? &p->meta.uid : &p->meta.gid, optarg))
 			return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
 		break;
+	case OPT_LABEL:
+		if (strlen(optarg) > NAMING_LABEL_MAX)
+			return usage_msg(o, msg, "--label ", optarg, ": at most 16 bytes");
+		p->mkfs.label = optarg;
+		break;
+	case OPT_UUID:
+		if (!naming_uuid_valid(optarg))
+			return usage_msg(o, msg, "--uuid ", optarg, ": give a UUID (8-4-4-4-12 hex digits), random, time or clear");
+		p->mkfs.uuid = optarg;
+		break;
 	case OPT_ROOT_OWNER:
 		if (meta_owner_parse(optarg, &p->root_uid, &p->root_gid))
 			return USAGE("--root-owner takes UID:GID (numbers)");
@@ -480,6 +512,10 @@ static const char *conflict(const struct populate_opts *p)
 		  "--create makes a new filesystem: nothing for --undo to give back" },
 		{ p->dry_run && (p->undo || p->atomic || p->in_place),
 		  "--dry-run writes nothing: not with --undo, --atomic or --in-place" },
+		{ p->meta.file_contexts && !selabel_supported(),
+		  "--file-contexts: this build has no libselinux (install libselinux1-dev and configure again)" },
+		{ p->meta.file_contexts && !p->xattrs,
+		  "--file-contexts stores labels as extended attributes: not with --no-xattrs" },
 	};
 	size_t i;
 
@@ -558,6 +594,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 		return err;
 	p->image = argv[optind];
 	p->source = argv[optind + 1];
+	p->meta.label_root = p->target;	/* --file-contexts looks up below */
 	return 0;
 }
 

@@ -140,13 +140,18 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 		/* mke2fs draws these from /dev/urandom otherwise */
 		mkfs_uuid(m, 0, uuid);
 		mkfs_uuid(m, 1, seed);
-		if (!extra_has(m, "-U") && !(err = arg_add(&a, "-U")))
+		if (!extra_has(m, "-U") && !m->uuid &&
+		    !(err = arg_add(&a, "-U")))
 			err = arg_add(&a, uuid);
 		snprintf(buf, sizeof(buf), "hash_seed=%s", seed);
 		if (!err && !extra_has(m, "hash_seed=") &&
 		    !(err = arg_add(&a, "-E")))
 			err = arg_add(&a, buf);
 	}
+	if (!err && m->label && !(err = arg_add(&a, "-L")))
+		err = arg_add(&a, m->label);
+	if (!err && m->uuid && !(err = arg_add(&a, "-U")))
+		err = arg_add(&a, m->uuid);
 	if (!err && m->extra) {
 		extra = strdup(m->extra);
 		if (!extra)

@@ -16,6 +16,8 @@ struct mkfs_opts {
 	uint32_t epoch;
 	uint64_t seed;		/* --seed: another UUID from the same epoch */
 	uint64_t digest;	/* of the tree and options: the UUID's */
+	const char *label;	/* --label: -L (or tune2fs -L's, naming.h) */
+	const char *uuid;	/* --uuid: -U, before the epoch's */
 	int quiet;		/* mke2fs's messages to /dev/null (a size
 				   tried, not asked for) */
 };

@@ -25,6 +25,7 @@
 #include "populate/scan.h"
 #include "model/mballoc.h"
 #include "model/kver.h"
+#include "image/naming.h"
 #include "lib/owner.h"
 #include "lib/orlov_err.h"
 
@@ -108,6 +109,20 @@ static errcode_t open_image(struct ctx *c)
 	io.stale = &res->stale_removed;
 	io.ext4_driver = o->driver == DRIVER_EXT4;
 	return image_open(in->path, &io, &c->img, &res->ec);
+}
+
+/* --label, --uuid without --create: set as tune2fs would, committed with
+ * the tree (mke2fs set them otherwise). */
+static errcode_t name_image(struct ctx *c)
+{
+	const struct mkfs_opts *m = &c->o->mkfs;
+	errcode_t err;
+
+	if (c->o->create || (!m->label && !m->uuid))
+		return 0;
+	err = image_set_naming(c->img, m->label, m->uuid);
+	return err ? fail_at(c, err, "setting the label or UUID of",
+			     c->o->image) : 0;
 }
 
 /* The allocator state as a fresh mount has it, for the kernel modelled. */
@@ -269,7 +284,9 @@ errcode_t run(const struct populate_opts *given, struct populate_result *res,
 	if (err)
 		return err;
 	own_files(in, c.img);
-	err = load_state(&c);
+	err = name_image(&c);
+	if (!err)
+		err = load_state(&c);
 	if (!err)
 		err = setup(&c);
 	if (!err)

@@ -124,6 +124,10 @@ void meta_apply(const struct meta_rules *r, struct stat *st)
 		st->st_uid = id_map_apply(&r->uid, st->st_uid);
 		st->st_gid = id_map_apply(&r->gid, st->st_gid);
 	}
+	/* genext2fs -P: as if made under umask 077; a symlink keeps the
+	 * 0777 every symlink the kernel makes has */
+	if (r->squash_perms && !S_ISLNK(st->st_mode))
+		st->st_mode &= ~(mode_t)(S_IRWXG | S_IRWXO);
 	meta_clamp_time(r, &st->st_atim);
 	meta_clamp_time(r, &st->st_mtim);
 	meta_clamp_time(r, &st->st_ctim);

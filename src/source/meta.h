@@ -27,6 +27,9 @@ struct meta_rules {
 	struct id_map uid, gid;
 	int has_epoch;		/* SOURCE_DATE_EPOCH was set */
 	uint32_t epoch;
+	int squash_perms;	/* --squash-perms: group and other bits off */
+	const char *file_contexts;	/* --file-contexts FILE (selabel.h), */
+	const char *label_root;		/* looked up below this image path */
 };
 
 /* Add "FROM:TO[:COUNT][,FROM:TO[:COUNT]...]" to @m. */

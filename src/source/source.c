@@ -7,6 +7,7 @@
 #include <sys/sysmacros.h>
 
 #include "source/source.h"
+#include "source/selabel.h"
 #include "source/tar.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -226,6 +227,8 @@ struct sw {
 	struct synframe *syn;
 	size_t syn_cap;
 	struct strbuf path;
+	struct selabel lab;	/* --file-contexts, when labels is set */
+	int labels;
 };
 
 static errcode_t sw_fail(struct sw *w, errcode_t err, const char *what,
@@ -274,8 +277,21 @@ static const char *dt_what(struct sw *w, uint32_t n)
 	return w->dt->what;
 }
 
+/* --file-contexts: @x's attributes with its label (selabel.h). */
+static errcode_t sw_label(struct sw *w, struct src_entry *x)
+{
+	errcode_t err;
+
+	if (!w->labels)
+		return 0;
+	err = selabel_apply(&w->lab, x->path, x->st.st_mode, x->xattrs,
+			    x->nxattrs, &x->xattrs, &x->nxattrs);
+	return err ? sw_fail(w, err, "looking up the file context of",
+			     x->path) : 0;
+}
+
 /* The entry of table node @n, absent from the source, at sw.path. */
-static void synth_entry(struct sw *w, uint32_t n, struct src_entry *e)
+static errcode_t synth_entry(struct sw *w, uint32_t n, struct src_entry *e)
 {
 	const struct dt_entry *d = &w->dt->e[n];
 
@@ -292,6 +308,7 @@ static void synth_entry(struct sw *w, uint32_t n, struct src_entry *e)
 	meta_clamp_time(w->r, &e->st.st_atim);
 	meta_clamp_time(w->r, &e->st.st_mtim);
 	meta_clamp_time(w->r, &e->st.st_ctim);
+	return sw_label(w, e);
 }
 
 /* Create @n below sw.path: a leaf, or a directory entered (*entered;
@@ -318,7 +335,9 @@ static errcode_t synth_start(struct sw *w, uint32_t n, size_t *parent_len,
 		return sw_fail(w, ORLOV_ERR_DEVTABLE_MISSING, dt_what(w, n),
 			       w->path.s);
 	}
-	synth_entry(w, n, &e);
+	err = synth_entry(w, n, &e);
+	if (err)
+		return err;
 	if (d->type != 'd') {
 		err = w->in->leaf(w->in->ctx, &e);
 		sb_truncate(&w->path, *parent_len);
@@ -362,8 +381,9 @@ static errcode_t sw_synth(struct sw *w, uint32_t top)
 					(struct synframe){ k, 0, parent_len };
 			continue;
 		}
-		synth_entry(w, f->n, &e);
-		err = w->in->leave_dir(w->in->ctx, &e);
+		err = synth_entry(w, f->n, &e);
+		if (!err)
+			err = w->in->leave_dir(w->in->ctx, &e);
 		sb_truncate(&w->path, f->parent_len);
 		depth--;
 	}
@@ -415,20 +435,20 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 	*x = *e;
 	meta_apply(w->r, &x->st);
 	if (node == NAME_NONE)
-		return 0;
+		return sw_label(w, x);
 	n = &w->dt->e[node];
 	if (n->type ? dt_mode(n->type) != (e->st.st_mode & S_IFMT) :
 		      !S_ISDIR(e->st.st_mode))
 		return sw_fail(w, ORLOV_ERR_DEVTABLE_TYPE, dt_what(w, node),
 			       e->path);
 	if (!n->type)
-		return 0;
+		return sw_label(w, x);
 	x->st.st_mode = (e->st.st_mode & S_IFMT) | n->mode;
 	x->st.st_uid = n->uid;
 	x->st.st_gid = n->gid;
 	if (n->type == 'c' || n->type == 'b')
 		x->st.st_rdev = n->rdev;
-	return 0;
+	return sw_label(w, x);
 }
 
 static errcode_t sw_enter(void *ctx, const struct src_entry *e)
@@ -464,7 +484,8 @@ static errcode_t sw_leave(void *ctx, const struct src_entry *e)
 	w->depth--;
 	x = *e;
 	meta_apply(w->r, &x.st);
-	return w->in->leave_dir(w->in->ctx, &x);
+	err = sw_label(w, &x);
+	return err ? err : w->in->leave_dir(w->in->ctx, &x);
 }
 
 static errcode_t sw_leaf(void *ctx, const struct src_entry *e)
@@ -497,9 +518,19 @@ errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 		.enter_dir = sw_enter, .leave_dir = sw_leave, .leaf = sw_leaf,
 		.error = sw_error, .ctx = &w,
 	};
-	errcode_t err = src->tar ? tar_walk(src->tar, wo, &wv) :
-				   walk_tree(src->dir, wo, &wv);
+	errcode_t err = 0;
 
+	if (r->file_contexts) {
+		err = selabel_start(&w.lab, r->file_contexts, r->label_root);
+		w.labels = !err;
+		if (err && v->error)
+			v->error(v->ctx, err, "reading the file contexts",
+				 r->file_contexts);
+	}
+	if (!err)
+		err = src->tar ? tar_walk(src->tar, wo, &wv) :
+				 walk_tree(src->dir, wo, &wv);
+	selabel_end(&w.lab);
 	free(w.st);
 	free(w.syn);
 	sb_free(&w.path);

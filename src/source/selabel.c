@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* --file-contexts: the security.selinux label of each entry (selabel.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef HAVE_SELINUX
+#include <selinux/label.h>
+#endif
+
+#include "source/selabel.h"
+
+static const char label_name[] = "security.selinux";
+
+#ifdef HAVE_SELINUX
+int selabel_supported(void)
+{
+	return 1;
+}
+
+errcode_t selabel_start(struct selabel *l, const char *file, const char *root)
+{
+	/* no SELABEL_OPT_VALIDATE: the host's policy, if any, is not the
+	 * image's, as with setfiles -c absent */
+	struct selinux_opt opt[] = { { SELABEL_OPT_PATH, file } };
+
+	memset(l, 0, sizeof(*l));
+	l->root = root;
+	errno = 0;
+	l->handle = selabel_open(SELABEL_CTX_FILE, opt, 1);
+	if (!l->handle)
+		return errno ? (errcode_t)errno : EINVAL;
+	return 0;
+}
+
+/* The context of @path, NULL where the file says <<none>> or nothing
+ * matches (selabel_lookup's ENOENT).  Raw, as setfiles stores it: no
+ * mcstrans translation. */
+static errcode_t lookup(struct selabel *l, mode_t mode)
+{
+	free(l->ctx);
+	l->ctx = NULL;
+	if (!selabel_lookup_raw(l->handle, &l->ctx, l->path.s, (int)mode))
+		return 0;
+	l->ctx = NULL;
+	return errno == ENOENT ? 0 : errno ? (errcode_t)errno : EINVAL;
+}
+
+void selabel_end(struct selabel *l)
+{
+	if (l->handle)
+		selabel_close(l->handle);
+	free(l->ctx);
+	free(l->x);
+	sb_free(&l->path);
+	memset(l, 0, sizeof(*l));
+}
+#else
+int selabel_supported(void)
+{
+	return 0;
+}
+
+errcode_t selabel_start(struct selabel *l, const char *file, const char *root)
+{
+	memset(l, 0, sizeof(*l));
+	return ENOTSUP;
+}
+
+static errcode_t lookup(struct selabel *l, mode_t mode)
+{
+	return ENOTSUP;
+}
+
+void selabel_end(struct selabel *l)
+{
+	free(l->x);
+	sb_free(&l->path);
+	memset(l, 0, sizeof(*l));
+}
+#endif
+
+/* The image path of @rel: the root's path, then @rel below it. */
+static errcode_t image_path(struct selabel *l, const char *rel)
+{
+	size_t rlen = strlen(l->root);
+	errcode_t err;
+
+	sb_truncate(&l->path, 0);
+	err = sb_append(&l->path, l->root, rlen);
+	if (!err && *rel && (!rlen || l->root[rlen - 1] != '/'))
+		err = sb_append(&l->path, "/", 1);
+	if (!err)
+		err = sb_append(&l->path, rel, strlen(rel));
+	return err;
+}
+
+errcode_t selabel_apply(struct selabel *l, const char *rel, mode_t mode,
+			const struct src_xattr *in, size_t nin,
+			struct src_xattr **out, size_t *nout)
+{
+	errcode_t err = image_path(l, rel);
+	size_t i, n = 0;
+
+	if (!err)
+		err = lookup(l, mode);
+	if (err)
+		return err;
+	if (grow_array(&l->x, &l->cap, nin + 1, sizeof(*l->x), 8))
+		return ENOMEM;
+	/* the source's own label is the host's, not the image's */
+	for (i = 0; i < nin; i++)
+		if (strcmp(in[i].name, label_name))
+			l->x[n++] = in[i];
+	if (l->ctx) {
+		/* NUL included, as the kernel's security hooks store it */
+		l->x[n].name = (char *)label_name;
+		l->x[n].value = (unsigned char *)l->ctx;
+		l->x[n++].size = strlen(l->ctx) + 1;
+	}
+	*out = l->x;
+	*nout = n;
+	return 0;
+}
