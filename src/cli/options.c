@@ -45,6 +45,7 @@ enum {
 	OPT_MERGE,
 	OPT_ROOT_ATTRS,
 	OPT_FORCE,
+	OPT_PARTITION, OPT_OFFSET,
 };
 
 static const struct option longopts[] = {
@@ -67,6 +68,8 @@ static const struct option longopts[] = {
 	{ "in-place", no_argument, NULL, OPT_IN_PLACE },
 	{ "create", required_argument, NULL, OPT_CREATE },
 	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
 	{ "inodes", required_argument, NULL, OPT_INODES },
@@ -122,6 +125,20 @@ static const char usage_create[] =
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
 "                         (not -E offset=)\n";
+
+static const char usage_disk[] =
+"\n"
+"Disk images (the filesystem in a partition, or at an offset):\n"
+"      --partition P      IMAGE is a disk image with a GPT or MBR partition\n"
+"                         table: the filesystem is in partition P, its number\n"
+"                         (1, 2, ...), GPT name or PARTUUID.  Nothing is\n"
+"                         written outside it; a filesystem larger than the\n"
+"                         partition is refused.  --create makes one in it\n"
+"                         (auto: the whole partition)\n"
+"      --offset BYTES     the filesystem starts BYTES into IMAGE\n"
+"                         (mke2fs -E offset=)\n"
+"                         Both commit in place (through the journal of an\n"
+"                         ext3/ext4 image), never through a copy of the disk\n";
 
 static const char usage_what[] =
 "\n"
@@ -224,7 +241,7 @@ static const char usage_safety[] =
 "(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n";
 
 static const char *const usage_parts[] = {
-	usage_create, usage_what, usage_where, usage_safety,
+	usage_create, usage_disk, usage_what, usage_where, usage_safety,
 };
 
 void options_usage(FILE *f, const char *prog)
@@ -311,6 +328,7 @@ static const struct { int id; size_t off; int val; } set_opts[] = {
 static const struct { int id; size_t off; } arg_opts[] = {
 	{ 't', P(target) }, { OPT_TRACE, P(trace) }, { OPT_UNDO, P(undo) },
 	{ OPT_MKFS_OPTIONS, P(mkfs.extra) }, { OPT_DEVTABLE, P(devtable) },
+	{ OPT_PARTITION, P(where.partition) },
 };
 
 /* The options that take one of a few words: an enum, their index. */
@@ -412,6 +430,10 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (id_map_parse(c == OPT_UID_MAP ? &p->meta.uid : &p->meta.gid, optarg))
 			return usage_msg(o, msg, "bad ID map ", optarg, ": give FROM:TO or FROM:TO:COUNT, comma-separated");
 		break;
+	case OPT_OFFSET:
+		if (parse_u64(optarg, INT64_MAX, &p->where.offset))
+			return USAGE("--offset takes a number of bytes");
+		break;
 	case OPT_ROOT_OWNER:
 		if (meta_owner_parse(optarg, &p->root_uid, &p->root_gid))
 			return USAGE("--root-owner takes UID:GID (numbers)");
@@ -469,6 +491,10 @@ static const char *conflict(const struct populate_opts *p)
 		 * offset would be refused after mke2fs as no filesystem */
 		{ p->mkfs.extra && strstr(p->mkfs.extra, "offset="),
 		  "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte" },
+		{ p->where.partition && p->where.offset,
+		  "--partition gives the offset: not with --offset" },
+		{ p->atomic && (p->where.partition || p->where.offset),
+		  "--atomic copies a whole image file: not with --partition or --offset (an ext3 journal or --undo keeps the commit safe there)" },
 		{ p->meta.all_root && (p->meta.uid.n || p->meta.gid.n),
 		  "--all-root leaves nothing for --uid-map or --gid-map to map" },
 		{ p->create && p->undo,
