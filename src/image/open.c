@@ -328,7 +328,11 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
-	if (!err && ext2fs_has_feature_metadata_csum(img->fs->super))
+	/* whole superblocks also through the undo manager at an offset:
+	 * its write_byte (e2fsprogs 1.47) adds the offset twice and saves
+	 * the wrong block, which e2undo then puts back */
+	if (!err && (ext2fs_has_feature_metadata_csum(img->fs->super) ||
+		     (opts->undo && img->region.offset)))
 		io_guard_whole_super(guard);
 	*what = "checking filesystem";
 	return err;
