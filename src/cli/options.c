@@ -124,7 +124,7 @@ static const char usage_create[] =
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
-"                         (not -E offset=)\n";
+"                         (not -E offset=: --offset, --partition)\n";
 
 static const char usage_disk[] =
 "\n"
@@ -490,7 +490,7 @@ static const char *conflict(const struct populate_opts *p)
 		/* the image is opened at its first byte: one made at an
 		 * offset would be refused after mke2fs as no filesystem */
 		{ p->mkfs.extra && strstr(p->mkfs.extra, "offset="),
-		  "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte" },
+		  "--mkfs-options -E offset=: give --offset or --partition" },
 		{ p->where.partition && p->where.offset,
 		  "--partition gives the offset: not with --offset" },
 		{ p->atomic && (p->where.partition || p->where.offset),

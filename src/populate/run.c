@@ -297,6 +297,9 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 	}
 	in.path = in.image;
 	err = image_region_find(in.image, &o->where, &in.region);
+	/* --create makes a filesystem past the end: the file grows */
+	if (err == ORLOV_ERR_OFFSET_PAST_END && o->create)
+		err = 0;
 	if (err)
 		errctx_set(&res->ec, err, o->where.partition ?
 			   "finding the partition in" : "checking the offset in",
