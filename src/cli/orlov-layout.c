@@ -23,10 +23,10 @@
 static void usage(FILE *f)
 {
 	fputs(
-"Usage: orlov-layout dump [DISK] IMAGE [PATH]\n"
-"       orlov-layout diff [DISK] EXPECTED.img ACTUAL.img [PATH]\n"
-"       orlov-layout stats [DISK] IMAGE\n"
-"       orlov-layout verify [DISK] [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
+"Usage: orlov-layout dump IMAGE [PATH]\n"
+"       orlov-layout diff EXPECTED.img ACTUAL.img [PATH]\n"
+"       orlov-layout stats IMAGE\n"
+"       orlov-layout verify [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
 "                           [--root-owner UID:GID] [--root-attrs]\n"
 "                           [--devtable FILE] [--no-xattrs] [--clamp]\n"
 "                           IMAGE SOURCE [PATH]\n"
@@ -36,7 +36,8 @@ static void usage(FILE *f)
 "Show where an ext2/ext3/ext4 image keeps its inodes and blocks.  Images\n"
 "are opened read-only and never mounted.\n"
 "\n"
-"DISK, for a filesystem inside a disk image (for diff, in both images):\n"
+"Every command takes, right after its name, for a filesystem inside a disk\n"
+"image (for diff, in both images):\n"
 "  --partition P   in partition P of the GPT or MBR table: its number,\n"
 "                  GPT name or PARTUUID; a filesystem larger than the\n"
 "                  partition is refused\n"
