@@ -49,6 +49,7 @@ enum {
 	OPT_ROOT_ATTRS,
 	OPT_FORCE,
 	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
+	OPT_PARTITION, OPT_OFFSET,
 };
 
 static const struct option longopts[] = {
@@ -75,6 +76,8 @@ static const struct option longopts[] = {
 	{ "squash-perms", no_argument, NULL, OPT_SQUASH_PERMS },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "uuid", required_argument, NULL, OPT_UUID },
+	{ "partition", required_argument, NULL, OPT_PARTITION },
+	{ "offset", required_argument, NULL, OPT_OFFSET },
 	{ "fs-type", required_argument, NULL, OPT_FS_TYPE },
 	{ "block-size", required_argument, NULL, OPT_BLOCK_SIZE },
 	{ "inodes", required_argument, NULL, OPT_INODES },
@@ -128,13 +131,27 @@ static const char usage_create[] =
 "      --block-size N     with --create: 1024, 2048 or 4096\n"
 "      --inodes N         with --create: the number of inodes\n"
 "      --mkfs-options S   with --create: more mke2fs options, split at blanks\n"
-"                         (not -E offset=)\n"
+"                         (not -E offset=: --offset, --partition)\n"
 "      --label NAME       the volume label (at most 16 bytes): mke2fs -L with\n"
 "                         --create, else set on IMAGE as tune2fs -L does\n"
 "      --uuid U           the filesystem UUID: a UUID, random, time or clear;\n"
 "                         mke2fs -U with --create (before SOURCE_DATE_EPOCH's),\n"
 "                         else set on IMAGE as tune2fs -U does (metadata_csum\n"
 "                         needs metadata_csum_seed)\n";
+
+static const char usage_disk[] =
+"\n"
+"Disk images (the filesystem in a partition, or at an offset):\n"
+"      --partition P      IMAGE is a disk image with a GPT or MBR partition\n"
+"                         table: the filesystem is in partition P, its number\n"
+"                         (1, 2, ...), GPT name or PARTUUID.  Nothing is\n"
+"                         written outside it; a filesystem larger than the\n"
+"                         partition is refused.  --create makes one in it\n"
+"                         (auto: the whole partition)\n"
+"      --offset BYTES     the filesystem starts BYTES into IMAGE\n"
+"                         (mke2fs -E offset=)\n"
+"                         Both commit in place (through the journal of an\n"
+"                         ext3/ext4 image), never through a copy of the disk\n";
 
 static const char usage_what[] =
 "\n"
@@ -246,7 +263,7 @@ static const char usage_safety[] =
 "(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n";
 
 static const char *const usage_parts[] = {
-	usage_create, usage_what, usage_where, usage_safety,
+	usage_create, usage_disk, usage_what, usage_where, usage_safety,
 };
 
 void options_usage(FILE *f, const char *prog)
@@ -335,6 +352,7 @@ static const struct { int id; size_t off; } arg_opts[] = {
 	{ 't', P(target) }, { OPT_TRACE, P(trace) }, { OPT_UNDO, P(undo) },
 	{ OPT_MKFS_OPTIONS, P(mkfs.extra) }, { OPT_DEVTABLE, P(devtable) },
 	{ OPT_FILE_CONTEXTS, P(meta.file_contexts) },
+	{ OPT_PARTITION, P(where.partition) },
 };
 
 /* The options that take one of a few words: an enum, their index. */
@@ -449,6 +467,10 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 			return usage_msg(o, msg, "--uuid ", optarg, ": give a UUID (8-4-4-4-12 hex digits), random, time or clear");
 		p->mkfs.uuid = optarg;
 		break;
+	case OPT_OFFSET:
+		if (parse_u64(optarg, INT64_MAX, &p->where.offset))
+			return USAGE("--offset takes a number of bytes");
+		break;
 	case OPT_ROOT_OWNER:
 		if (meta_owner_parse(optarg, &p->root_uid, &p->root_gid))
 			return USAGE("--root-owner takes UID:GID (numbers)");
@@ -505,7 +527,11 @@ static const char *conflict(const struct populate_opts *p)
 		/* the image is opened at its first byte: one made at an
 		 * offset would be refused after mke2fs as no filesystem */
 		{ p->mkfs.extra && strstr(p->mkfs.extra, "offset="),
-		  "--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte" },
+		  "--mkfs-options -E offset=: give --offset or --partition" },
+		{ p->where.partition && p->where.offset,
+		  "--partition gives the offset: not with --offset" },
+		{ p->atomic && (p->where.partition || p->where.offset),
+		  "--atomic copies a whole image file: not with --partition or --offset (an ext3 journal or --undo keeps the commit safe there)" },
 		{ p->meta.all_root && (p->meta.uid.n || p->meta.gid.n),
 		  "--all-root leaves nothing for --uid-map or --gid-map to map" },
 		{ p->create && p->undo,

@@ -36,6 +36,13 @@ static void usage(FILE *f)
 "Show where an ext2/ext3/ext4 image keeps its inodes and blocks.  Images\n"
 "are opened read-only and never mounted.\n"
 "\n"
+"Every command takes, right after its name, for a filesystem inside a disk\n"
+"image (for diff, in both images):\n"
+"  --partition P   in partition P of the GPT or MBR table: its number,\n"
+"                  GPT name or PARTUUID; a filesystem larger than the\n"
+"                  partition is refused\n"
+"  --offset BYTES  at BYTES into the image\n"
+"\n"
 "Paths are walked from PATH (default /) depth first, a directory before its\n"
 "entries, entries sorted bytewise by name, \".\" and \"..\" skipped; hard links\n"
 "appear under each of their paths.  Paths are printed absolute, with bytes\n"
@@ -90,10 +97,16 @@ static void usage(FILE *f)
 }
 
 /* One of verify's options: those of orlov-populate that decide what the
- * image holds, and --clamp. */
+ * image holds, and --clamp; or where the filesystem is, any command's. */
 static errcode_t verify_option(int c, const char *arg, struct layout_opts *o)
 {
 	switch (c) {
+	case 'P':
+		o->where.partition = arg;
+		return o->where.offset ? ORLOV_ERR_USAGE : 0;
+	case 'O':
+		return parse_u64(arg, INT64_MAX, &o->where.offset) ||
+		       o->where.partition ? ORLOV_ERR_USAGE : 0;
 	case 'r':
 		o->meta.all_root = 1;
 		return 0;
@@ -138,8 +151,12 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 		{ "no-xattrs", no_argument, NULL, 'x' },
 		{ "root-owner", required_argument, NULL, 'o' },
 		{ "root-attrs", no_argument, NULL, 'a' },
+		{ "partition", required_argument, NULL, 'P' },
+		{ "offset", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
+	/* the other commands: where the filesystem is, only */
+	const struct option *disk_opts = verify_opts + 8;
 	const char *path = "/";
 	const char *cmd;
 	int c, nargs, maxargs;
@@ -175,17 +192,18 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 	} else if (!strcmp(cmd, "verify")) {
 		o->cmd = CMD_VERIFY;
 		maxargs = 3;
-		/* its options, between the command and IMAGE */
-		argv += optind - 1;
-		argc -= optind - 1;
-		optind = 0;
-		while ((c = getopt_long(argc, argv, "+", verify_opts, NULL)) != -1)
-			if (verify_option(c, optarg, o))
-				return ORLOV_ERR_USAGE;
-		nargs = argc - optind;
 	} else {
 		return ORLOV_ERR_USAGE;
 	}
+	/* its options, between the command and IMAGE */
+	argv += optind - 1;
+	argc -= optind - 1;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "+", o->cmd == CMD_VERIFY ?
+				verify_opts : disk_opts, NULL)) != -1)
+		if (verify_option(c, optarg, o))
+			return ORLOV_ERR_USAGE;
+	nargs = argc - optind;
 	/* Every command takes its images, then an optional PATH. */
 	if (nargs < (o->cmd == CMD_STATS || o->cmd == CMD_DUMP ? 1 : 2) ||
 	    nargs > maxargs)

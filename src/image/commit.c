@@ -148,7 +148,8 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 		err = io_guard_tick(e->io);
 		if (!err)
 			err = pwrite_all(fd, c[i].data, e->blocksize,
-					 (off_t)c[i].blk * e->blocksize);
+					 (off_t)(img->region.offset +
+						 c[i].blk * e->blocksize));
 	}
 	if (!err)
 		err = io_guard_tick(e->io);	/* written, not yet renamed */
@@ -217,7 +218,8 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 	if (!err) {
 		io_guard_begin(img->fs->io);
 		if (!j.map && img->links_why)
-			*img->links_why = LINKS_WHY;
+			*img->links_why = img->in_place ? img->in_place :
+					  LINKS_WHY;
 		err = j.map ? commit_journal(img, fs, &j, what) :
 		      img->copy_at_commit ? commit_copy(img, fs, what) :
 			      commit_in_place(img, fs, what);

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 #include "image/image.h"
 #include "lib/util.h"
@@ -14,16 +15,21 @@
  * (a block a wrong bitmap shows free is handed to a new file).  PATH may
  * lack /usr/sbin for a user who is not root.
  */
-errcode_t image_fsck(const char *path)
+errcode_t image_fsck(const char *path, const struct image_region *region)
 {
 	static const char *const progs[] = { "e2fsck", "/usr/sbin/e2fsck",
 					      "/sbin/e2fsck" };
-	char *argv[] = { (char *)"e2fsck", (char *)"-fn", (char *)path, NULL };
+	/* at an offset: PATH?offset=N, which e2fsck hands to libext2fs */
+	char *name = image_region_name(path, region);
+	char *argv[] = { (char *)"e2fsck", (char *)"-fn", name, NULL };
 	extern char **environ;
 	errcode_t err;
 	int status;
 
+	if (!name)
+		return ENOMEM;
 	err = run_program(progs, 3, argv, environ, 1, &status);
+	free(name);
 	if (err == ENOENT)
 		return ORLOV_ERR_NO_FSCK;
 	if (err)

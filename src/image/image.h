@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 
+#include "image/partition.h"
 #include "source/walk.h"
 #include "lib/errctx.h"
 
@@ -44,6 +45,8 @@ struct image_opts {
 				   at the path, on *held_fd; or NULL */
 	unsigned int *stale;	/* set to the stale copies removed */
 	int ext4_driver;	/* --driver ext4: its features pass the gate */
+	const struct image_region *region; /* where in the file the
+				   filesystem is (partition.h); NULL: all */
 };
 
 /* Open read-write; refuses a mounted image, a dirty or unrecovered one,
@@ -54,7 +57,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		     struct image **out, struct errctx *ec);
 /* Run e2fsck -fn on @path: 0 when it finds nothing, ORLOV_ERR_DAMAGED when
  * it does, ORLOV_ERR_NO_FSCK / ORLOV_ERR_FSCK_FAILED when it cannot say. */
-errcode_t image_fsck(const char *path);
+errcode_t image_fsck(const char *path, const struct image_region *region);
 /* The step of making a copy of the image that failed. */
 enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_XATTR, TEMP_COPY };
 
@@ -100,7 +103,8 @@ size_t image_files(const struct image *img, struct file_id *ids, size_t max);
  * allocation (ext4 images, unless s_default_mount_opts has nodelalloc).
  * Both 0 for an image that cannot be read: image_open reports that.
  */
-void image_mount_defaults(const char *path, int *ext4, int *delalloc);
+void image_mount_defaults(const char *path, const struct image_region *region,
+			  int *ext4, int *delalloc);
 
 /* Close without writing metadata back. */
 void image_abort(struct image *img);

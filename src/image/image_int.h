@@ -52,6 +52,8 @@ struct image {
 	enum image_commit commit;
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	const char **links_why;	/* ... or in place, hard links: say so */
+	const char *in_place;	/* ... the reason said (LINKS_WHY) */
+	struct image_region region;	/* the filesystem's bytes in the file */
 	struct inode_cache icache;
 	struct held_writes held;
 	char *buf;		/* one block, for reads */
@@ -60,6 +62,9 @@ struct image {
 
 /* Why an image file is written in place rather than through a copy. */
 #define LINKS_WHY "it has more than one hard link"
+/* ... or a partition of it: a copy of the whole disk is not made */
+#define REGION_WHY "it holds the filesystem at an offset (a partition): " \
+	"no copy of a whole disk image is made"
 
 /* lock.c */
 errcode_t lock_image(const char *path, int dry, int held, int *fd);

@@ -22,10 +22,15 @@
  * checked raw, before libext2fs is given the image; @out, if not NULL,
  * gets the superblock as read. */
 errcode_t ir_check_super(const char *path, struct ext2_super_block *out);
+/* ... of the filesystem @offset bytes into @path. */
+errcode_t ir_check_super_at(const char *path, uint64_t offset,
+			    struct ext2_super_block *out);
 /* For an image without an ext2 superblock (ORLOV_ERR_NOT_EXT2): what the
  * file is and what to do, in @buf; NULL when it cannot be told. */
 const char *ir_probe(const char *path, char *buf, size_t size);
 errcode_t ir_open(const char *path, ext2_filsys *ret);
+/* ... of the filesystem @offset bytes into @path. */
+errcode_t ir_open_at(const char *path, uint64_t offset, ext2_filsys *ret);
 
 /*
  * Tree order of two absolute image paths: component by component, each

@@ -86,7 +86,7 @@ static int extra_has(const struct mkfs_opts *m, const char *what)
 /* mke2fs leaves a file of a tiny filesystem short of its last blocks
  * (64 KiB makes 21 KiB), which the open then refuses: the file takes the
  * size its superblock gives. */
-static errcode_t extend_to_fs(const char *image)
+static errcode_t extend_to_fs(const char *image, uint64_t offset)
 {
 	struct ext2_super_block sb;
 	struct stat st;
@@ -97,15 +97,85 @@ static errcode_t extend_to_fs(const char *image)
 	if (fd < 0)
 		return (errcode_t)errno;
 	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
-	    pread(fd, &sb, sizeof(sb), SUPERBLOCK_OFFSET) == (ssize_t)sizeof(sb) &&
+	    pread(fd, &sb, sizeof(sb), (off_t)(offset + SUPERBLOCK_OFFSET)) ==
+	    (ssize_t)sizeof(sb) &&
 	    ext2fs_le16_to_cpu(sb.s_magic) == EXT2_SUPER_MAGIC &&
 	    ext2fs_le32_to_cpu(sb.s_log_block_size) <= 6) {
-		len = (uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count) <<
-		      (10 + ext2fs_le32_to_cpu(sb.s_log_block_size));
+		len = offset + ((uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count) <<
+				(10 + ext2fs_le32_to_cpu(sb.s_log_block_size)));
 		if ((uint64_t)st.st_size < len && ftruncate(fd, (off_t)len))
 			err = (errcode_t)errno;
 	}
 	close(fd);
+	return err;
+}
+
+/* mke2fs's fs-size in bytes: K, M, G or T (binary), else KiB, or
+ * blocks with -b.  -1 when it cannot be read. */
+static int64_t size_bytes(const struct mkfs_opts *m)
+{
+	char *end;
+	unsigned long long v = strtoull(m->size, &end, 10);
+	const char *units = "kmgt", *u = *end ? strchr(units, end[0] | 0x20) : NULL;
+
+	if (end == m->size || (*end && (!u || end[1])) || v > (1ULL << 40))
+		return -1;
+	if (u)
+		return (int64_t)(v << (10 * (u - units + 1)));
+	return (int64_t)v * (m->block_size ? atoi(m->block_size) : 1024);
+}
+
+/* @tok (a -E argument) with offset=N after it, into *out; mke2fs keeps
+ * only the last -E it is given, so each one carries it. */
+static errcode_t with_offset(const char *tok, uint64_t offset, char **out)
+{
+	size_t n = strlen(tok) + 32;
+
+	*out = malloc(n);
+	if (!*out)
+		return ENOMEM;
+	snprintf(*out, n, "%s%soffset=%llu", tok, *tok ? "," : "",
+		 (unsigned long long)offset);
+	return 0;
+}
+
+/* An argument for -E, with the offset when there is one. */
+static errcode_t arg_add_ext(struct argv_buf *a, const char *tok,
+			     uint64_t offset)
+{
+	char *s;
+	errcode_t err;
+
+	if (!offset)
+		return arg_add(a, tok);
+	err = with_offset(tok, offset, &s);
+	if (!err)
+		err = arg_add(a, s);
+	free(s);
+	return err;
+}
+
+/* The user's own mke2fs options, split at blanks; -E's argument (or
+ * -Eopts) given the offset too. */
+static errcode_t add_extra(struct argv_buf *a, const struct mkfs_opts *m)
+{
+	char *extra = strdup(m->extra), *tok, *save = NULL;
+	errcode_t err = extra ? 0 : ENOMEM;
+	int ext_next = 0;
+
+	for (tok = extra ? strtok_r(extra, " \t\n", &save) : NULL;
+	     !err && tok; tok = strtok_r(NULL, " \t\n", &save)) {
+		if (ext_next)
+			err = arg_add_ext(a, tok, m->offset);
+		else if (m->offset && !strncmp(tok, "-E", 2) && tok[2]) {
+			err = arg_add(a, "-E");
+			if (!err)
+				err = arg_add_ext(a, tok + 2, m->offset);
+		} else
+			err = arg_add(a, tok);
+		ext_next = !strcmp(tok, "-E") && !ext_next;
+	}
+	free(extra);
 	return err;
 }
 
@@ -115,12 +185,16 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 					      "/sbin/mke2fs" };
 	extern char **environ;
 	struct argv_buf a = { 0 }, env = { 0 };
-	char uuid[37], seed[37], buf[64], *extra = NULL, *tok, *save = NULL;
+	char uuid[37], seed[37], buf[64];
 	errcode_t err = 0;
 	struct stat st;
 	size_t i;
 	int status;
 
+	/* A partition: never a byte past its end, whatever mke2fs would do
+	 * with the size. */
+	if (m->limit && (size_bytes(m) < 0 || (uint64_t)size_bytes(m) > m->limit))
+		return ORLOV_ERR_FS_PAST_PARTITION;
 	/* -F: IMAGE is overwritten as asked, even if it holds a
 	 * filesystem (mke2fs still refuses a mounted one). */
 	err = arg_add(&a, "mke2fs");
@@ -132,6 +206,9 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 		err = arg_add(&a, "-t");
 	if (!err)
 		err = arg_add(&a, m->fs_type ? m->fs_type : "ext2");
+	/* first: a later -E (mke2fs keeps the last) carries it too */
+	if (!err && m->offset && !(err = arg_add(&a, "-E")))
+		err = arg_add_ext(&a, "", m->offset);
 	if (!err && m->block_size && !(err = arg_add(&a, "-b")))
 		err = arg_add(&a, m->block_size);
 	if (!err && m->inodes && !(err = arg_add(&a, "-N")))
@@ -146,20 +223,14 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 		snprintf(buf, sizeof(buf), "hash_seed=%s", seed);
 		if (!err && !extra_has(m, "hash_seed=") &&
 		    !(err = arg_add(&a, "-E")))
-			err = arg_add(&a, buf);
+			err = arg_add_ext(&a, buf, m->offset);
 	}
 	if (!err && m->label && !(err = arg_add(&a, "-L")))
 		err = arg_add(&a, m->label);
 	if (!err && m->uuid && !(err = arg_add(&a, "-U")))
 		err = arg_add(&a, m->uuid);
-	if (!err && m->extra) {
-		extra = strdup(m->extra);
-		if (!extra)
-			err = ENOMEM;
-		for (tok = extra ? strtok_r(extra, " \t\n", &save) : NULL;
-		     !err && tok; tok = strtok_r(NULL, " \t\n", &save))
-			err = arg_add(&a, tok);
-	}
+	if (!err && m->extra)
+		err = add_extra(&a, m);
 	if (!err)
 		err = arg_add(&a, image);
 	if (!err)
@@ -180,7 +251,7 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 		err = arg_add(&env, NULL);
 	/* An image file starts empty: mke2fs never shrinks one, and what a
 	 * larger earlier image left past the end would differ between runs. */
-	if (!err && stat(image, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (!err && !m->offset && stat(image, &st) == 0 && S_ISREG(st.st_mode) &&
 	    truncate(image, 0))
 		err = (errcode_t)errno;
 	if (!err) {
@@ -190,9 +261,8 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 		else if (!err && status)
 			err = ORLOV_ERR_MKFS_FAILED;
 		if (!err)
-			err = extend_to_fs(image);
+			err = extend_to_fs(image, m->offset);
 	}
-	free(extra);
 	arg_free(&a);
 	arg_free(&env);
 	return err;

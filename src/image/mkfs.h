@@ -20,12 +20,16 @@ struct mkfs_opts {
 	const char *uuid;	/* --uuid: -U, before the epoch's */
 	int quiet;		/* mke2fs's messages to /dev/null (a size
 				   tried, not asked for) */
+	uint64_t offset;	/* -E offset=: the filesystem's first byte */
+	uint64_t limit;		/* the partition's bytes: a larger size is
+				   refused before mke2fs runs; 0: none */
 };
 
 /* The UUID (and directory hash seed) a reproducible run gives IMAGE. */
 void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37]);
 
-/* Run mke2fs on @image.  Its own messages go to stderr. */
+/* Run mke2fs on @image.  Its own messages go to stderr.  At an offset
+ * the file is neither truncated nor shortened: the rest is another's. */
 errcode_t mkfs_create(const char *image, const struct mkfs_opts *m);
 
 #endif

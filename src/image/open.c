@@ -86,13 +86,14 @@ static int ext4_only(const struct ext2_super_block *sb)
 	return 0;
 }
 
-void image_mount_defaults(const char *path, int *ext4, int *delalloc)
+void image_mount_defaults(const char *path, const struct image_region *region,
+			  int *ext4, int *delalloc)
 {
 	struct ext2_super_block sb;
 
 	*ext4 = *delalloc = 0;
 	/* unreadable or no ext2: image_open says why */
-	if (ir_check_super(path, &sb))
+	if (ir_check_super_at(path, region ? region->offset : 0, &sb))
 		return;
 	*ext4 = ext4_only(&sb);
 	/* ext4_fill_super: delalloc unless the superblock says nodelalloc */
@@ -145,15 +146,21 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 }
 
 /* A cut image would be grown by the first write past its end, and its
- * missing blocks read as zeros: refuse it. */
-static errcode_t check_size(ext2_filsys fs, const char *path)
+ * missing blocks read as zeros: refuse it.  In a partition, the
+ * filesystem must end where the partition does, or before: past it lies
+ * the next partition. */
+static errcode_t check_size(ext2_filsys fs, const char *path,
+			    const struct image_region *r)
 {
+	uint64_t need = ext2fs_blocks_count(fs->super) * (uint64_t)fs->blocksize;
 	blk64_t have;
-	errcode_t err = ext2fs_get_device_size2(path, (int)fs->blocksize, &have);
+	errcode_t err = image_region_fits(r, need);
 
+	if (!err)
+		err = ext2fs_get_device_size2(path, 512, &have);
 	if (err)
 		return err;
-	return have < ext2fs_blocks_count(fs->super) ? ORLOV_ERR_SHORT_IMAGE : 0;
+	return (uint64_t)have * 512 < r->offset + need ? ORLOV_ERR_SHORT_IMAGE : 0;
 }
 
 /*
@@ -173,6 +180,13 @@ static errcode_t choose_commit(struct image *img, const struct image_opts *o,
 		return (errcode_t)errno;
 	if (!S_ISREG(st.st_mode))
 		return 0;	/* a device: nothing to rename over it */
+	/* a partition: its journal, else in place (REGION_WHY), never a
+	 * copy of the whole disk */
+	if (img->region.offset || img->region.size) {
+		img->in_place = REGION_WHY;
+		img->links_why = o->in_place_why;
+		return 0;
+	}
 	if (ext2fs_le32_to_cpu(sb->s_feature_compat) &
 	    EXT3_FEATURE_COMPAT_HAS_JOURNAL) {
 		/* through the journal; if it cannot take the commit, a copy
@@ -232,6 +246,8 @@ static errcode_t lock_and_prepare(struct image *img, const char *path,
 
 	*what = "opening filesystem";
 	img->dry = opts && opts->dry;
+	if (opts->region)
+		img->region = *opts->region;
 	err = lock_image(path, img->dry, opts->held_fd ? *opts->held_fd : -1,
 			 &img->lock_fd);
 	/* the lock is ours: what killed runs left can go, before this run
@@ -245,9 +261,12 @@ static errcode_t lock_and_prepare(struct image *img, const char *path,
 	}
 	if (!err) {
 		*what = "checking superblock of";
-		err = ir_check_super(path, &sb);
+		err = ir_check_super_at(path, img->region.offset, &sb);
 	}
 	img->commit = img->dry ? IMAGE_COMMIT_IN_PLACE : opts->commit;
+	if (!err && img->commit == IMAGE_COMMIT_COPY &&
+	    (img->region.offset || img->region.size))
+		err = ORLOV_ERR_ATOMIC_REGION;
 	if (!err && !(img->path = strdup(path)))
 		err = ENOMEM;
 	if (!err && img->commit == IMAGE_COMMIT_COPY) {
@@ -271,6 +290,7 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 {
 	io_manager io = unix_io_manager;
 	io_channel guard;
+	char offset[32];
 	errcode_t err;
 
 	/* EXCLUSIVE opens a block device with O_EXCL: refused while mounted
@@ -289,7 +309,11 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 		io = undo_io_manager;
 		*what = "opening filesystem";
 	}
-	err = ext2fs_open2(fsname, NULL, (img->dry ? 0 : EXT2_FLAG_RW) |
+	/* the partition's first byte is the filesystem's block 0 for every
+	 * read and write (unix_io's offset, the undo file's fs_offset) */
+	err = ext2fs_open2(fsname, image_region_io(&img->region, offset,
+						   sizeof(offset)),
+			   (img->dry ? 0 : EXT2_FLAG_RW) |
 			   EXT2_FLAG_64BITS |
 			   EXT2_FLAG_EXCLUSIVE | EXT2_FLAG_SKIP_MMP, 0, 0,
 			   io, &img->fs);
@@ -314,7 +338,11 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
-	if (!err && ext2fs_has_feature_metadata_csum(img->fs->super))
+	/* whole superblocks also through the undo manager at an offset:
+	 * its write_byte (e2fsprogs 1.47) adds the offset twice and saves
+	 * the wrong block, which e2undo then puts back */
+	if (!err && (ext2fs_has_feature_metadata_csum(img->fs->super) ||
+		     (opts->undo && img->region.offset)))
 		io_guard_whole_super(guard);
 	*what = "checking filesystem";
 	return err;
@@ -327,7 +355,7 @@ static errcode_t check_opened(struct image *img, const char *fsname,
 	errcode_t err = check_features(img->fs, ext4, feature);
 
 	if (!err)
-		err = check_size(img->fs, fsname);
+		err = check_size(img->fs, fsname, &img->region);
 	if (!err) {
 		*what = "reading bitmaps";
 		err = ext2fs_read_bitmaps(img->fs);
@@ -345,12 +373,16 @@ static errcode_t check_opened(struct image *img, const char *fsname,
  * feature refused, or what the file is when it is no ext2 filesystem. */
 static errcode_t open_failed(struct errctx *ec, errcode_t err,
 			     const char *what, const char *feature,
-			     const char *path, const char *name)
+			     const char *path, const char *name,
+			     const struct image_region *r)
 {
 	char kind[256];
-	const char *is = err == ORLOV_ERR_NOT_EXT2 ?
+	const char *is = err == ORLOV_ERR_NOT_EXT2 && !(r && r->offset) ?
 			 ir_probe(path, kind, sizeof(kind)) : NULL;
 
+	if (err == ORLOV_ERR_NOT_EXT2 && r && r->offset)
+		return errctx_setf(ec, err, what, "%s (none at byte %llu)", name,
+				   (unsigned long long)r->offset);
 	if (is)
 		return errctx_setf(ec, err, what, "%s: %s", name, is);
 	if (feature)
@@ -392,7 +424,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 		/* before libext2fs has it open, the same as unlock and free */
 		image_abort(img);
 		return open_failed(ec, err, what, feature, path,
-				   opts->name ? opts->name : path);
+				   opts->name ? opts->name : path, opts->region);
 	}
 	*out = img;
 	return 0;

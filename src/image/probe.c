@@ -29,6 +29,12 @@
  */
 errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 {
+	return ir_check_super_at(path, 0, out);
+}
+
+errcode_t ir_check_super_at(const char *path, uint64_t offset,
+			    struct ext2_super_block *out)
+{
 	struct ext2_super_block sb;
 	uint64_t blocks, groups, bs;
 	uint32_t bpg, ipg, isz;
@@ -37,7 +43,7 @@ errcode_t ir_check_super(const char *path, struct ext2_super_block *out)
 
 	if (fd < 0)
 		return (errcode_t)errno;
-	n = pread(fd, &sb, sizeof(sb), SUPERBLOCK_OFFSET);
+	n = pread(fd, &sb, sizeof(sb), (off_t)(offset + SUPERBLOCK_OFFSET));
 	close(fd);
 	if (n < 0)
 		return (errcode_t)errno;
@@ -179,19 +185,18 @@ const char *ir_probe(const char *path, char *buf, size_t size)
 		if (off)
 			snprintf(buf, size, "a partitioned disk image (%s) with "
 				 "an ext2 filesystem in partition %u at byte %llu: "
-				 "give that partition (losetup -P, or dd skip=%llu "
-				 "iflag=skip_bytes)", gpt ? "GPT" : "MBR", part,
-				 (unsigned long long)off, (unsigned long long)off);
+				 "give --partition %u", gpt ? "GPT" : "MBR", part,
+				 (unsigned long long)off, part);
 		else
 			snprintf(buf, size, "a partitioned disk image (%s): give "
 				 "the partition that holds the filesystem "
-				 "(losetup -P)", gpt ? "GPT" : "MBR");
+				 "(--partition N)", gpt ? "GPT" : "MBR");
 	}
 	for (off = 512; !buf[0] && off + SUPERBLOCK_OFFSET + 58 <= n; off += 512)
 		if (ext2_at(head, n, off))
 			snprintf(buf, size, "an ext2 filesystem at byte %llu, "
-				 "not at the start (mke2fs -E offset=): give a "
-				 "loop device at that offset (losetup -o %llu)",
+				 "not at the start (mke2fs -E offset=): give "
+				 "--offset %llu",
 				 (unsigned long long)off, (unsigned long long)off);
 	if (!buf[0]) {
 		for (i = 0; i < n && !head[i]; i++)
@@ -206,12 +211,19 @@ const char *ir_probe(const char *path, char *buf, size_t size)
 
 errcode_t ir_open(const char *path, ext2_filsys *ret)
 {
-	errcode_t err = ir_check_super(path, NULL);
+	return ir_open_at(path, 0, ret);
+}
+
+errcode_t ir_open_at(const char *path, uint64_t offset, ext2_filsys *ret)
+{
+	errcode_t err = ir_check_super_at(path, offset, NULL);
+	char opt[32];
 
 	if (err)
 		return err;
+	snprintf(opt, sizeof(opt), "offset=%llu", (unsigned long long)offset);
 	/* No EXT2_FLAG_RW: a layout check must never change the image. */
-	return ext2fs_open2(path, NULL, EXT2_FLAG_64BITS, 0, 0,
+	return ext2fs_open2(path, offset ? opt : NULL, EXT2_FLAG_64BITS, 0, 0,
 			    unix_io_manager, ret);
 }
 

@@ -154,7 +154,8 @@ errcode_t reserve_commit(struct image *img, const blk64_t *extra,
 	for (i = 0; !err && i < l.n; i = k) {
 		for (k = i + 1; k < l.n && l.b[k] <= l.b[k - 1] + 1; k++)
 			;
-		err = fill_holes(img->lock_fd, (off_t)l.b[i] * bs,
+		err = fill_holes(img->lock_fd,
+				 (off_t)(img->region.offset + l.b[i] * bs),
 				 (off_t)(l.b[k - 1] - l.b[i] + 1) * bs);
 	}
 	free(l.b);

@@ -67,14 +67,15 @@ static void listing_free(struct listing *l)
 }
 
 /* A PATH absent from one image makes that side empty, not an error. */
-static errcode_t list_image(const char *name, const char *path,
+static errcode_t list_image(const struct layout_opts *o, const char *name,
+			    const char *path,
 			    struct listing *l, int *absent,
 			    struct errctx *ctx)
 {
 	ext2_ino_t ino;
 	errcode_t err;
 
-	err = open_image(name, &l->fs, ctx);
+	err = open_image(o, name, &l->fs, ctx);
 	if (err)
 		return err;
 	err = ir_lookup(l->fs, path, &ino);
@@ -112,9 +113,9 @@ errcode_t layout_diff(const struct layout_opts *o, struct errctx *ctx)
 
 	memset(&exp, 0, sizeof(exp));
 	memset(&act, 0, sizeof(act));
-	err = list_image(o->image, o->path, &exp, &exp_absent, ctx);
+	err = list_image(o, o->image, o->path, &exp, &exp_absent, ctx);
 	if (!err)
-		err = list_image(o->image2, o->path, &act, &act_absent, ctx);
+		err = list_image(o, o->image2, o->path, &act, &act_absent, ctx);
 	if (!err && exp_absent && act_absent)
 		err = errctx_set_path(ctx, EXT2_ET_FILE_NOT_FOUND,
 				      "looking up in both images", o->path);

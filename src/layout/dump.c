@@ -34,7 +34,7 @@ errcode_t layout_dump(const struct layout_opts *o, struct errctx *ctx)
 	errcode_t err;
 
 	memset(&d, 0, sizeof(d));
-	err = open_image(o->image, &d.fs, ctx);
+	err = open_image(o, o->image, &d.fs, ctx);
 	if (err)
 		return err;
 	err = ir_walk(d.fs, o->path, dump_one, &d, ctx);

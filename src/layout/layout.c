@@ -13,14 +13,30 @@
 #include "image/image_read.h"
 #include "lib/orlov_err.h"
 
-errcode_t open_image(const char *name, ext2_filsys *fs, struct errctx *ctx)
+errcode_t open_image(const struct layout_opts *o, const char *name,
+		     ext2_filsys *fs, struct errctx *ctx)
 {
-	errcode_t err = errctx_set_path(ctx, ir_open(name,
-					fs), "opening image", name);
+	struct image_region r;
+	errcode_t err = image_region_find(name, &o->where, &r);
 	char kind[256];
 	const char *is;
 
-	if (err == ORLOV_ERR_NOT_EXT2 &&
+	if (err)
+		return errctx_set_path(ctx, err, o->where.partition ?
+				       "finding the partition in" :
+				       "checking the offset in", name);
+	err = ir_open_at(name, r.offset, fs);
+	if (!err) {
+		err = image_region_fits(&r, ext2fs_blocks_count((*fs)->super) *
+					(uint64_t)(*fs)->blocksize);
+		if (err)
+			ext2fs_close_free(fs);
+	}
+	errctx_set_path(ctx, err, "opening image", name);
+	if (err == ORLOV_ERR_NOT_EXT2 && r.offset)
+		errctx_add(ctx, " (none at byte %llu)",
+			   (unsigned long long)r.offset);
+	if (err == ORLOV_ERR_NOT_EXT2 && !r.offset &&
 	    (is = ir_probe(name, kind, sizeof(kind))) != NULL)
 		errctx_add(ctx, ": %s", is);
 	return err;

@@ -15,6 +15,7 @@
 #include "lib/util.h"
 #include "source/meta.h"
 #include "lib/errctx.h"
+#include "image/partition.h"
 
 enum layout_cmd { CMD_NONE, CMD_DUMP, CMD_DIFF, CMD_STATS, CMD_VERIFY };
 
@@ -32,9 +33,12 @@ struct layout_opts {
 	uint32_t root_uid, root_gid;
 	int root_attrs;		/* --root-attrs */
 	int help, version;
+	struct image_where where;	/* --partition, --offset: every image's */
 };
 
-errcode_t open_image(const char *name, ext2_filsys *fs, struct errctx *ctx);
+/* @name read-only, at the partition or offset @o gives. */
+errcode_t open_image(const struct layout_opts *o, const char *name,
+		     ext2_filsys *fs, struct errctx *ctx);
 /* Everything printed reached stdout. */
 errcode_t check_output(struct errctx *ctx);
 

@@ -139,7 +139,7 @@ errcode_t layout_stats(const struct layout_opts *o, struct errctx *ctx)
 	unsigned long flex;
 	errcode_t err;
 
-	err = open_image(o->image, &fs, ctx);
+	err = open_image(o, o->image, &fs, ctx);
 	if (err)
 		return err;
 	flex = flex_size(fs);

@@ -359,7 +359,7 @@ static errcode_t open_target(struct verify *v, const struct layout_opts *o)
 	struct ext2_inode_large inode;
 	errcode_t err;
 
-	err = open_image(o->image, &v->fs, v->ctx);
+	err = open_image(o, o->image, &v->fs, v->ctx);
 	if (!err)
 		err = errctx_set_path(v->ctx, ir_lookup(v->fs,
 				      o->path, &v->root),

@@ -29,8 +29,10 @@ errcode_t create_temp(const struct populate_opts *o,
 	errcode_t err;
 	int have = stat(in->image, &st) == 0;
 
+	/* a partition, or an offset: made where it is (the rest of the
+	 * disk is not copied) */
 	if (o->in_place || (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
-	    (!have && errno != ENOENT))
+	    (!have && errno != ENOENT) || in->region.offset || in->region.size)
 		return 0;
 	err = image_temp_create(in->image, have ? &st : NULL, 1, in->image_fd,
 				&in->tmp, &in->tmp_fd, &step);
@@ -76,7 +78,15 @@ errcode_t create_image(const struct populate_opts *o,
 	int tries;
 
 	m.digest = in->digest;
-	if (!o->auto_size) {
+	m.offset = in->region.offset;
+	m.limit = in->region.size;
+	/* auto in a partition: all of it */
+	if (o->auto_size && m.limit) {
+		snprintf(size, sizeof(size), "%lluk",
+			 (unsigned long long)(m.limit / 1024));
+		m.size = size;
+	}
+	if (!o->auto_size || m.limit) {
 		err = mkfs_create(in->path, &m);
 		goto out;
 	}

@@ -43,6 +43,7 @@ struct inputs {
 	size_t nskip;
 	uint64_t digest;	/* --create: of the tree and options, for the
 				   UUID (0: none) */
+	struct image_region region;	/* the filesystem's place in IMAGE */
 };
 
 /* A directory of the write pass, from the target down. */

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "source/meta.h"
 #include "image/mkfs.h"
+#include "image/partition.h"
 
 enum alloc_policy { POLICY_ORLOV, POLICY_OLDALLOC };
 enum topdir_rule { TOPDIR_HASH, TOPDIR_RANDOM };
@@ -60,6 +61,8 @@ struct populate_opts {
 	const char *devtable;	/* --devtable FILE */
 	int root_owner;		/* --root-owner UID:GID given */
 	uint32_t root_uid, root_gid;
+	/* --partition N|LABEL|UUID, --offset BYTES: where in IMAGE */
+	struct image_where where;
 };
 
 #endif

@@ -70,8 +70,8 @@ static errcode_t check_args(const struct populate_opts *o, int *archive)
 		return ORLOV_ERR_NO_IMAGE;
 	/* mke2fs asks before it overwrites what it recognises; -F, which
 	 * --create gives it, does not ask */
-	if (o->create && !o->force && !image_probe(o->image, &kind) &&
-	    kind == PROBE_OTHER)
+	if (o->create && !o->force && !o->where.partition && !o->where.offset &&
+	    !image_probe(o->image, &kind) && kind == PROBE_OTHER)
 		return ORLOV_ERR_CREATE_CLOBBER;
 	return 0;
 }

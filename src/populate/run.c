@@ -108,6 +108,7 @@ static errcode_t open_image(struct ctx *c)
 	io.held_fd = in->tmp ? &in->tmp_fd : in->image_fd >= 0 ? &in->image_fd : NULL;
 	io.stale = &res->stale_removed;
 	io.ext4_driver = o->driver == DRIVER_EXT4;
+	io.region = &in->region;
 	return image_open(in->path, &io, &c->img, &res->ec);
 }
 
@@ -139,7 +140,7 @@ static errcode_t load_state(struct ctx *c)
 		return fail_at(c, err, "checking SOURCE_DATE_EPOCH against",
 			       o->image);
 	if (o->fsck) {
-		err = image_fsck(c->in->path);
+		err = image_fsck(c->in->path, &c->in->region);
 		if (err)
 			return fail_at(c, err, "checking with e2fsck -fn", o->image);
 	}
@@ -248,11 +249,11 @@ static errcode_t write_pass(struct ctx *c)
 
 /* The driver and delayed allocation not given: what mounting the image
  * without options gives; an option only the ext2 driver has keeps it. */
-static void mount_defaults(struct populate_opts *o, const char *path)
+static void mount_defaults(struct populate_opts *o, const struct inputs *in)
 {
 	int ext4, delalloc;
 
-	image_mount_defaults(path, &ext4, &delalloc);
+	image_mount_defaults(in->path, &in->region, &ext4, &delalloc);
 	if (!o->driver_set)
 		o->driver = (ext4 || (o->delalloc_set && o->delalloc)) &&
 			    o->policy != POLICY_OLDALLOC &&
@@ -270,7 +271,7 @@ errcode_t run(const struct populate_opts *given, struct populate_result *res,
 	struct ctx c;
 	errcode_t err;
 
-	mount_defaults(o, in->path);
+	mount_defaults(o, in);
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.res = res;
@@ -315,7 +316,16 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 				  o->image);
 	}
 	in.path = in.image;
-	err = before_open(o, res, &in);
+	err = image_region_find(in.image, &o->where, &in.region);
+	/* --create makes a filesystem past the end: the file grows */
+	if (err == ORLOV_ERR_OFFSET_PAST_END && o->create)
+		err = 0;
+	if (err)
+		errctx_set(&res->ec, err, o->where.partition ?
+			   "finding the partition in" : "checking the offset in",
+			   o->image);
+	if (!err)
+		err = before_open(o, res, &in);
 	if (!err && o->create && !o->dry_run)
 		err = create_lock(o, res, &in);
 	if (!err && o->create)

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Where in IMAGE the filesystem lies: from its first byte, at a bare
+ * offset (--offset), or in a partition of a GPT or MBR disk image
+ * (--partition).  Every opening of the image (libext2fs, e2fsck, mke2fs,
+ * the raw superblock check) goes through the one region found here, and
+ * nothing is written outside it.
+ */
+#ifndef ORLOV_IMAGE_PARTITION_H
+#define ORLOV_IMAGE_PARTITION_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <et/com_err.h>
+
+/* What the command line asked for. */
+struct image_where {
+	const char *partition;	/* N, a GPT partition name or a PARTUUID */
+	uint64_t offset;	/* --offset BYTES (without --partition) */
+};
+
+/* What it is in the image. */
+struct image_region {
+	uint64_t offset;	/* the filesystem's first byte in IMAGE */
+	uint64_t size;		/* the bytes it may take; 0: to IMAGE's end */
+	unsigned int partno;	/* the partition's number; 0: none */
+};
+
+/* The region @w names in the image at @path: a partition by its number
+ * (all digits), else by its GPT name or its PARTUUID (any case);
+ * ORLOV_ERR_NO_PART_TABLE, ORLOV_ERR_NO_PARTITION, or
+ * ORLOV_ERR_OFFSET_PAST_END for an offset at or past the image's end.
+ * No partition and no offset: the whole image. */
+errcode_t image_region_find(const char *path, const struct image_where *w,
+			    struct image_region *r);
+
+/* "offset=N", libext2fs's I/O option for @r (NULL at offset 0). */
+const char *image_region_io(const struct image_region *r, char *buf,
+			    size_t size);
+
+/* @path as libext2fs and e2fsck name a filesystem at an offset,
+ * "PATH?offset=N", or @path itself; malloc'd, NULL when out of memory. */
+char *image_region_name(const char *path, const struct image_region *r);
+
+/* ORLOV_ERR_FS_PAST_PARTITION when a filesystem of @bytes does not fit in
+ * @r (a partition); 0 when it does or @r has no end of its own. */
+errcode_t image_region_fits(const struct image_region *r, uint64_t bytes);
+
+#endif
