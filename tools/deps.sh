@@ -4,7 +4,7 @@
 # Quiet and quick when everything is already there.
 set -eu
 pkgs="build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
-e2fsprogs attr acl util-linux python3 qemu-system-x86 busybox-static
+e2fsprogs attr acl util-linux python3 time qemu-system-x86 busybox-static
 linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio xz-utils
 clang libclang-rt-14-dev libarchive-dev dpkg-dev debhelper
 libselinux1-dev selinux-utils uuid-dev libblkid-dev fdisk"

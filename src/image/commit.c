@@ -198,8 +198,6 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 	struct journal j;
 	errcode_t err;
 
-	icache_sort(&img->icache);
-
 	/* Data and new blocks on disk before anything points at them.  A
 	 * failure here has changed no block in use. */
 	*what = "writing data blocks of";

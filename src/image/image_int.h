@@ -12,13 +12,6 @@
 #include "image/image.h"
 #include "lib/keymap.h"
 
-struct staged {
-	uint32_t ino;
-	struct ext2_inode_large inode;
-	unsigned char *tail;	/* the rest of a large inode, or NULL */
-	int existed;		/* in use on disk before this run */
-};
-
 /* A write to a block in use on disk before this run, held until commit. */
 struct late {
 	uint32_t blk;
@@ -26,13 +19,48 @@ struct late {
 	unsigned char *data;
 };
 
+/* ICHUNK consecutive inode numbers: which of them are staged, and where
+ * their records are (stage.c). */
+struct ichunk {
+	uint64_t staged, existed, tailed;	/* bit k: inode first + k;
+						   existed: in use on disk
+						   before this run; tailed:
+						   the record has the rest of
+						   a large inode */
+	uint32_t slot;		/* its place in memory + 1, 0: not there */
+	int on_file;		/* written to the spill file */
+};
+
+/* A chunk's records in memory. */
+struct islot {
+	unsigned char *data;
+	uint64_t chunk;
+	int ref, dirty;		/* used since the clock last passed; changed
+				   since read from the spill file */
+};
+
 /* The staged inodes: the cache the engine reads back and edits
- * (image_read_staged) and the commit writes, in inode order once
- * icache_sort has run. */
+ * (image_read_staged) and the commit writes, in inode order.  Records
+ * are held by inode number in chunks; beyond a budget of chunks in
+ * memory the least recently used go to an unlinked spill file, so that
+ * memory does not grow with the tree. */
 struct inode_cache {
-	struct staged *inodes;
-	size_t n, cap;
-	struct keymap idx;	/* positions in inodes[], by number */
+	size_t n;		/* inodes staged */
+	uint32_t recsz, tailsz;	/* a record: the inode, then the tail */
+	uint64_t nchunks;
+	struct ichunk **leaf;	/* by chunk number, in leaves made on use */
+	size_t nleaf;
+	struct islot *slot;
+	size_t nslot, maxslot, hand;
+	int fd, spilled;	/* the spill file, once a chunk went there */
+	unsigned char *rbuf;	/* a chunk read back for the commit */
+	uint64_t rbuf_chunk;	/* ... which one, + 1 */
+};
+
+/* The staged inodes in inode order: start zeroed. */
+struct icache_it {
+	uint64_t chunk;
+	uint32_t k;
 };
 
 /* The writes to blocks in use, held for the commit. */
@@ -81,11 +109,11 @@ void drop_shadow(struct image *img);
 errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
 		     const void *buf, int link);
 void free_held(struct image *img);
-void icache_sort(struct inode_cache *c);
+/* The next staged inode's number after @it (0: no more). */
+uint32_t icache_next(const struct inode_cache *c, struct icache_it *it);
 /* The staged inodes that existed on disk before this run, or the new
- * ones, into the inode tables (@c sorted). */
-errcode_t write_inodes(struct image *img, const struct inode_cache *c,
-		       int existed);
+ * ones, into the inode tables. */
+errcode_t write_inodes(struct image *img, struct inode_cache *c, int existed);
 /* The held writes of one kind: @link, directories and their maps. */
 errcode_t write_late(struct image *img, const struct held_writes *h, int link);
 

@@ -111,14 +111,16 @@ static size_t bound_for(const struct image *img, size_t per)
 	const struct inode_cache *c = &img->icache;
 	size_t n = img->held.n + 2 * (size_t)e->group_desc_count + 8, i;
 	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
+	struct icache_it it = { 0, 0 };
+	uint32_t ino;
 
 	/* superblocks and descriptor tables, each copy */
 	for (i = 0; i < e->group_desc_count; i++)
 		if (ext2fs_bg_has_super(e, (dgrp_t)i))
 			n += 1 + e->desc_blocks + e->super->s_reserved_gdt_blocks;
-	/* inode table blocks (inodes are sorted by then) */
-	for (i = 0; i < c->n; i++) {
-		uint32_t b = (c->inodes[i].ino - 1) / ipb;
+	/* inode table blocks (icache_next goes in inode order) */
+	for (ino = icache_next(c, &it); ino; ino = icache_next(c, &it)) {
+		uint32_t b = (ino - 1) / ipb;
 
 		n += b != last;
 		last = b;

@@ -100,22 +100,23 @@ static errcode_t add_group_meta(ext2_filsys e, struct blist *l)
 }
 
 /* write_inodes rewrites whole runs of table blocks: from the first
- * staged inode's block of a group to the last one's (@c sorted). */
+ * staged inode's block of a group to the last one's. */
 static errcode_t add_itable_runs(ext2_filsys e, const struct inode_cache *c,
 				 struct blist *l)
 {
 	uint32_t ipg = e->super->s_inodes_per_group;
 	uint32_t isz = EXT2_INODE_SIZE(e->super), bs = e->blocksize;
+	struct icache_it it = { 0, 0 };
+	uint32_t ino = icache_next(c, &it);
 	errcode_t err = 0;
-	size_t i, k;
 
-	for (i = 0; !err && i < c->n; i = k) {
-		uint32_t group = (c->inodes[i].ino - 1) / ipg;
-		uint64_t first = (uint64_t)((c->inodes[i].ino - 1) % ipg) * isz / bs;
+	while (!err && ino) {
+		uint32_t group = (ino - 1) / ipg;
+		uint64_t first = (uint64_t)((ino - 1) % ipg) * isz / bs;
 		uint64_t last = first;
 
-		for (k = i; k < c->n && (c->inodes[k].ino - 1) / ipg == group; k++)
-			last = (uint64_t)((c->inodes[k].ino - 1) % ipg) * isz / bs;
+		for (; ino && (ino - 1) / ipg == group; ino = icache_next(c, &it))
+			last = (uint64_t)((ino - 1) % ipg) * isz / bs;
 		err = bl_add(l, ext2fs_inode_table_loc(e, group) + first,
 			     last - first + 1);
 	}

@@ -12,10 +12,14 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image/image_int.h"
+#include "lib/spill.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
+
+static void icache_free(struct inode_cache *c);
 
 /* What waits for the commit: staged inodes and held block writes. */
 void free_held(struct image *img)
@@ -24,14 +28,10 @@ void free_held(struct image *img)
 	struct held_writes *h = &img->held;
 	size_t k;
 
-	for (k = 0; k < c->n; k++)
-		free(c->inodes[k].tail);
 	for (k = 0; k < h->n; k++)
 		free(h->late[k].data);
-	free(c->inodes);
 	free(h->late);
-	keymap_free(&c->idx);
-	memset(c, 0, sizeof(*c));
+	icache_free(c);
 	memset(h, 0, sizeof(*h));
 }
 
@@ -115,47 +115,248 @@ errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
 	return put_blocks(img, blk, count, buf, 0);
 }
 
-/* The staged entry of @ino, or NULL.  Its address is the cache's own:
- * the next image_stage_inode may move it, so it never leaves this file. */
-static struct staged *staged_of(struct image *img, uint32_t ino)
-{
-	size_t i;
+/*
+ * The staged inodes, by number: ICHUNK records a chunk, chunks in leaves
+ * of LEAF made when first used, at most a budget of chunks in memory.
+ * Beyond it the chunk the clock finds unused longest goes to the spill
+ * file, at its own place there (chunk number times its size: no index),
+ * and comes back when an inode of it is read or staged again.  The
+ * engine works on a few directories at a time, in a few groups, so few
+ * chunks are in use at once whatever the tree's size.
+ */
+#define ICHUNK 64
+#define LEAF 1024
+#define STAGE_BUDGET (8u << 20)
 
-	return keymap_get(&img->icache.idx, ino, &i) ? &img->icache.inodes[i] :
-	       NULL;
+static size_t chunk_bytes(const struct inode_cache *c)
+{
+	return (size_t)ICHUNK * c->recsz;
+}
+
+/* The first use: records sized for the image's inodes, and the budget
+ * (ORLOV_STAGE_BUDGET, KiB: the tests' small one). */
+static errcode_t icache_init(struct image *img)
+{
+	struct inode_cache *c = &img->icache;
+	const char *env = getenv("ORLOV_STAGE_BUDGET");
+	size_t budget = STAGE_BUDGET;
+
+	if (c->recsz)
+		return 0;
+	if (env && *env)
+		budget = (size_t)strtoul(env, NULL, 10) << 10;
+	c->tailsz = (uint32_t)image_inode_tail_size(img);
+	c->recsz = (uint32_t)sizeof(struct ext2_inode_large) + c->tailsz;
+	c->nchunks = (uint64_t)img->fs->super->s_inodes_count / ICHUNK + 1;
+	c->nleaf = (size_t)(c->nchunks / LEAF + 1);
+	c->maxslot = budget / chunk_bytes(c);
+	if (c->maxslot < 4)
+		c->maxslot = 4;
+	c->leaf = calloc(c->nleaf, sizeof(*c->leaf));
+	c->slot = calloc(c->maxslot, sizeof(*c->slot));
+	if (!c->leaf || !c->slot) {
+		free(c->leaf);
+		free(c->slot);
+		memset(c, 0, sizeof(*c));
+		return ENOMEM;
+	}
+	return 0;
+}
+
+static void icache_free(struct inode_cache *c)
+{
+	size_t k;
+
+	for (k = 0; k < c->nleaf; k++)
+		free(c->leaf[k]);
+	for (k = 0; k < c->nslot; k++)
+		free(c->slot[k].data);
+	if (c->spilled)
+		close(c->fd);
+	free(c->leaf);
+	free(c->slot);
+	free(c->rbuf);
+	memset(c, 0, sizeof(*c));
+}
+
+/* Chunk @n's entry, or NULL when it was never used (and !@make). */
+static struct ichunk *chunk_of(const struct inode_cache *c, uint64_t n,
+			       int make)
+{
+	struct ichunk **l;
+
+	if (n >= c->nchunks)
+		return NULL;
+	l = &c->leaf[n / LEAF];
+	if (!*l && make)
+		*l = calloc(LEAF, sizeof(**l));
+	return *l ? &(*l)[n % LEAF] : NULL;
+}
+
+/* A slot for a chunk: a new one within the budget, else the clock's
+ * choice, its chunk written to the spill file if changed there. */
+static errcode_t free_slot(struct inode_cache *c, size_t *s)
+{
+	struct islot *sl;
+	errcode_t err;
+
+	if (c->nslot < c->maxslot) {
+		sl = &c->slot[c->nslot];
+		sl->data = malloc(chunk_bytes(c));
+		if (!sl->data)
+			return ENOMEM;
+		*s = c->nslot++;
+		return 0;
+	}
+	for (;; c->hand = (c->hand + 1) % c->nslot) {
+		sl = &c->slot[c->hand];
+		if (!sl->ref)
+			break;
+		sl->ref = 0;
+	}
+	if (sl->dirty) {
+		if (!c->spilled) {
+			err = spill_open(&c->fd);
+			if (err)
+				return err;
+			c->spilled = 1;
+		}
+		err = spill_write(c->fd, sl->data, chunk_bytes(c),
+				  sl->chunk * chunk_bytes(c));
+		if (err)
+			return err;
+		chunk_of(c, sl->chunk, 0)->on_file = 1;
+	}
+	chunk_of(c, sl->chunk, 0)->slot = 0;
+	*s = c->hand;
+	c->hand = (c->hand + 1) % c->nslot;
+	return 0;
+}
+
+/*
+ * The record of @ino in memory at *rec, its chunk at *ch: brought back
+ * from the spill file, or new (@make).  When @ino is not staged and
+ * !@make, *rec is NULL.  *rec is valid until the next call: the next
+ * chunk brought in may take its place, so it never leaves this file.
+ */
+static errcode_t record_of(struct image *img, uint32_t ino, int make,
+			   struct ichunk **ch, unsigned char **rec)
+{
+	struct inode_cache *c = &img->icache;
+	uint64_t n = (uint64_t)(ino - 1) / ICHUNK;
+	uint32_t k = (ino - 1) % ICHUNK;
+	struct islot *sl;
+	errcode_t err;
+	size_t s;
+
+	*rec = NULL;
+	err = icache_init(img);
+	if (err)
+		return err;
+	*ch = chunk_of(c, n, make);
+	if (!*ch)
+		return make ? ENOMEM : 0;
+	if (!make && !((*ch)->staged >> k & 1))
+		return 0;
+	if (!(*ch)->slot) {
+		err = free_slot(c, &s);
+		if (err)
+			return err;
+		sl = &c->slot[s];
+		sl->chunk = n;
+		sl->dirty = 0;
+		if ((*ch)->on_file)
+			err = spill_read(c->fd, sl->data, chunk_bytes(c),
+					 n * chunk_bytes(c));
+		if (err)
+			return err;
+		(*ch)->slot = (uint32_t)s + 1;
+	}
+	sl = &c->slot[(*ch)->slot - 1];
+	sl->ref = 1;
+	sl->dirty |= make;
+	*rec = sl->data + (size_t)k * c->recsz;
+	return 0;
+}
+
+/* Chunk @n's records for the commit, read-only: in memory, or read back
+ * into a buffer of their own (nothing goes to the spill file now). */
+static errcode_t chunk_peek(struct inode_cache *c, uint64_t n,
+			    const unsigned char **data)
+{
+	const struct ichunk *ch = chunk_of(c, n, 0);
+	errcode_t err;
+
+	if (ch->slot) {
+		*data = c->slot[ch->slot - 1].data;
+		return 0;
+	}
+	if (!c->rbuf && !(c->rbuf = malloc(chunk_bytes(c))))
+		return ENOMEM;
+	if (c->rbuf_chunk != n + 1) {
+		c->rbuf_chunk = 0;
+		err = spill_read(c->fd, c->rbuf, chunk_bytes(c),
+				 n * chunk_bytes(c));
+		if (err)
+			return err;
+		c->rbuf_chunk = n + 1;
+	}
+	*data = c->rbuf;
+	return 0;
+}
+
+uint32_t icache_next(const struct inode_cache *c, struct icache_it *it)
+{
+	while (it->chunk < c->nchunks) {
+		const struct ichunk *l = c->leaf[it->chunk / LEAF];
+
+		if (!l) {
+			it->chunk = (it->chunk / LEAF + 1) * LEAF;
+			it->k = 0;
+			continue;
+		}
+		for (; it->k < ICHUNK; it->k++)
+			if (l[it->chunk % LEAF].staged >> it->k & 1)
+				return (uint32_t)(it->chunk * ICHUNK + it->k++ + 1);
+		it->chunk++;
+		it->k = 0;
+	}
+	return 0;
 }
 
 errcode_t image_read_staged(struct image *img, uint32_t ino,
 			    struct ext2_inode_large *inode)
 {
-	const struct staged *st = staged_of(img, ino);
+	struct ichunk *ch;
+	unsigned char *rec;
+	errcode_t err = record_of(img, ino, 0, &ch, &rec);
 
-	if (!st)
+	if (err)
+		return err;
+	if (!rec)
 		return ORLOV_ERR_CORRUPT;
-	*inode = st->inode;
+	memcpy(inode, rec, sizeof(*inode));
 	return 0;
 }
 
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
 			    const struct ext2_inode_large *inode)
 {
-	struct staged *old = staged_of(img, ino);
-	struct inode_cache *c = &img->icache;
+	struct ichunk *ch;
+	unsigned char *rec;
+	uint64_t bit = 1ULL << ((ino - 1) % ICHUNK);
+	errcode_t err = record_of(img, ino, 1, &ch, &rec);
 
-	if (old) {
-		old->inode = *inode;
+	if (err)
+		return err;
+	memcpy(rec, inode, sizeof(*inode));
+	if (ch->staged & bit)
 		return 0;
-	}
-	if (grow_array(&c->inodes, &c->cap, c->n + 1, sizeof(*c->inodes), 1024) ||
-	    keymap_add(&c->idx, ino, c->n))
-		return ENOMEM;
-	c->inodes[c->n].ino = ino;
-	c->inodes[c->n].inode = *inode;
-	c->inodes[c->n].tail = NULL;
+	ch->staged |= bit;
 	/* the on-disk map: image_commit has not touched it yet */
-	c->inodes[c->n].existed =
-		ext2fs_test_inode_bitmap2(img->fs->inode_map, ino) != 0;
-	c->n++;
+	if (ext2fs_test_inode_bitmap2(img->fs->inode_map, ino))
+		ch->existed |= bit;
+	img->icache.n++;
 	return 0;
 }
 
@@ -170,14 +371,19 @@ size_t image_inode_tail_size(const struct image *img)
 errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
 				 const unsigned char *tail)
 {
-	struct staged *st = staged_of(img, ino);
+	struct ichunk *ch;
+	unsigned char *rec;
 	size_t n = image_inode_tail_size(img);
+	errcode_t err = record_of(img, ino, 0, &ch, &rec);
 
-	if (!st || !n)
+	if (err)
+		return err;
+	if (!rec || !n)
 		return ORLOV_ERR_CORRUPT;
-	if (!st->tail && !(st->tail = malloc(n)))
-		return ENOMEM;
-	memcpy(st->tail, tail, n);
+	/* changed: the chunk must go to the spill file again */
+	img->icache.slot[ch->slot - 1].dirty = 1;
+	ch->tailed |= 1ULL << ((ino - 1) % ICHUNK);
+	memcpy(rec + sizeof(struct ext2_inode_large), tail, n);
 	return 0;
 }
 
@@ -198,85 +404,121 @@ errcode_t image_read_inode_tail(struct image *img, uint32_t ino,
 	return err;
 }
 
-static int staged_cmp(const void *a, const void *b)
-{
-	const struct staged *x = a, *y = b;
-
-	return x->ino < y->ino ? -1 : x->ino > y->ino;
-}
-
-/* In inode order, so inode table blocks are written sequentially; the
- * index by number goes (the sort has changed the positions). */
-void icache_sort(struct inode_cache *c)
-{
-	if (c->n > 1)
-		qsort(c->inodes, c->n, sizeof(*c->inodes), staged_cmp);
-	keymap_free(&c->idx);
-}
-
 /* Inode-table blocks read and written at a time. */
 #define ITABLE_RUN 64
 
-/* Put staged inode @st into its slot in the table blocks at @slot. */
-static void encode_inode(struct image *img, const struct staged *st,
+/* Put staged inode @ino, record @rec, into its slot in the table blocks
+ * at @slot. */
+static void encode_inode(struct image *img, uint32_t ino, int existed,
+			 int tailed, const unsigned char *rec,
 			 unsigned char *slot, uint32_t isz)
 {
-	size_t n = isz < sizeof(st->inode) ? isz : sizeof(st->inode);
+	size_t n = isz < sizeof(struct ext2_inode_large) ?
+		   isz : sizeof(struct ext2_inode_large);
 
 	/* A new inode is zeroed to its full size first, as the kernel's
 	 * first write of a new inode does: nothing of a deleted one stays. */
-	if (!st->existed)
+	if (!existed)
 		memset(slot, 0, isz);
 #ifdef WORDS_BIGENDIAN
 	ext2fs_swap_inode_full(img->fs, (struct ext2_inode_large *)img->ibuf,
-			       (struct ext2_inode_large *)&st->inode, 1, (int)n);
+			       (struct ext2_inode_large *)rec, 1, (int)n);
 	memcpy(slot, img->ibuf, n);
 #else
-	memcpy(slot, &st->inode, n);
+	memcpy(slot, rec, n);
 #endif
-	if (st->tail)	/* the rest of a large inode: in-inode attributes */
-		memcpy(slot + sizeof(st->inode), st->tail,
+	if (tailed)	/* the rest of a large inode: in-inode attributes */
+		memcpy(slot + sizeof(struct ext2_inode_large),
+		       rec + sizeof(struct ext2_inode_large),
 		       image_inode_tail_size(img));
 	/* metadata_csum: over the whole slot, tail included (0 without) */
-	ext2fs_inode_csum_set(img->fs, st->ino, (struct ext2_inode_large *)slot);
+	ext2fs_inode_csum_set(img->fs, ino, (struct ext2_inode_large *)slot);
 }
 
-/*
- * The staged inodes that existed on disk before this run (@existed), or
- * the new ones, written as runs of whole inode-table blocks (they are in
- * inode order): a few large writes instead of one per inode.
- */
-errcode_t write_inodes(struct image *img, const struct inode_cache *c,
-		       int existed)
+/* The next staged inode after @it that existed on disk (or is new: as
+ * @existed), 0 at the end. */
+static uint32_t next_of(const struct inode_cache *c, struct icache_it *it,
+			int existed)
+{
+	uint32_t ino;
+
+	while ((ino = icache_next(c, it)))
+		if ((int)(chunk_of(c, (ino - 1) / ICHUNK, 0)->existed >>
+			  ((ino - 1) % ICHUNK) & 1) == existed)
+			break;
+	return ino;
+}
+
+/* The inodes of one run of table blocks, @first to @last of @group,
+ * from @ino on, encoded into @buf. */
+static errcode_t encode_run(struct image *img, struct inode_cache *c,
+			    struct icache_it *it, uint32_t ino, int existed,
+			    uint64_t first, uint64_t last, unsigned char *buf)
 {
 	ext2_filsys e = img->fs;
 	uint32_t isz = EXT2_INODE_SIZE(e->super), bs = e->blocksize;
 	uint32_t ipg = e->super->s_inodes_per_group;
+	uint32_t group = (ino - 1) / ipg;
+
+	for (; ino && (ino - 1) / ipg == group; ino = next_of(c, it, existed)) {
+		uint64_t b = (uint64_t)((ino - 1) % ipg) * isz / bs;
+		uint64_t off = (uint64_t)((ino - 1) % ipg) * isz - first * bs;
+		const struct ichunk *ch = chunk_of(c, (ino - 1) / ICHUNK, 0);
+		uint32_t k = (ino - 1) % ICHUNK;
+		const unsigned char *data;
+		errcode_t err;
+
+		if (b > last)
+			break;
+		err = chunk_peek(c, (ino - 1) / ICHUNK, &data);
+		if (err)
+			return err;
+		encode_inode(img, ino, existed, (int)(ch->tailed >> k & 1),
+			     data + (size_t)k * c->recsz, buf + off, isz);
+	}
+	return 0;
+}
+
+/*
+ * The staged inodes that existed on disk before this run (@existed), or
+ * the new ones, written as runs of whole inode-table blocks (from the
+ * first of a group up to ITABLE_RUN blocks): a few large writes instead
+ * of one per inode.
+ */
+errcode_t write_inodes(struct image *img, struct inode_cache *c, int existed)
+{
+	ext2_filsys e = img->fs;
+	uint32_t isz = EXT2_INODE_SIZE(e->super), bs = e->blocksize;
+	uint32_t ipg = e->super->s_inodes_per_group;
+	struct icache_it it = { 0, 0 }, start;
 	unsigned char *buf;
 	errcode_t err = 0;
-	size_t k = 0, j;
+	uint32_t ino;
 
 	buf = malloc((size_t)ITABLE_RUN * bs);
 	if (!buf)
 		return ENOMEM;
-	while (!err && k < c->n) {
-		uint32_t group = (c->inodes[k].ino - 1) / ipg;
-		uint64_t first = (uint64_t)((c->inodes[k].ino - 1) % ipg) * isz / bs;
+	ino = c->recsz ? next_of(c, &it, existed) : 0;
+	while (!err && ino) {
+		uint32_t group = (ino - 1) / ipg, first_ino = ino;
+		uint64_t first = (uint64_t)((ino - 1) % ipg) * isz / bs;
 		uint64_t last = first;
 		blk64_t table = ext2fs_inode_table_loc(e, group);
 
-		if (c->inodes[k].existed != existed) {
-			k++;
-			continue;
-		}
-		for (j = k; j < c->n; j++) {
-			uint32_t ino = c->inodes[j].ino;
-			uint64_t b = (uint64_t)((ino - 1) % ipg) * isz / bs;
+		/* the run's end: the next inode beyond it starts the next */
+		start = it;
+		for (;;) {
+			struct icache_it was = it;
+			uint64_t b;
 
-			if ((ino - 1) / ipg != group || b >= first + ITABLE_RUN)
+			ino = next_of(c, &it, existed);
+			b = ino ? (uint64_t)((ino - 1) % ipg) * isz / bs : 0;
+			if (!ino || (ino - 1) / ipg != group ||
+			    b >= first + ITABLE_RUN) {
+				it = was;
 				break;
-			if (c->inodes[j].existed == existed)
-				last = b;
+			}
+			last = b;
 		}
 		if (!table || table + last >= ext2fs_blocks_count(e->super)) {
 			err = ORLOV_ERR_CORRUPT;
@@ -284,17 +526,13 @@ errcode_t write_inodes(struct image *img, const struct inode_cache *c,
 		}
 		err = io_channel_read_blk64(e->io, table + first,
 					    (int)(last - first + 1), buf);
-		for (; !err && k < j; k++) {
-			const struct staged *st = &c->inodes[k];
-			uint64_t off = (uint64_t)((st->ino - 1) % ipg) * isz -
-				       first * bs;
-
-			if (st->existed == existed)
-				encode_inode(img, st, buf + off, isz);
-		}
+		if (!err)
+			err = encode_run(img, c, &start, first_ino, existed,
+					 first, last, buf);
 		if (!err)
 			err = io_channel_write_blk64(e->io, table + first,
 						     (int)(last - first + 1), buf);
+		ino = next_of(c, &it, existed);
 	}
 	free(buf);
 	return err;

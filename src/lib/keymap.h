@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An open-addressing index from 64-bit keys to positions in an array its
- * user keeps (the one hash map of the program): the staged inodes by
- * number (image/stage.c), hard links by source inode and attribute sets by
- * hash (populate/), the regions the I/O guard saved and the blocks it
+ * user keeps (the one hash map of the program): hard links by source
+ * inode and attribute sets by hash (populate/), the regions the I/O guard saved and the blocks it
  * captured, by offset and block.  Half full
  * at most; it only grows, and is dropped whole.
  */

@@ -1,0 +1,57 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "lib/spill.h"
+#include "lib/util.h"
+
+errcode_t spill_open(int *fd)
+{
+	const char *dir = getenv("TMPDIR");
+	char *tpl;
+	errcode_t err = 0;
+	int f;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if (asprintf(&tpl, "%s/orlov-spill-XXXXXX", dir) < 0)
+		return ENOMEM;
+	f = mkostemp(tpl, O_CLOEXEC);
+	if (f < 0)
+		err = (errcode_t)errno;
+	else if (unlink(tpl)) {
+		err = (errcode_t)errno;
+		close(f);
+	} else
+		*fd = f;
+	free(tpl);
+	return err;
+}
+
+errcode_t spill_read(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? (errcode_t)errno : EIO;
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off)
+{
+	return pwrite_all(fd, buf, len, (off_t)off);
+}

@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * A scratch file for what a run keeps beyond its memory budget: unlinked
+ * at once in TMPDIR (or /tmp), so that nothing is left behind by a kill,
+ * and read back by offset.  Its pages are the kernel's page cache, not
+ * the process's memory.
+ */
+#ifndef ORLOV_SPILL_H
+#define ORLOV_SPILL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <et/com_err.h>
+
+/* A new unlinked scratch file, open read-write on *fd. */
+errcode_t spill_open(int *fd);
+/* All @len bytes at @off, or an error (EIO: the file ends before). */
+errcode_t spill_read(int fd, void *buf, size_t len, uint64_t off);
+errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off);
+
+#endif
