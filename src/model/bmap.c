@@ -77,7 +77,7 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 			 uint32_t iblock, uint32_t len, uint32_t *phys,
 			 uint32_t *got)
 {
-	struct ext_mb m = { fs, is_reg ? &f->mb : NULL };
+	struct ext_mb m = { fs, is_reg ? &f->mb : NULL, f->ino };
 	struct ext_alloc_ops ops;
 	struct ext_fs e;
 	uint64_t p = 0;
@@ -303,13 +303,14 @@ static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 	errcode_t err;
 
 	for (n = 0; n < indirect_blks; n++) {
-		err = ext4_mb_new_block(fs, NULL, 0, goal, &new_blocks[n]);
+		err = ext4_mb_new_block(fs, NULL, f->ino, 0, goal,
+					&new_blocks[n]);
 		if (err)
 			return err;
 		goal = new_blocks[n];
 	}
-	err = ext4_mb_new_blocks(fs, is_reg ? &f->mb : NULL, iblock, goal,
-				 *count, &new_blocks[n], &one);
+	err = ext4_mb_new_blocks(fs, is_reg ? &f->mb : NULL, f->ino, iblock,
+				 goal, *count, &new_blocks[n], &one);
 	*count = one;
 	return err;
 }

@@ -660,7 +660,7 @@ static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
 		.mi = ar->is_data ? m->mi : NULL,
 		.logical = ar->logical, .len = ar->len, .goal = ar->goal,
 		.lleft = ar->lleft, .pleft = ar->pleft,
-		.lright = ar->lright, .pright = ar->pright,
+		.lright = ar->lright, .pright = ar->pright, .ino = m->ino,
 	};
 
 	return ext4_mb_new_blocks_ar(m->fs, &r, blk, got);
@@ -671,7 +671,8 @@ static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
 static errcode_t mb_meta(void *ctx, uint64_t goal, int try_goal, uint64_t *blk)
 {
 	struct ext_mb *m = ctx;
-	struct mb_request r = { .len = 1, .goal = goal, .try_goal = try_goal };
+	struct mb_request r = { .len = 1, .goal = goal, .try_goal = try_goal,
+				.ino = m->ino };
 	uint32_t got;
 
 	return ext4_mb_new_blocks_ar(m->fs, &r, blk, &got);
@@ -682,7 +683,7 @@ static void mb_release(void *ctx, uint64_t blk, uint32_t count, int meta)
 	struct ext_mb *m = ctx;
 
 	(void)meta;
-	ext4_mb_free_blocks(m->fs, (uint32_t)blk, count);
+	ext4_mb_free_blocks(m->fs, m->ino, (uint32_t)blk, count);
 }
 
 void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)

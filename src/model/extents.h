@@ -149,6 +149,7 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 struct ext_mb {
 	struct fs_state *fs;
 	struct mb_inode *mi;	/* the file's, with i_size set */
+	uint32_t ino;		/* ar->inode, for --trace */
 };
 
 void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops);

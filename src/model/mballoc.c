@@ -338,11 +338,13 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 }
 
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t ino,
 			     uint32_t logical, uint32_t goal, uint32_t len,
 			     uint32_t *block, uint32_t *got)
 {
 	struct mb_request ar = {
 		.mi = mi, .logical = logical, .len = len, .goal = goal,
+		.ino = ino,
 	};
 	uint64_t b;
 	errcode_t err = ext4_mb_new_blocks_ar(fs, &ar, &b, got);
@@ -353,26 +355,28 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 }
 
 errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
+			    uint32_t ino,
 			    uint32_t logical, uint32_t goal, uint32_t *block)
 {
 	uint32_t got;
 
-	return ext4_mb_new_blocks(fs, mi, logical, goal, 1, block, &got);
+	return ext4_mb_new_blocks(fs, mi, ino, logical, goal, 1, block, &got);
 }
 
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count)
+void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
+			 uint32_t count)
 {
 	struct free_ex ex;
 	uint32_t i;
 
 	/* the callers free single blocks, in use and in one group */
 	block_to_ex(fs, block, &ex);
-	/* which inode, its mode and the caller's flags are not known here
+	/* the inode's mode and the caller's flags are not known here
 	 * (doc/trace-format.md) */
 	if (fs->trace)
 		fprintf(fs->trace,
-			"ext4_free_blocks: ino 0 mode 00 block %u count %u flags \n",
-			block, count);
+			"ext4_free_blocks: ino %u mode 00 block %u count %u flags \n",
+			ino, block, count);
 	for (i = 0; i < count; i++)
 		bit_clear(group_bbitmap(fs, ex.group), ex.start + i);
 	if (!fs->mb->journal)

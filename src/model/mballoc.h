@@ -115,10 +115,12 @@ void mb_state_free(struct fs_state *fs);
  * ext4_mb_new_blocks(): up to @len blocks from @goal (ext4_find_near's,
  * or the group's first block for an attribute block); @mi and @logical
  * for file data (EXT4_MB_HINT_DATA), NULL for metadata, directories and
- * symlinks.  *block is the first block, *got how many (at least one).
- * ORLOV_ERR_NO_BLOCKS when the filesystem is full.
+ * symlinks; @ino the inode asking (ar->inode, for --trace).  *block is
+ * the first block, *got how many (at least one).  ORLOV_ERR_NO_BLOCKS
+ * when the filesystem is full.
  */
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
+			     uint32_t ino,
 			     uint32_t logical, uint32_t goal, uint32_t len,
 			     uint32_t *block, uint32_t *got);
 /*
@@ -151,6 +153,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 				uint32_t *got);
 /* One block, as a page-cache write without delayed allocation asks. */
 errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
+			    uint32_t ino,
 			    uint32_t logical, uint32_t goal, uint32_t *block);
 
 /* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
@@ -165,6 +168,7 @@ void mb_inode_release(struct mb_inode *mi);
  * once the transaction commits (ext4_free_data_in_buddy), which here is
  * after the run: one transaction, the reference run being shorter than
  * the journal's 5-second commit interval. */
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t block, uint32_t count);
+void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
+			 uint32_t count);
 
 #endif

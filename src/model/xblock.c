@@ -204,7 +204,7 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 
 	if (refs == 1) {
 		if (fs->mb)
-			ext4_mb_free_blocks(fs, b->blk, 1);
+			ext4_mb_free_blocks(fs, ino, b->blk, 1);
 		else
 			ext2_free_blocks(fs, ino, b->blk, 1);
 		if (b->cached)
@@ -270,7 +270,7 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 			uint32_t blk;
 
 			if (fs->mb)	/* ext4_new_meta_blocks */
-				err = ext4_mb_new_block(fs, NULL, 0,
+				err = ext4_mb_new_block(fs, NULL, ino, 0,
 						group_first_block(fs, group), &blk);
 			else
 				err = ext2_new_blocks(fs, ino,

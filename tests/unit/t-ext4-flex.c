@@ -418,16 +418,16 @@ static void test_mballoc(void)
 	if (mb_state_init(&fs, 1))
 		exit(99);
 	before = fs.flex[1].free_clusters;
-	ext4_mb_new_blocks(&fs, &a, 0, 1 + 4 * BPG, 1, &blk, &got);
+	ext4_mb_new_blocks(&fs, &a, 0, 0, 1 + 4 * BPG, 1, &blk, &got);
 	is_int(blk, 1 + 5 * BPG + 512,
 	       "flex 4 data aimed at group 4: cr 0 passes over the flex "
 	       "group's first group to group 5");
 	is_int(fs.flex[1].free_clusters, before - 1,
 	       "flex 1 free clusters - 1");
-	ext4_mb_new_blocks(&fs, NULL, 0, 1 + 4 * BPG, 1, &blk, &got);
+	ext4_mb_new_blocks(&fs, NULL, 0, 0, 1 + 4 * BPG, 1, &blk, &got);
 	is_int(blk, 1 + 4 * BPG + 300,
 	       "a metadata block keeps group 4 (no HINT_DATA)");
-	ext4_mb_free_blocks(&fs, blk, 1);
+	ext4_mb_free_blocks(&fs, 0, blk, 1);
 	is_int(fs.flex[1].free_clusters, before - 1,
 	       "a free gives the flex group its cluster back");
 	is_int(sums_agree(&fs), 1, "the sums agree with the groups");

@@ -71,7 +71,7 @@ static uint32_t meta(struct fs_state *fs, uint32_t goal, uint32_t len)
 {
 	uint32_t b = 0, got;
 
-	return ext4_mb_new_blocks(fs, NULL, 0, goal, len, &b, &got) ? 0 : b;
+	return ext4_mb_new_blocks(fs, NULL, 0, 0, goal, len, &b, &got) ? 0 : b;
 }
 
 static void test_linear_then_lists(void)
@@ -145,7 +145,7 @@ static void test_best_avail(void)
 
 	f.i_size = 64 * 1024;
 	mkstate(&fs, 16, K61, shape_runs32);
-	ext4_mb_new_block(&fs, &f, 0, gblock(7, 0), &b);
+	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
 	is_int(b, gblock(0, 320),
 	       "6.1: a 64-block goal nowhere, criterion 2 measures 32-block "
 	       "runs until 200 are found and takes the first (stream goal: "
@@ -157,7 +157,7 @@ static void test_best_avail(void)
 
 	f.i_size = 64 * 1024;
 	mkstate(&fs, 16, K612, shape_runs32);
-	ext4_mb_new_block(&fs, &f, 0, gblock(7, 0), &b);
+	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
 	is_int(b, gblock(4, 320),
 	       "6.12: CR_BEST_AVAIL_LEN trims the goal to 32 and takes the "
 	       "first group of that list after the four tried in turn");
@@ -181,8 +181,8 @@ static void test_group_request(void)
 	uint32_t b = 0;
 
 	mkstate(&fs, 16, K61, shape_runs32);
-	ext4_mb_new_block(&fs, &a, 0, gblock(7, 0), &b);
-	ext4_mb_new_block(&fs, &c, 0, gblock(9, 0), &b);
+	ext4_mb_new_block(&fs, &a, 0, 0, gblock(7, 0), &b);
+	ext4_mb_new_block(&fs, &c, 0, 0, gblock(9, 0), &b);
 	is_int(b, gblock(7, 321),
 	       "6.1: the first small file got the best run found (32 blocks) "
 	       "as the locality group's preallocation, the second continues it");
@@ -190,8 +190,8 @@ static void test_group_request(void)
 	mb_inode_release(&c);
 	done(&fs);
 	mkstate(&fs, 16, K612, shape_runs32);
-	ext4_mb_new_block(&fs, &a, 0, gblock(7, 0), &b);
-	ext4_mb_new_block(&fs, &c, 0, gblock(9, 0), &b);
+	ext4_mb_new_block(&fs, &a, 0, 0, gblock(7, 0), &b);
+	ext4_mb_new_block(&fs, &c, 0, 0, gblock(9, 0), &b);
 	is_int(b, gblock(9, 320),
 	       "6.12: each takes one block in its goal's group at "
 	       "CR_GOAL_LEN_SLOW, no preallocation");

@@ -44,7 +44,7 @@ static uint32_t data_block(struct fs_state *fs, struct mb_inode *mi,
 			   uint32_t logical, uint32_t goal)
 {
 	uint32_t b = 0;
-	errcode_t err = ext4_mb_new_block(fs, mi, logical, goal, &b);
+	errcode_t err = ext4_mb_new_block(fs, mi, 0, logical, goal, &b);
 
 	return err ? 0 : b;
 }
@@ -76,14 +76,14 @@ static void test_metadata(void)
 	uint32_t blk = 0;
 
 	mkstate(&fs, 4);
-	ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &blk);
+	ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
 	is_int(blk, gblock(2, 300),
 	       "a metadata block: the smallest chunk of the goal's group, not "
 	       "the goal block (no TRY_GOAL for indirect-mapped files)");
-	ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &blk);
+	ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
 	is_int(blk, gblock(2, 301),
 	       "then a one-block chunk, taken at once");
-	ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &blk);
+	ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
 	is_int(blk, gblock(2, 302),
 	       "then the two-block chunk, the smallest left");
 	mb_state_free(&fs);
@@ -101,12 +101,12 @@ static void test_free_journal(void)
 	for (journal = 0; journal < 2; journal++) {
 		mkstate(&fs, 4);
 		fs.mb->journal = journal;
-		ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &blk);
-		ext4_mb_free_blocks(&fs, blk, 1);
+		ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
+		ext4_mb_free_blocks(&fs, 0, blk, 1);
 		is_int(fs.free_blocks[2], 8192 - 300,
 		       journal ? "with a journal a freed block is free on disk at once"
 			       : "without a journal a freed block is free on disk at once");
-		ext4_mb_new_block(&fs, NULL, 0, gblock(2, 4000), &again);
+		ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &again);
 		if (journal)
 			is_int(again, gblock(2, 301),
 			       "with a journal it is not taken again before the commit");
@@ -165,7 +165,7 @@ static void test_full(void)
 	mb_state_free(&fs);
 	mb_state_init(&fs, 1);
 	for (g = 0; g < 12; g++)
-		if (ext4_mb_new_block(&fs, &a, g, gblock(0, 0), &b) == 0)
+		if (ext4_mb_new_block(&fs, &a, 0, g, gblock(0, 0), &b) == 0)
 			n++;
 	is_int(n, 10, "a nearly full group: 10 blocks, then ENOSPC");
 	is_int(fs.free_blocks[0], 0, "every block used");
