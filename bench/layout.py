@@ -493,6 +493,26 @@ def report(d):
         a, b = med(w, t), med(w, 'mke2fs-d')
         return a / b if a is not None and b else None
 
+    def floor_of(w):
+        # the floor runs once per workload, under the first file system
+        base = w[:-len(EXT4_SUFFIX)] if w.endswith(EXT4_SUFFIX) else w
+        return med(w, 'raw-copy') or med(base, 'raw-copy')
+
+    def fratio(w, t):
+        a, b = med(w, t), floor_of(w)
+        return a / b if a is not None and b else None
+
+    def onedir_k(fs, t):
+        """(n1, s1, n2, s2, k, word) of tool t between empty and empty-big."""
+        sfx = '' if fs == 'ext2' else EXT4_SUFFIX
+        w1, w2 = 'empty' + sfx, 'empty-big' + sfx
+        n1, n2 = entries.get(w1), entries.get(w2)
+        a, b = med(w1, t), med(w2, t)
+        if not n1 or not n2 or n2 <= n1 or not a or not b:
+            return None
+        k, word = linearity([(n1, a), (n2, b)])
+        return n1, a, n2, b, k, word
+
     def mratio(w, t):
         a, b = met.get((w, t)), met.get((w, 'mke2fs-d'))
         if a and b and b['model_seconds'] > 0:
@@ -546,11 +566,23 @@ def report(d):
                             f'extent, against {m["multi_extent_files"]} for {ref}.')
             if o and m and o['groups_used'] > m['groups_used']:
                 pass
+            for t in (TOOLS if fs == 'ext2' else TOOLS_EXT4):
+                fr = fratio(w, t)
+                if t not in ('raw-copy', 'mke2fs-empty') and fr is not None and fr < 1.0:
+                    lose.append(f'- **{w}, floor**: {(TOOL_LABEL if fs == "ext2" else TOOL_LABEL_EXT4)[t]} took {fr:.2f}x the floor '
+                                f'({fmt_s(med(w, t))} s against {fmt_s(floor_of(w))} s): '
+                                'the floor is no lower bound in this run (see the notes).')
             rs_o = max((x for _, x in runs.get((w, 'orlov'), [])), default=None)
             rs_m = max((x for _, x in runs.get((w, 'mke2fs-d'), [])), default=None)
             if rs_o and rs_m and rs_o > 1.5 * rs_m:
                 lose.append(f'- **{w}, memory**: peak RSS {rs_o/1024:.1f} MiB against '
                             f'{rs_m/1024:.1f} MiB for {ref}.')
+        od = onedir_k(fs, 'orlov')
+        if od and od[4] > 1.15:
+            lose.append(f'- **one directory, growth**: orlov-populate\'s time grows as '
+                        f'entries^{od[4]:.2f} from {od[0]:,} to {od[2]:,} names in one '
+                        f'directory ({fmt_s(od[1])} s to {fmt_s(od[3])} s): {od[5]}; a name '
+                        'check that walks the directory would be quadratic.')
         lines.append(f'## {hp}Where we lose (layout, time, memory)\n')
         if lose:
             lines.append(f'Plainly, against {ref} on a freshly filled image.  Most of it '
@@ -589,8 +621,8 @@ def report(d):
         lines.append('Median of the runs, min-max and spread ((max-min)/median), seconds; peak '
                      'RSS in MiB (largest over the runs); ratio = median / median of '
                      f'{ref} in this run.\n')
-        lines.append(f'| workload | tool | runs | median s | min-max s | spread | ratio to {refp} | peak RSS MiB |')
-        lines.append('|---|---|---:|---:|---:|---:|---:|---:|')
+        lines.append(f'| workload | tool | runs | median s | min-max s | spread | ratio to {refp} | ratio to floor | peak RSS MiB |')
+        lines.append('|---|---|---:|---:|---:|---:|---:|---:|---:|')
         for w in ws:
             for t in tools:
                 r = runs.get((w, t))
@@ -607,7 +639,7 @@ def report(d):
                             if b and entries.get(w):
                                 per_m = b / entries[w]
                                 extra += f', {sec / done / per_m:.1f}x the per-entry time of mke2fs -d'
-                        lines.append(f'| {w} | {lab[t]} | 0 | {esc(st)}{extra} | | | | '
+                        lines.append(f'| {w} | {lab[t]} | 0 | {esc(st)}{extra} | | | | | '
                                      f'{"" if not rss else f"{rss/1024:.1f}"} |')
                     continue
                 secs = [s for s, _ in r]
@@ -616,8 +648,25 @@ def report(d):
                 spread = f'{(max(secs) - min(secs)) / mv * 100:.0f} %' if len(r) > 1 and mv else '-'
                 lines.append(f'| {w} | {lab[t]} | {len(r)} | {fmt_s(mv)} | '
                              f'{fmt_s(min(secs))}-{fmt_s(max(secs))} | {spread} | {fmt_r(ratio(w, t))} | '
-                             f'{rss/1024:.1f} |')
+                             f'{fmt_r(fratio(w, t))} | {rss/1024:.1f} |')
         lines.append('')
+
+        # one directory: the growth exponent from empty to empty-big
+        ods = [(t, onedir_k(fs, t)) for t in tools if t != 'mke2fs-empty']
+        ods = [(t, v) for t, v in ods if v]
+        if ods:
+            n1, n2 = ods[0][1][0], ods[0][1][2]
+            lines.append(f'## {hp}One directory: growth exponent\n')
+            lines.append(f'One directory of {n1:,} entries (`empty`) and of {n2:,} '
+                         '(`empty-big`), empty files.  Median seconds (microseconds per '
+                         'entry) and k = log(t2/t1) / log(n2/n1): 1 is linear, 2 quadratic '
+                         '(a name check walking the directory); 0.85-1.15 is called linear.\n')
+            lines.append(f'| tool | {n1:,} s (us/entry) | {n2:,} s (us/entry) | k | growth |')
+            lines.append('|---|---:|---:|---:|---|')
+            for t, (a1, s1, a2, s2, k, word) in ods:
+                lines.append(f'| {lab[t]} | {fmt_s(s1)} ({s1 / a1 * 1e6:.1f}) | '
+                             f'{fmt_s(s2)} ({s2 / a2 * 1e6:.1f}) | {k:.2f} | {word} |')
+            lines.append('')
 
         # scaling
         sc = sorted([w for w in ws if w.startswith('scale-') or w == 'million' + ('' if fs == 'ext2' else EXT4_SUFFIX)],

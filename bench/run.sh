@@ -8,7 +8,7 @@
 # make check.
 #
 # usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR] [--runs N]
-#               [--workloads kernel,empty,million,huge,scaling,aging,guest]
+#               [--workloads kernel,empty,empty-big,million,huge,scaling,aging,guest]
 #               [--fs ext2,ext4] [--keep]
 set -u
 
@@ -59,8 +59,8 @@ if [ -z "$runs" ]; then
 fi
 # The default list; --quick leaves out the QEMU hooks unless asked for.
 if [ -z "$workloads" ]; then
-	if [ $quick = 1 ]; then workloads=kernel,empty,million,huge,scaling
-	else workloads=kernel,empty,million,huge,scaling,aging,guest; fi
+	if [ $quick = 1 ]; then workloads=kernel,empty,empty-big,million,huge,scaling
+	else workloads=kernel,empty,empty-big,million,huge,scaling,aging,guest; fi
 fi
 # The file systems written: ext2 always was; ext4 (mke2fs -t ext4 images,
 # the workloads again as NAME-ext4) doubles the time of the workloads, so
@@ -172,7 +172,8 @@ printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
-note "Floor: raw copy = \`bench/floor.py SRC RAW\`: the contents of every regular file concatenated into one file RAW, then fsync: the same bytes, no metadata. Files without holes go through \`find | sort | xargs cat\`; sparse ones are appended by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes."
+note "Floor: raw copy = \`bench/floor.py SRC RAW\`: the contents of every regular file concatenated into one file RAW in the scratch directory (the images' file system), then fsync: the same bytes, no metadata, no padding to blocks. One unsorted walk (scandir), an lstat per file, and for a non-empty one an open, one read and a close; the bytes go out in 8 MiB writes. Sparse files are appended by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes. Every tool reads at least as much and writes at least these bytes with the same fsync: its ratio to the floor should be >= 1."
+note "empty-big: one directory of $( [ $quick = 1 ] && echo 100,000 || echo 1,000,000 ) empty files, orlov-populate and the floor only (mke2fs -d, genext2fs and debugfs are quadratic in one directory: hours); with empty it gives the growth exponent of one directory, so that a quadratic name check cannot come back unnoticed."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
 note "genext2fs is stopped after $gxmax s, on the empty workload (one directory) after $gxmax_empty s: its time grows much faster than the directory (more than 7 minutes for 100,000 entries); a stopped run is reported as such, with no image."
 note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
@@ -249,6 +250,8 @@ mkwl() {
 		fi
 		;;
 	empty) if [ $quick = 1 ]; then n=10000; else n=100000; fi
+		gen_py empty "$s" $n || return 1 ;;
+	empty-big) if [ $quick = 1 ]; then n=100000; else n=1000000; fi
 		gen_py empty "$s" $n || return 1 ;;
 	million) if [ $quick = 1 ]; then n=20000; else n=1000000; fi
 		gen_py million "$s" $n || return 1 ;;
@@ -342,7 +345,7 @@ skip() { # W T reason
 # analyse W T IMAGE: e2fsck, dump, dumpe2fs, metrics
 analyse() {
 	aw=$1 at=$2 aimg=$3
-	case $aw in scale-*) return 0 ;; esac	# timing only
+	case $aw in scale-*|empty-big*) return 0 ;; esac	# timing only
 	if ! e2fsck -fn "$aimg" >"$out/logs/$aw.$at.fsck.log" 2>&1; then
 		note "$aw: e2fsck -fn reports problems in the $at image (logs/$aw.$at.fsck.log)"
 	fi
@@ -397,6 +400,9 @@ hook() {
 	esac
 }
 
+# The floor runs the interpreter itself: a wrapper in front of it (pyenv's
+# shim is a shell script that forks a dozen processes) would be timed too.
+pyexe=$(python3 -c 'import sys; print(sys.executable)') || pyexe=python3
 have_genext2fs=0
 command -v genext2fs >/dev/null && have_genext2fs=1
 have_debugfs=0
@@ -467,7 +473,7 @@ for w in $wl; do
 		# The tree was just written (generated or extracted), so it is in
 		# the page cache already.
 		if [ $first = 1 ]; then
-			measure "$wk" raw-copy new "$work/raw" python3 "$here/floor.py" "$src" "$work/raw"
+			measure "$wk" raw-copy new "$work/raw" "$pyexe" "$here/floor.py" "$src" "$work/raw"
 			rm -f "$work/raw"
 		fi
 		first=0
@@ -482,6 +488,13 @@ for w in $wl; do
 		else
 			measure "$wk" orlov-nodelalloc copy "$img" "$tool" --no-delalloc "$img" "$src" &&
 				analyse "$wk" orlov-nodelalloc "$img"
+		fi
+		if [ "$w" = empty-big ]; then
+			# the growth exponent of one directory (orlov-populate
+			# only): the others are quadratic in it, hours at 1M
+			rm -f "$img" "$empty"
+			say "$wk: done in $(( $(date +%s) - tw0 )) s after building"
+			continue
 		fi
 		# shellcheck disable=SC2046
 		measure "$wk" mke2fs-d new "$img" mke2fs $(mkfs_args "$fs" "$inodes") -d "$src" "$img" $((fsize / 4096)) &&

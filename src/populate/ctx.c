@@ -53,6 +53,7 @@ void ctx_free(struct ctx *c)
 	xattr_blocks_free(&c->xa.xb);
 	free(c->data.run);
 	free(c->data.chunk);
+	sb_free(&c->data.run_path);
 	free(c->xblock);
 	free(c->pr.group_used);
 	if (c->fs.trace)
@@ -60,6 +61,7 @@ void ctx_free(struct ctx *c)
 	delalloc_free(&c->fs, &c->data.da);
 	if (c->data.spill)
 		fclose(c->data.spill);
+	free(c->data.spill_buf);
 	mb_state_free(&c->fs);
 	fs_state_free(&c->fs);
 }

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <sys/types.h>
 
+#include "lib/util.h"
 #include "populate/populate.h"
 #include "populate/driver.h"
 #include "image/image.h"
@@ -23,6 +24,7 @@
 #include "lib/keymap.h"
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
+#define SPILL_BUF (1 << 20)	/* the spill file's stdio buffer, bytes */
 
 /* What a run goes as far as: the first pass (sizing an image for
  * --create auto), the write pass without a byte written (--dry-run), or
@@ -139,8 +141,12 @@ struct attrs {
 struct data {
 	unsigned char *run, *chunk;
 	uint32_t run_start, run_len;
+	struct strbuf run_path;	/* the file whose data starts the run */
+	uint64_t wb_spill;	/* the writeback's pending run: spill */
+	uint32_t wb_phys, wb_len;	/* offset, image block, blocks */
 	/* --delalloc: file data waits in a spill file for the writeback */
 	FILE *spill;
+	char *spill_buf;	/* its stdio buffer, SPILL_BUF bytes */
 	struct delalloc da;
 };
 

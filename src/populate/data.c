@@ -16,6 +16,13 @@
 #include "populate/inode.h"
 #include "populate/report.h"
 
+/*
+ * A run spans files: the small files of a directory are allocated one
+ * after the other, and one write for all of them costs a system call
+ * where one per file cost one each.  Nothing else writes a data block,
+ * and the run is out before the writeback and the commit.  A failure
+ * names the file whose data the run starts with.
+ */
 static errcode_t run_flush(struct ctx *c)
 {
 	errcode_t err = 0;
@@ -23,10 +30,11 @@ static errcode_t run_flush(struct ctx *c)
 	if (c->data.run_len)
 		err = image_write_blocks(c->img, c->data.run_start, c->data.run_len, c->data.run);
 	c->data.run_len = 0;
-	return err;
+	return err ? fail(c, err, "writing data of", c->data.run_path.s) : 0;
 }
 
-static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
+static errcode_t run_add(struct ctx *c, const struct src_entry *e,
+			 uint32_t phys, const unsigned char *blk)
 {
 	uint32_t bs = c->fs.g.block_size;
 	errcode_t err;
@@ -37,8 +45,12 @@ static errcode_t run_add(struct ctx *c, uint32_t phys, const unsigned char *blk)
 		if (err)
 			return err;
 	}
-	if (!c->data.run_len)
+	if (!c->data.run_len) {
 		c->data.run_start = phys;
+		sb_truncate(&c->data.run_path, 0);
+		if (sb_append(&c->data.run_path, e->path, strlen(e->path)))
+			return fail(c, ENOMEM, "writing data of", e->path);
+	}
 	memcpy(c->data.run + (size_t)c->data.run_len * bs, blk, bs);
 	c->data.run_len++;
 	return 0;
@@ -55,15 +67,16 @@ static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
 	return 0;
 }
 
-/* The writeback's sink: @n blocks of the spill file from @spill on into
- * the image at @phys, in runs. */
-static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
-				uint32_t n)
+/* The writeback's pending run: its blocks of the spill file into the
+ * image, RUN_BLOCKS at a time. */
+static errcode_t writeback_flush(struct ctx *c)
 {
-	struct ctx *c = ctx;
 	uint32_t bs = c->fs.g.block_size;
+	uint64_t spill = c->data.wb_spill;
+	uint32_t phys = c->data.wb_phys, n = c->data.wb_len;
 	errcode_t err = 0;
 
+	c->data.wb_len = 0;
 	while (!err && n) {
 		uint32_t m = n < RUN_BLOCKS ? n : RUN_BLOCKS;
 		size_t len = (size_t)m * bs;
@@ -77,6 +90,30 @@ static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
 		n -= m;
 		spill += len;
 	}
+	return err;
+}
+
+/* The writeback's sink: @n blocks of the spill file from @spill on go to
+ * the image at @phys.  Small files written back one after the other are
+ * as adjacent in the image as in the spill file: they join one run, one
+ * read and one write for many files. */
+static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
+				uint32_t n)
+{
+	struct ctx *c = ctx;
+	struct data *d = &c->data;
+	errcode_t err;
+
+	if (d->wb_len &&
+	    spill == d->wb_spill + (uint64_t)d->wb_len * c->fs.g.block_size &&
+	    phys == d->wb_phys + d->wb_len && d->wb_len <= UINT32_MAX - n) {
+		d->wb_len += n;
+		return 0;
+	}
+	err = writeback_flush(c);
+	d->wb_spill = spill;
+	d->wb_phys = phys;
+	d->wb_len = n;
 	return err;
 }
 
@@ -100,9 +137,15 @@ errcode_t writeback(struct ctx *c)
 	};
 	errcode_t err;
 
+	/* the last run, and c->data.run is the writeback's buffer */
+	err = run_flush(c);
+	if (err)
+		return err;
 	if (c->data.spill && fflush(c->data.spill))
 		return fail(c, errno, "writing data of", c->o->source);
 	err = ext4_writeback(&c->fs, &c->data.da, &sink);
+	if (!err)
+		err = writeback_flush(c);
 	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
 }
 
@@ -128,9 +171,9 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 			return delay_block(c, e, lb, blk);
 	}
 	err = write_begin_block(&c->fs, f, (uint32_t)lb, isize, &phys);
-	if (!err)
-		err = run_add(c, phys, blk);
-	return err ? fail(c, err, "writing data of", e->path) : 0;
+	if (err)
+		return fail(c, err, "writing data of", e->path);
+	return run_add(c, e, phys, blk);
 }
 
 /*
@@ -199,8 +242,6 @@ errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	/* a trailing hole is made with ftruncate */
 	if (end < size)
 		c->drv->truncate(&c->fs, f);
-	err = run_flush(c);
-	if (!err)
-		err = image_write_indirect(c->img, &c->fs, f);
+	err = image_write_indirect(c->img, &c->fs, f);
 	return err ? fail(c, err, "writing data of", e->path) : 0;
 }

@@ -154,6 +154,11 @@ static errcode_t load_state(struct ctx *c)
 			return fail_at(c, errno,
 				       "creating a spill file for delayed data in",
 				       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+		/* a write per MiB of delayed data, not one per block (glibc
+		 * ignores the size without a buffer) */
+		c->data.spill_buf = malloc(SPILL_BUF);
+		if (c->data.spill_buf)
+			setvbuf(c->data.spill, c->data.spill_buf, _IOFBF, SPILL_BUF);
 	}
 	if (!c->drv->mballoc)
 		return 0;

@@ -70,16 +70,23 @@ static errcode_t fail(struct walker *w, errcode_t err, const char *what)
  * atime where we may (O_NOATIME needs ownership or CAP_FOWNER), and
  * ORLOV_ERR_SOURCE_CHANGED when another file took its place.
  */
-errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
-			 int flags, int *out)
+static int open_nofollow(int dirfd, const char *name, int flags)
 {
-	struct stat now;
 	int fd;
 
 	flags |= O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
 	fd = openat(dirfd, name, flags | O_NOATIME);
 	if (fd < 0 && errno == EPERM)
 		fd = openat(dirfd, name, flags);
+	return fd;
+}
+
+errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
+			 int flags, int *out)
+{
+	struct stat now;
+	int fd = open_nofollow(dirfd, name, flags);
+
 	if (fd < 0)
 		return errno == ELOOP || errno == ENOTDIR || errno == ENXIO ?
 		       ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
@@ -117,6 +124,14 @@ static errcode_t host_next_data(const struct src_entry *e, uint64_t off,
 	err = host_open(e);
 	if (err)
 		return err;
+	/* Data at @off runs to the next hole: one lseek, not two, for the
+	 * dense files that are most of a tree. */
+	t = lseek(h->fd, (off_t)off, SEEK_HOLE);
+	if (t > (off_t)off) {
+		*start = off;
+		*end = (uint64_t)t < size ? (uint64_t)t : size;
+		return 0;
+	}
 	s = lseek(h->fd, (off_t)off, SEEK_DATA);
 	if (s < 0) {
 		if (errno == ENXIO)
@@ -219,6 +234,7 @@ errcode_t walk_read_names(int fd, struct walk_name **out, size_t *count)
 		if (grow_array(&names, &cap, n + 1, sizeof(*names), 64))
 			goto nomem;
 		names[n].len = strlen(de->d_name);
+		names[n].type = de->d_type;
 		names[n].s = strdup(de->d_name);
 		if (!names[n].s)
 			goto nomem;
@@ -280,12 +296,48 @@ static int skipped(const struct walker *w, const struct stat *st)
  * (*fd) and everything else read from that descriptor: what is copied is
  * the file lstat described, not one put in its place since.
  */
-static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
-			    char **target, int *fd, int *skip)
+/*
+ * Where readdir says directory, or regular file to be opened anyway, open
+ * it first and read its attributes from the descriptor: one lookup of the
+ * name, not two.  The open is the one the slow path makes after lstat
+ * (same flags), and any surprise (another type now, a failure) gives -1
+ * and the slow path, whose checks and errors are then the only ones.
+ */
+static int open_by_type(const struct walker *w, int dirfd, unsigned char type,
+			struct src_entry *e)
+{
+	int want = type == DT_DIR ? S_IFDIR : S_IFREG;
+	int fd;
+
+	if (type != DT_DIR && (type != DT_REG ||
+			       !(w->opts->want_data || w->opts->want_xattrs)))
+		return -1;
+	fd = open_nofollow(dirfd, e->name, type == DT_DIR ? O_DIRECTORY : 0);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &e->st) || (int)(e->st.st_mode & S_IFMT) != want) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
+			    struct src_entry *e, char **target, int *fd,
+			    int *skip)
 {
 	errcode_t err;
 
-	*fd = -1;
+	*fd = open_by_type(w, dirfd, type, e);
+	if (*fd >= 0) {
+		*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
+		if (*skip) {
+			close(*fd);
+			*fd = -1;
+			return 0;
+		}
+		goto opened;
+	}
 	if (fstatat(dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW))
 		return fail(w, (errcode_t)errno, "reading attributes of");
 	/* the image inside SOURCE: its copy would be half written */
@@ -300,6 +352,7 @@ static errcode_t read_entry(struct walker *w, int dirfd, struct src_entry *e,
 			return fail(w, err, S_ISDIR(e->st.st_mode) ?
 				    "opening directory" : "opening");
 	}
+opened:
 	if (S_ISLNK(e->st.st_mode)) {
 		size_t cap = (size_t)e->st.st_size + 1;
 		ssize_t n;
@@ -412,6 +465,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		char *target = NULL;
 		size_t mark = w->path.len;
 		int fd, skip = 0;
+		unsigned char type;
 
 		if (f->next == f->n) {
 			err = pop_dir(w, *stack, depth);
@@ -420,6 +474,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		memset(&e, 0, sizeof(e));
 		e.name = f->names[f->next].s;
 		e.name_len = f->names[f->next].len;
+		type = f->names[f->next].type;
 		f->next++;
 		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
 			break;
@@ -427,7 +482,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 			break;
 		e.path = w->path.s;
 		e.priv = &h;
-		err = read_entry(w, f->fd, &e, &target, &fd, &skip);
+		err = read_entry(w, f->fd, type, &e, &target, &fd, &skip);
 		if (!err && skip) {
 			sb_truncate(&w->path, mark);
 			continue;

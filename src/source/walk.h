@@ -60,6 +60,7 @@ struct walk_visitor {
 struct walk_name {
 	char *s;
 	size_t len;
+	unsigned char type;	/* readdir's d_type: a hint, never trusted */
 };
 
 int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
