@@ -32,6 +32,15 @@
  * "ext2: introduce flag argument for ext2_new_blocks()", 6.6). */
 #define KVER_EXT2_XATTR_NORESERVE KVER(6, 6, 0)
 
+/* should_optimize_scan left indirect-mapped inodes to the linear group
+ * scan until "ext4: use optimized mballoc scanning regardless of inode
+ * format" (6.19; stable 6.1.165 and 6.12.75, never in 6.8). */
+static inline int kver_mb_optimize_indirect(uint32_t v)
+{
+	return (v >= KVER(6, 1, 165) && v < KVER(6, 2, 0)) ||
+	       v >= KVER(6, 12, 75);
+}
+
 /* --driver ext4 models the 6.1 line's ext4 only. */
 static inline int kver_ext4_modelled(uint32_t v)
 {
