@@ -75,17 +75,17 @@ echo "#"
 echo "# Debian's kernel (ext4 driver) vs the tool (--driver ext4), per case:"
 if [ -s "$work/table" ]; then
 	awk 'function pct(a, b) { return b ? sprintf("%.1f", 100 * a / b) : "-" }
-	BEGIN { printf "# %-18s %-6s %7s %9s %9s\n", "case", "fstype", "paths",
+	BEGIN { printf "# %-22s %-6s %7s %9s %9s\n", "case", "fstype", "paths",
 		"inode %", "blocks %" }
 	{
-		printf "# %-18s %-6s %7d %9s %9s\n", $1, $2, $3, pct($4, $3), pct($5, $3)
+		printf "# %-22s %-6s %7d %9s %9s\n", $1, $2, $3, pct($4, $3), pct($5, $3)
 		p[$2] += $3; i[$2] += $4; b[$2] += $5
 	}
 	END {
 		split("ext2 ext4", fl, " ")
 		for (k = 1; k <= 2; k++)
 			if ((f = fl[k]) in p)
-				printf "# %-18s %-6s %7d %9s %9s\n", "(all)", f, p[f],
+				printf "# %-22s %-6s %7d %9s %9s\n", "(all)", f, p[f],
 					pct(i[f], p[f]), pct(b[f], p[f])
 	}' "$work/table"
 else
