@@ -32,6 +32,15 @@
  * "ext2: introduce flag argument for ext2_new_blocks()", 6.6). */
 #define KVER_EXT2_XATTR_NORESERVE KVER(6, 6, 0)
 
+/* should_optimize_scan left indirect-mapped inodes to the linear group
+ * scan until "ext4: use optimized mballoc scanning regardless of inode
+ * format" (6.19; stable 6.1.165 and 6.12.75, never in 6.8). */
+static inline int kver_mb_optimize_indirect(uint32_t v)
+{
+	return (v >= KVER(6, 1, 165) && v < KVER(6, 2, 0)) ||
+	       v >= KVER(6, 12, 75);
+}
+
 /* The 6.12 line's mballoc from 6.12.77 on (its optimize_scan lists as
  * xarrays walked by group number: model/mballoc.h). */
 #define KVER_MB_612 KVER(6, 12, 77)

@@ -167,9 +167,12 @@ static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 	}
 }
 
-/* should_optimize_scan */
+/* should_optimize_scan; an image without the extent feature has only
+ * indirect-mapped inodes (kver_mb_optimize_indirect) */
 static int optimize(const struct alloc_ctx *ac, int cr)
 {
+	if (!ac->fs->g.extents && !kver_mb_optimize_indirect(ac->fs->kver))
+		return 0;
 	return ac->mb->optimize_scan && cr < 2;
 }
 

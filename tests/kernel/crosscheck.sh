@@ -11,6 +11,7 @@
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
 #       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
 #       [--measure] [--ext4-trace] [--ext4-events LIST]
+#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -72,6 +73,12 @@
 #             (trace-normalize --ext4) must be equal line for line where the
 #             layouts are (the first differences are shown); a trace
 #             buffer overrun on any CPU fails the case
+#   --variant REGEX:SUFFIX:MOUNTOPTS:KERNEL  the selected cases matching
+#             REGEX once more, as CASE-SUFFIX, in the same boots: the
+#             guest's mount with MOUNTOPTS (comma separated) added, the
+#             tool with --kernel KERNEL (e.g. mb_optimize_scan=0 and
+#             6.1.164: Debian's 6.1.192 scanning groups in turn, as 6.1
+#             before 6.1.165 did for indirect-mapped files)
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -106,6 +113,7 @@ fstype=ext2
 measure=false
 ksource=6.1
 driver=ext2
+variant=
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -126,7 +134,8 @@ while [ $# -gt 0 ]; do
 	--measure) measure=true ;;
 	--driver) driver=$2; shift ;;
 	--source) ksource=$2; shift ;;
-	-h|--help) sed -n '3,73p' "$0"; exit 0 ;;
+	--variant) variant=$2; shift ;;
+	-h|--help) awk 'NR >= 3 && /^set /{ exit } NR >= 3' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -199,6 +208,24 @@ kt_driver=$driver
 kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
 [ $next4 = 0 ] || kt_log "left out $next4 ext4-driver case(s) (--driver ext4 runs them)"
+# --variant: its cases' extra mount options and tool --kernel, by index
+kopts=() tkernels=()
+if [ -n "$variant" ]; then
+	IFS=: read -r vre vsuf vmo vkern <<<"$variant"
+	[ -n "$vre" ] && [[ $vsuf =~ ^[a-z0-9]+$ ]] && [ -n "$vkern" ] ||
+		kt_die "--variant takes REGEX:SUFFIX:MOUNTOPTS:KERNEL"
+	n0=${#names[@]}
+	for i in $(seq 0 $((n0 - 1))); do
+		[[ ${names[$i]} =~ $vre ]] || continue
+		names+=("${names[$i]}-$vsuf"); sizes+=("${sizes[$i]}")
+		gargs+=("${gargs[$i]}"); margs+=("${margs[$i]}")
+		colours+=("${colours[$i]}"); prefills+=("${prefills[$i]}")
+		targetacls+=("${targetacls[$i]}"); merges+=("${merges[$i]}")
+		ext4s+=("${ext4s[$i]}"); measureds+=("${measureds[$i]}")
+		rotationals+=("${rotationals[$i]}")
+		kopts[${#names[@]} - 1]=$vmo tkernels[${#names[@]} - 1]=$vkern
+	done
+fi
 ncases=${#names[@]}
 [ "$ncases" -gt 0 ] || kt_die "no cases selected"
 
@@ -228,7 +255,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
 		[ "$driver/$fstype" = ext4/ext2 ] && dargs=(--no-delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
-			--kernel "$ksource" --driver "$driver" "${dargs[@]}" \
+			--kernel "${tkernels[$i]:-$ksource}" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
 			${rotationals[$i]:+--rotational "${rotationals[$i]}"} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
@@ -253,12 +280,13 @@ mo=$mextra
 # timer while the tree is written, only the sync's at the end.  Not
 # without a journal, where ext4 refuses the option.
 mount_of() {
-	local c=
+	local c= x=${kopts[$1]:-}
 	# (an image mounted -t ext2 runs without its journal, and ext4
 	# refuses commit= then)
 	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] &&
 		{ [ "${ext4s[$1]}" = true ] || [ "$fstype" != ext2 ]; } &&
 		c=commit=600
+	[ -z "$x" ] || c=${c:+$c,}$x
 	if [ "${ext4s[$1]}" != true ]; then
 		echo "$fstype:$c"
 	elif [ "$fstype" = ext2 ]; then

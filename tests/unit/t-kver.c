@@ -1,10 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* --kernel's releases: a line alone is its reference release, a point
- * release is itself, anything outside 6.1, 6.8 and 6.12 is refused. */
+ * release is itself, anything outside 6.1, 6.8 and 6.12 is refused; and
+ * the model's gates on them. */
 #include "config.h"
 
+#include <stdlib.h>
+
 #include "model/kver.h"
+#include "model/mballoc.h"
 #include "tap.h"
+#include "fixture.h"
 
 /* @s parses to @want (and arm64 @arm): 1 when it does. */
 static int parses(const char *s, uint32_t want, int arm)
@@ -26,6 +31,53 @@ static int refused(const char *s)
 	int a = 0;
 
 	return kver_parse(s, &v, &a) == -1;
+}
+
+/*
+ * The block one metadata block from group 0 gets on 20 groups (16 or
+ * more: mb_optimize_scan on) where groups 0-9 are full, 15 is free
+ * every other block (average fragment 1, first on criterion 1's lists)
+ * and the rest have one free run: the linear scan reaches group 10
+ * first, the optimized one (after 4 groups in turn) takes group 15.
+ */
+static uint32_t scan_pick(uint32_t kver, int extents)
+{
+	struct fs_state fs;
+	uint32_t g, b, blk = 0;
+
+	fixture_state(&fs, 20, 64, 8192, 300);
+	fs.kver = kver;
+	fs.g.extents = extents;
+	for (g = 0; g < 10; g++)
+		for (b = 0; b < 8192; b++)
+			bit_set(group_bbitmap(&fs, g), b);
+	for (b = 300; b < 8192; b += 2)
+		bit_set(group_bbitmap(&fs, 15), b);
+	for (g = 0; g < 10; g++)
+		fs.free_blocks[g] = 0;
+	fs.free_blocks[15] = (8192 - 300) / 2;
+	fs_state_sum(&fs);
+	if (mb_state_init(&fs, 1) || ext4_mb_new_block(&fs, NULL, 0, 1, &blk))
+		exit(99);
+	mb_state_free(&fs);
+	fs_state_free(&fs);
+	return (blk - 1) / 8192;
+}
+
+static void test_scan_gate(void)
+{
+	is_int(scan_pick(KVER(6, 1, 164), 0), 10,
+	       "6.1.164: an indirect-mapped inode scans groups in turn");
+	is_int(scan_pick(KVER(6, 1, 165), 0), 15,
+	       "6.1.165: an indirect-mapped inode uses mb_optimize_scan");
+	is_int(scan_pick(KVER_REF_6_1, 0), 15, "so does 6.1.192");
+	is_int(scan_pick(KVER(6, 1, 164), 1), 15,
+	       "6.1.164: an extent-mapped inode uses mb_optimize_scan");
+	tap_ok(!kver_mb_optimize_indirect(KVER_LAST_6_8) &&
+	       !kver_mb_optimize_indirect(KVER(6, 12, 74)) &&
+	       kver_mb_optimize_indirect(KVER(6, 12, 75)) &&
+	       kver_mb_optimize_indirect(KVER_REF_6_12),
+	       "6.8 and 6.12 before 6.12.75 scan indirect files in turn");
 }
 
 int main(void)
@@ -64,5 +116,6 @@ int main(void)
 	tap_ok(KVER_REF_6_1 < KVER_UNSIGNED_CHAR &&
 	       KVER_LAST_6_8 >= KVER_EXT2_XATTR_NORESERVE,
 	       "6.1 signed char, 6.8 no reservation for attribute blocks");
+	test_scan_gate();
 	return tap_done();
 }
