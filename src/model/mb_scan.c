@@ -381,6 +381,28 @@ static void mb_scan_groups_612(struct alloc_ctx *ac, errcode_t *err)
 		mb_scan_lists(ac, start, err);
 }
 
+/* After the scans: the best extent found short of the goal, if it is
+ * still free (ext4_mb_try_best_found); 1 when it is not, the context
+ * reset for one more pass at the last criterion with HINT_FIRST. */
+static int mb_try_best_found(struct alloc_ctx *ac, errcode_t *err)
+{
+	struct free_ex ex;
+
+	if (ac->b.len == 0 || ac->status == AC_FOUND ||
+	    (ac->flags & HINT_FIRST))
+		return 0;
+	if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
+			   &ex) > 0) {
+		ac->b = ex;
+		mb_use_best_found(ac, err);
+		return 0;
+	}
+	memset(&ac->b, 0, sizeof(ac->b));
+	ac->status = AC_CONTINUE;
+	ac->flags |= HINT_FIRST;
+	return 1;
+}
+
 static errcode_t mb_scan_criteria_612(struct alloc_ctx *ac)
 {
 	errcode_t err = 0;
@@ -394,22 +416,9 @@ repeat:
 		if (ac->status != AC_CONTINUE)
 			break;
 	}
-	if (ac->b.len > 0 && ac->status != AC_FOUND &&
-	    !(ac->flags & HINT_FIRST)) {
-		struct free_ex ex;
-
-		/* ext4_mb_try_best_found */
-		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
-				   &ex) > 0) {
-			ac->b = ex;
-			mb_use_best_found(ac, &err);
-		} else {
-			memset(&ac->b, 0, sizeof(ac->b));
-			ac->status = AC_CONTINUE;
-			ac->flags |= HINT_FIRST;
-			ac->cr = CR_ANY_FREE;
-			goto repeat;
-		}
+	if (mb_try_best_found(ac, &err)) {
+		ac->cr = CR_ANY_FREE;
+		goto repeat;
 	}
 	return err;
 }
@@ -453,22 +462,9 @@ repeat:
 				break;
 		}
 	}
-	if (ac->b.len > 0 && ac->status != AC_FOUND &&
-	    !(ac->flags & HINT_FIRST)) {
-		struct free_ex ex;
-
-		/* ext4_mb_try_best_found */
-		if (mb_find_extent(ac->fs, ac->b.group, ac->b.start, ac->b.len,
-				   &ex) > 0) {
-			ac->b = ex;
-			mb_use_best_found(ac, &err);
-		} else {
-			memset(&ac->b, 0, sizeof(ac->b));
-			ac->status = AC_CONTINUE;
-			ac->flags |= HINT_FIRST;
-			cr = 3;
-			goto repeat;
-		}
+	if (mb_try_best_found(ac, &err)) {
+		cr = 3;
+		goto repeat;
 	}
 	return err;
 }
