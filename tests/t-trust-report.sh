@@ -215,7 +215,7 @@ PY
 	rm -f "$T_TMP/new.img"
 	"$ORLOV_POPULATE" --create 4M --mkfs-options "-E offset=4096" "$T_TMP/new.img" "$src" 2>"$T_TMP/err" &&
 		t_fail "16: --create -E offset= accepted"
-	grep -q "Invalid usage (--mkfs-options -E offset=: the filesystem must start at IMAGE's first byte)" "$T_TMP/err" ||
+	grep -q "Invalid usage (--mkfs-options -E offset=: give --offset or --partition)" "$T_TMP/err" ||
 		{ cat "$T_TMP/err" >&2; t_fail "16: -E offset= message"; }
 	[ ! -e "$T_TMP/new.img" ] || t_fail "16: -E offset= made IMAGE"
 	echo "16: --create -E offset=: refused before mke2fs"
