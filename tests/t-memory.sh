@@ -54,9 +54,14 @@ small=$rss
 run large 64 "$T_TMP/t40000" "$T_TMP/large.img"
 large=$rss
 echo "peak RSS: 4,000 entries $small KiB, 40,000 entries $large KiB"
-# 36,000 more inodes held in memory would be 5 MiB and more
-[ $((large - small)) -lt 2048 ] ||
+# 36,000 more inodes held in memory would be 5 MiB and more; a sanitizer
+# build's allocator keeps freed memory in quarantine, so its peak says
+# nothing of what is held (the comparisons below still run there)
+if grep -q __asan_init "$ORLOV_POPULATE"; then
+	echo "peak RSS not compared: a sanitizer build"
+elif [ $((large - small)) -ge 2048 ]; then
 	t_fail "peak RSS grows with the tree: $small KiB at 4,000 entries, $large KiB at 40,000"
+fi
 run unbounded 1048576 "$T_TMP/t40000" "$T_TMP/mem.img"
 cmp "$T_TMP/large.img" "$T_TMP/mem.img" ||
 	t_fail "the image made through the spill file differs"

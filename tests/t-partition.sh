@@ -99,7 +99,11 @@ sfdisk -d "$g" | grep -q 'name="data"' || t_fail "table unreadable"
 
 # --undo at an offset: e2undo gives the disk back byte for byte
 cp "$g" "$T_TMP/u.img"
-"$P" -q --undo "$T_TMP/u.undo" --partition 1 "$T_TMP/u.img" "$T_TMP/s2" 2>/dev/null ||
+# (leak checking off for this run: libext2fs 1.47.0's undo manager loses
+# its 359-byte block map at close in every --undo run, at an offset or not,
+# valgrind shows it at 84415c2 too; not the tool's allocation)
+ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
+	"$P" -q --undo "$T_TMP/u.undo" --partition 1 "$T_TMP/u.img" "$T_TMP/s2" 2>/dev/null ||
 	t_fail "--undo in a partition"
 e2undo "$T_TMP/u.undo" "$T_TMP/u.img" >/dev/null 2>&1 || t_fail "e2undo"
 cmp -s "$g" "$T_TMP/u.img" || t_fail "e2undo did not restore the disk"
