@@ -295,6 +295,9 @@ errcode_t fsconfig_walk_apply(struct fsconfig_walk *w, struct src_entry *e)
 	err = walk_key(w, e->path);
 	if (err)
 		return err;
+	/* e2fsdroid leaves the root's lost+found to mke2fs: no line read */
+	if (!strcmp(w->key.s, "lost+found"))
+		return 0;
 	l = fsconfig_find(w->fc, w->key.s);
 	if (!l)	/* the target is mke2fs's or the image's, not the table's */
 		return *e->path ? ORLOV_ERR_FSCONFIG_MISSING : 0;

@@ -15,7 +15,8 @@
  * lines starting with '#' are skipped (libcutils refuses blank lines).
  *
  * Every entry the run creates must have a line (e2fsdroid exits on one
- * that has none); the target directory itself may have one.  The line
+ * that has none); the target directory itself may have one, and
+ * lost+found at the image's root takes none (e2fsdroid skips it).  The line
  * is applied last, after --uid-map, --gid-map, --all-root,
  * --squash-perms and --devtable: its owner, group and permission bits are
  * the image's (the file type stays the entry's), and a non-zero mask

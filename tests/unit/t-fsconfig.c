@@ -132,6 +132,15 @@ static void test_apply(void)
 	is_int(fsconfig_walk_apply(&w, &e), 0, "the target without a line");
 	tap_ok(e.st.st_mode == (S_IFDIR | 0755), "the target as it was");
 	fsconfig_walk_end(&w);
+	fsconfig_walk_start(&w, &fc, "/");
+	e.path = "lost+found";
+	e.st.st_uid = 9;
+	is_int(fsconfig_walk_apply(&w, &e), 0, "lost+found at the root: no line");
+	is_int(e.st.st_uid, 9, "lost+found as it was");
+	e.path = "vendor/lost+found";
+	is_int(fsconfig_walk_apply(&w, &e), ORLOV_ERR_FSCONFIG_MISSING,
+	       "lost+found elsewhere needs one");
+	fsconfig_walk_end(&w);
 	fsconfig_free(&fc);
 }
 
