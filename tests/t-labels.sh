@@ -87,6 +87,22 @@ debugfs -R "ea_get /etc/passwd security.selinux" "$img" 2>/dev/null |
 debugfs -R "ea_get /etc/empty user.kept" "$img" 2>/dev/null | grep -q '"yes"' ||
 	t_fail "the source's other attributes are lost"
 
+# orlov-layout verify --file-contexts: the expected label of each entry is
+# the lookup's, not the source's; a label changed with debugfs is found
+"$ORLOV_LAYOUT" verify --clamp --root-attrs --devtable "$dt" \
+	--file-contexts "$fc" "$img" "$src" >"$T_TMP/v.out" 2>&1 ||
+	{ cat "$T_TMP/v.out" >&2; t_fail "verify --file-contexts"; }
+grep -q ' mismatches=0$' "$T_TMP/v.out" || t_fail "$(cat "$T_TMP/v.out")"
+cp "$img" "$T_TMP/v.img"
+debugfs -w -R "ea_set /usr/bin/twelve security.selinux system_u:object_r:etc_t:s0" \
+	"$T_TMP/v.img" >/dev/null 2>&1 || t_fail "debugfs ea_set"
+"$ORLOV_LAYOUT" verify --clamp --root-attrs --devtable "$dt" \
+	--file-contexts "$fc" "$T_TMP/v.img" "$src" >"$T_TMP/v.out" 2>&1 &&
+	t_fail "verify --file-contexts misses a changed label"
+grep -q '^mismatch: /usr/bin/twelve: xattr security.selinux' "$T_TMP/v.out" &&
+	grep -q ' mismatches=1$' "$T_TMP/v.out" || t_fail "$(cat "$T_TMP/v.out")"
+echo "verify --file-contexts passes, and finds a changed label"
+
 # below --target the path looked up is the one in the image
 t_mkimage "$T_TMP/t.img" 4M -t ext2 -b 1024
 debugfs -w -R "mkdir /sub" "$T_TMP/t.img" >/dev/null 2>&1 || t_fail "mkdir /sub"
@@ -97,6 +113,7 @@ mkdir -p "$T_TMP/small/etc" && printf 'x' >"$T_TMP/small/etc/passwd" ||
 t_fsck "$T_TMP/t.img"
 debugfs -R "ea_get /sub/etc/passwd security.selinux" "$T_TMP/t.img" 2>/dev/null |
 	grep -q 'sub_etc_t' || t_fail "-t /sub: not labelled by its path in the image"
+t_verify --file-contexts "$fc" "$T_TMP/t.img" "$T_TMP/small" /sub
 
 # the same path as an attribute of the source: a tree carrying exactly
 # those labels, copied without --file-contexts, gives the same image

@@ -52,6 +52,7 @@ enum {
 	OPT_FORCE,
 	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
 	OPT_PARTITION, OPT_OFFSET,
+	OPT_FS_CONFIG,
 };
 
 static const struct option longopts[] = {
@@ -77,6 +78,7 @@ static const struct option longopts[] = {
 	{ "force", no_argument, NULL, OPT_FORCE },
 	{ "file-contexts", required_argument, NULL, OPT_FILE_CONTEXTS },
 	{ "squash-perms", no_argument, NULL, OPT_SQUASH_PERMS },
+	{ "fs-config", required_argument, NULL, OPT_FS_CONFIG },
 	{ "label", required_argument, NULL, OPT_LABEL },
 	{ "uuid", required_argument, NULL, OPT_UUID },
 	{ "partition", required_argument, NULL, OPT_PARTITION },
@@ -183,7 +185,13 @@ static const char usage_what[] =
 "      --file-contexts F  label every entry as setfiles does with the SELinux\n"
 "                         file_contexts F (its path in the image and its\n"
 "                         type): security.selinux, replacing SOURCE's;\n"
-"                         <<none>> or no match: no label\n";
+"                         <<none>> or no match: no label\n"
+"      --fs-config F      Android's canned fs_config F (e2fsdroid -C): PATH\n"
+"                         UID GID MODE [capabilities=N] per line, PATH as in\n"
+"                         the image without its leading /; every entry needs\n"
+"                         a line.  Its owner, group and permissions win over\n"
+"                         --uid-map, --all-root, --squash-perms and\n"
+"                         --devtable; N becomes security.capability\n";
 
 static const char usage_where[] =
 "\n"
@@ -485,6 +493,9 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (parse_u64(optarg, INT64_MAX, &p->where.offset))
 			return USAGE("--offset takes a number of bytes");
 		break;
+	case OPT_FS_CONFIG:
+		o->fs_config_file = optarg;
+		break;
 	case OPT_ROOT_OWNER:
 		if (meta_owner_parse(optarg, &p->root_uid, &p->root_gid))
 			return USAGE("--root-owner takes UID:GID (numbers)");
@@ -605,6 +616,30 @@ static errcode_t parse_defaults(struct populate_opts *p, const char **msg)
 	return 0;
 }
 
+/* --fs-config's table, read once for every pass; a malformed line's error
+ * (not a usage one) names the file and the line. */
+static errcode_t read_fs_config(struct options *o, const char **msg)
+{
+	unsigned int line;
+	errcode_t err;
+
+	if (!o->fs_config_file)
+		return 0;
+	err = fsconfig_read(o->fs_config_file, &o->fs_config, &line);
+	if (err) {
+		snprintf(o->msgbuf, sizeof(o->msgbuf), line ?
+			 "reading fs_config %s line %u" : "reading fs_config %s",
+			 o->fs_config_file, line);
+		*msg = o->msgbuf;
+		return err;
+	}
+	o->p.meta.fs_config = &o->fs_config;
+	if (o->fs_config.caps_line && !o->p.xattrs)
+		return usage_msg(o, msg, "--fs-config ", o->fs_config_file,
+				 " gives capabilities, stored as extended attributes: not with --no-xattrs");
+	return 0;
+}
+
 /* After the options: what follows from them and the environment. */
 static errcode_t parse_finish(struct options *o, int argc, char **argv,
 			      const char **msg)
@@ -636,7 +671,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	p->image = argv[optind];
 	p->source = argv[optind + 1];
 	p->meta.label_root = p->target;	/* --file-contexts looks up below */
-	return 0;
+	return read_fs_config(o, msg);
 }
 
 errcode_t options_parse(int argc, char **argv, struct options *o,
@@ -673,4 +708,5 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 void options_free(struct options *o)
 {
 	meta_rules_free(&o->p.meta);
+	fsconfig_free(&o->fs_config);
 }

@@ -5,12 +5,15 @@
 #include <stdio.h>
 #include <et/com_err.h>
 #include "populate/opts.h"
+#include "source/fsconfig.h"
 
 struct options {
 	struct populate_opts p;	/* what the engine is asked to do */
 	char msgbuf[160];	/* a usage message naming the option */
 	char target_buf[4096];	/* --target with '/' runs made one */
 	int help, version;
+	const char *fs_config_file;	/* --fs-config FILE, read into: */
+	struct fsconfig fs_config;
 };
 
 /* Parse argv into @o.  On a usage error, *msg says what was wrong. */

@@ -29,6 +29,8 @@ static void usage(FILE *f)
 "       orlov-layout verify [--all-root] [--uid-map MAP] [--gid-map MAP]\n"
 "                           [--root-owner UID:GID] [--root-attrs]\n"
 "                           [--devtable FILE] [--no-xattrs] [--clamp]\n"
+"                           [--squash-perms] [--file-contexts FILE]\n"
+"                           [--fs-config FILE]\n"
 "                           IMAGE SOURCE [PATH]\n"
 "       orlov-layout -h|--help\n"
 "       orlov-layout -V|--version\n"
@@ -89,7 +91,11 @@ static void usage(FILE *f)
 "          --no-xattrs (no attributes compared); --root-owner UID:GID (PATH's\n"
 "          owner); --root-attrs (PATH's mode, owner, times and attributes\n"
 "          are SOURCE's); --clamp: times after SOURCE_DATE_EPOCH (which must\n"
-"          be set in the environment) become SOURCE_DATE_EPOCH.\n"
+"          be set in the environment) become SOURCE_DATE_EPOCH;\n"
+"          --squash-perms; --file-contexts FILE (each entry's\n"
+"          security.selinux is the file's label for its path in the image,\n"
+"          below PATH, not SOURCE's); --fs-config FILE (Android's fs_config:\n"
+"          owners, permissions and security.capability from its lines).\n"
 "\n"
 "Exit status: 0 when all is well (diff: identical, verify: no mismatch),\n"
 "1 when the images differ or mismatches were found, 2 on errors.\n",
@@ -131,6 +137,15 @@ static errcode_t verify_option(int c, const char *arg, struct layout_opts *o)
 	case 'a':
 		o->root_attrs = 1;
 		return 0;
+	case 's':
+		o->meta.squash_perms = 1;
+		return 0;
+	case 'L':
+		o->meta.file_contexts = arg;
+		return 0;
+	case 'f':
+		o->fs_config = arg;
+		return 0;
 	}
 	return ORLOV_ERR_USAGE;
 }
@@ -151,12 +166,15 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 		{ "no-xattrs", no_argument, NULL, 'x' },
 		{ "root-owner", required_argument, NULL, 'o' },
 		{ "root-attrs", no_argument, NULL, 'a' },
+		{ "squash-perms", no_argument, NULL, 's' },
+		{ "file-contexts", required_argument, NULL, 'L' },
+		{ "fs-config", required_argument, NULL, 'f' },
 		{ "partition", required_argument, NULL, 'P' },
 		{ "offset", required_argument, NULL, 'O' },
 		{ NULL, 0, NULL, 0 }
 	};
 	/* the other commands: where the filesystem is, only */
-	const struct option *disk_opts = verify_opts + 8;
+	const struct option *disk_opts = verify_opts + 11;
 	const char *path = "/";
 	const char *cmd;
 	int c, nargs, maxargs;

@@ -22,7 +22,9 @@ int main(int argc, char **argv)
 	add_error_table(&et_ext2_error_table);
 	err = options_parse(argc, argv, &o, &msg);
 	if (err) {
-		com_err(prog, err, "(%s); try --help", msg);
+		/* a file an option names that could not be read: not usage */
+		com_err(prog, err, err == ORLOV_ERR_USAGE ? "(%s); try --help" :
+			"while %s", msg);
 		if (o.p.json)
 			populate_json_error(&o.p, err, NULL, msg);
 		options_free(&o);

@@ -291,10 +291,11 @@ static errcode_t record_link(struct verify *v, const struct stat *st,
 /*
  * What the image inode of @st holds: the first path of a source inode
  * with hard links made it, a later one is only linked to it (as ln
- * does), whatever a device table line says of that path.
+ * does), whatever a device table line says of that path.  1 for such
+ * a later path.
  */
-static void expected(const struct verify *v, const struct stat *st,
-		     struct stat *want)
+static int expected(const struct verify *v, const struct stat *st,
+		    struct stat *want)
 {
 	const struct vlink *l;
 	size_t pos;
@@ -302,19 +303,20 @@ static void expected(const struct verify *v, const struct stat *st,
 	*want = *st;
 	if (S_ISDIR(st->st_mode) || st->st_nlink <= 1 ||
 	    !keymap_get(&v->by_ino, (uint64_t)st->st_ino, &pos))
-		return;
+		return 0;
 	for (;;) {
 		l = &v->links[pos];
 		if (!l->alone && l->dev == st->st_dev && l->ino == st->st_ino)
 			break;
 		if (!l->same_ino)
-			return;
+			return 0;
 		pos = l->same_ino - 1;
 	}
 	want->st_mode = l->mode;
 	want->st_uid = l->uid;
 	want->st_gid = l->gid;
 	want->st_rdev = l->rdev;
+	return 1;
 }
 
 static void compare_owner(struct verify *v, const struct stat *st,
@@ -437,9 +439,10 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 	struct ext2_inode_large inode;
 	const char *stype, *itype;
 	errcode_t err = 0;
+	int later;
 
 	*is_dir = 0;
-	expected(v, &se->st, &want);
+	later = expected(v, &se->st, &want);
 	err = ir_read_inode(v->fs, ino, &inode);
 	if (err)
 		return errctx_set_path(v->ctx, err,
@@ -457,7 +460,9 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 	err = compare_blocks(v, ino, &inode);
 	if (!err && !S_ISDIR(st->st_mode))
 		err = record_link(v, st, ino, &inode);
-	if (!err && v->opts->xattrs)
+	/* a later link's attributes are its first path's, compared there:
+	 * a label or fs_config line of its own path is not the inode's */
+	if (!err && v->opts->xattrs && !later)
 		err = compare_xattrs(v, se, ino, &inode);
 	if (!err && S_ISREG(st->st_mode))
 		err = compare_data(v, se, ino, &inode);

@@ -28,6 +28,7 @@ struct layout_opts {
 	/* verify: what orlov-populate was told to copy, and how */
 	struct meta_rules meta;	/* owners and times rewritten */
 	const char *devtable;	/* --devtable FILE */
+	const char *fs_config;	/* --fs-config FILE */
 	int xattrs;		/* attributes copied (no --no-xattrs) */
 	int root_owner;		/* --root-owner UID:GID */
 	uint32_t root_uid, root_gid;

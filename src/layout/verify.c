@@ -21,6 +21,7 @@
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 #include "source/source.h"
+#include "source/fsconfig.h"
 #include "source/tar.h"
 
 /* Append "/name" to the image path; *ilen is the old length to restore. */
@@ -353,6 +354,21 @@ static errcode_t open_devtable(const char *path, struct devtable *dt,
 	return err;
 }
 
+/* --fs-config's table; a malformed line is named. */
+static errcode_t open_fs_config(const char *path, struct fsconfig *fc,
+				struct errctx *ctx)
+{
+	unsigned int line;
+	errcode_t err = fsconfig_read(path, fc, &line);
+
+	if (err && !errctx_isset(ctx)) {
+		errctx_set_path(ctx, err, "reading fs_config", path);
+		if (line)
+			errctx_add(ctx, " line %u", line);
+	}
+	return err;
+}
+
 /* The image side: PATH, a directory. */
 static errcode_t open_target(struct verify *v, const struct layout_opts *o)
 {
@@ -405,6 +421,9 @@ errcode_t layout_verify(const struct layout_opts *o, struct errctx *ctx)
 	struct verify v;
 	struct source src = { 0 };
 	struct devtable dt, *dtp = NULL;
+	struct fsconfig fc = { 0 };
+	/* labels and fs_config lines are looked up by the path in the image */
+	struct meta_rules meta = o->meta;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1 };
 	struct walk_visitor vis = {
 		.enter_dir = v_enter, .leave_dir = v_leave, .leaf = v_leaf,
@@ -423,8 +442,13 @@ errcode_t layout_verify(const struct layout_opts *o, struct errctx *ctx)
 		err = open_devtable(o->devtable, &dt, ctx);
 		dtp = err ? NULL : &dt;
 	}
+	meta.label_root = o->path;
+	if (!err && o->fs_config) {
+		err = open_fs_config(o->fs_config, &fc, ctx);
+		meta.fs_config = &fc;
+	}
 	if (!err)
-		err = source_walk(&src, &wo, &o->meta, dtp, &vis);
+		err = source_walk(&src, &wo, &meta, dtp, &vis);
 	if (!err)
 		err = check_links(&v);
 	if (!err) {
@@ -436,6 +460,7 @@ errcode_t layout_verify(const struct layout_opts *o, struct errctx *ctx)
 		err = ORLOV_ERR_MISMATCH;
 	if (dtp)
 		devtable_free(dtp);
+	fsconfig_free(&fc);
 	tar_free((struct tar_tree *)src.tar);
 	verify_free(&v);
 	return err;

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <et/com_err.h>
 
+struct fsconfig;
+
 /* One range of IDs: [from, from + count) becomes [to, to + count). */
 struct id_range {
 	uint32_t from, to, count;
@@ -30,6 +32,7 @@ struct meta_rules {
 	int squash_perms;	/* --squash-perms: group and other bits off */
 	const char *file_contexts;	/* --file-contexts FILE (selabel.h), */
 	const char *label_root;		/* looked up below this image path */
+	const struct fsconfig *fs_config;	/* --fs-config (fsconfig.h) */
 };
 
 /* Add "FROM:TO[:COUNT][,FROM:TO[:COUNT]...]" to @m. */

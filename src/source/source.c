@@ -8,6 +8,7 @@
 
 #include "source/source.h"
 #include "source/selabel.h"
+#include "source/fsconfig.h"
 #include "source/tar.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -229,6 +230,7 @@ struct sw {
 	struct strbuf path;
 	struct selabel lab;	/* --file-contexts, when labels is set */
 	int labels;
+	struct fsconfig_walk fcw;	/* --fs-config */
 };
 
 static errcode_t sw_fail(struct sw *w, errcode_t err, const char *what,
@@ -277,11 +279,15 @@ static const char *dt_what(struct sw *w, uint32_t n)
 	return w->dt->what;
 }
 
-/* --file-contexts: @x's attributes with its label (selabel.h). */
+/* --fs-config's line (fsconfig.h: applied last), then --file-contexts:
+ * @x's attributes with its label (selabel.h). */
 static errcode_t sw_label(struct sw *w, struct src_entry *x)
 {
-	errcode_t err;
+	errcode_t err = fsconfig_walk_apply(&w->fcw, x);
 
+	if (err)
+		return sw_fail(w, err, "looking up the fs_config line of",
+			       x->path);
 	if (!w->labels)
 		return 0;
 	err = selabel_apply(&w->lab, x->path, x->st.st_mode, x->xattrs,
@@ -520,6 +526,7 @@ errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 	};
 	errcode_t err = 0;
 
+	fsconfig_walk_start(&w.fcw, r->fs_config, r->label_root);
 	if (r->file_contexts) {
 		err = selabel_start(&w.lab, r->file_contexts, r->label_root);
 		w.labels = !err;
@@ -531,6 +538,7 @@ errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 		err = src->tar ? tar_walk(src->tar, wo, &wv) :
 				 walk_tree(src->dir, wo, &wv);
 	selabel_end(&w.lab);
+	fsconfig_walk_end(&w.fcw);
 	free(w.st);
 	free(w.syn);
 	sb_free(&w.path);
