@@ -187,6 +187,8 @@ errcode_t tree_digest(const struct populate_opts *o,
 	digest_u64(&w.d, (uint64_t)o->root_uid << 32 | o->root_gid);
 	if (o->rotational != ROTATIONAL_YES)	/* (new: the others' UUIDs stay) */
 		digest_u64(&w.d, o->rotational);
+	if (o->possible_cpus && o->possible_cpus != o->cpus)	/* (likewise) */
+		digest_u64(&w.d, (uint64_t)o->possible_cpus << 32 | 1);
 	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
 	free(w.buf);
 	if (!err)
