@@ -23,6 +23,7 @@ enum {
 	OPT_SEED,
 	OPT_COLOUR,
 	OPT_CPUS,
+	OPT_POSSIBLE_CPUS,
 	OPT_KERNEL,
 	OPT_MB_OPTIMIZE_SCAN,
 	OPT_DRIVER,
@@ -62,6 +63,7 @@ static const struct option longopts[] = {
 	{ "seed", required_argument, NULL, OPT_SEED },
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "possible-cpus", required_argument, NULL, OPT_POSSIBLE_CPUS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "mb-optimize-scan", required_argument, NULL, OPT_MB_OPTIMIZE_SCAN },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
@@ -207,6 +209,10 @@ static const char usage_where[] =
 "                         and directory counters lag by up to max(32, 2N) per\n"
 "                         CPU on an SMP kernel; up: a uniprocessor build, exact\n"
 "                         counters (default up)\n"
+"      --possible-cpus P  the SMP kernel's possible CPUs (nr_cpu_ids: QEMU's\n"
+"                         -smp N,maxcpus=P), at least --cpus N (default N):\n"
+"                         ext4's delayed allocation stops delaying within\n"
+"                         4 * max(32, 2N) * P blocks of free space\n"
 "      --kernel V         the release modelled: 6.1 (default, 6.1.192), 6.1.N,\n"
 "                         6.1-arm64, 6.8 (6.8.12), 6.8.N, 6.12 (6.12.118) or\n"
 "                         6.12.N: how the driver hashes attribute names\n"
@@ -441,6 +447,11 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		else
 			p->cpus = (unsigned int)v;
 		break;
+	case OPT_POSSIBLE_CPUS:
+		if (parse_u64(optarg, 8192, &v) || v == 0)
+			return USAGE("--possible-cpus takes a number from 1 to 8192");
+		p->possible_cpus = (unsigned int)v;
+		break;
 	case OPT_KERNEL:
 		if (kver_parse(optarg, &p->kver, &p->arm64))
 			return usage_msg(o, msg, "--kernel ", optarg, ": give " KVER_ACCEPTED);
@@ -531,6 +542,12 @@ static const char *conflict(const struct populate_opts *p)
 		{ p->rotational == ROTATIONAL_NO && p->driver_set &&
 		  p->driver != DRIVER_EXT4,
 		  "--rotational no changes only the ext4 driver's mballoc: give --driver ext4" },
+		{ p->possible_cpus && !p->cpus,
+		  "--possible-cpus goes with --cpus N: a uniprocessor kernel has one CPU" },
+		{ p->possible_cpus && p->possible_cpus < p->cpus,
+		  "--possible-cpus counts the online CPUs too: give at least --cpus N" },
+		{ p->possible_cpus && p->driver_set && p->driver != DRIVER_EXT4,
+		  "--possible-cpus changes only the ext4 driver's delayed allocation: give --driver ext4" },
 		{ p->driver == DRIVER_EXT4 && p->policy == POLICY_OLDALLOC,
 		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,

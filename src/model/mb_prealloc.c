@@ -301,10 +301,34 @@ uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
 	return freed;
 }
 
+/* 6.1's s_mb_max_inode_prealloc; 6.4 keeps an inode's preallocations in
+ * an rbtree and trims none ("ext4: Use rbtrees to manage PAs instead of
+ * inode i_prealloc_list") */
+#define MB_MAX_INODE_PREALLOC 512
+#define KVER_PA_RBTREE KVER(6, 4, 0)
+
+/* ext4_mb_trim_inode_pa: a file with more than 512 + 129 preallocations
+ * (a sparse file of that many separate ranges, written in one open)
+ * loses its least recently used ones down to 512.  ext4_discard_
+ * preallocations collects them from the list's tail and releases them in
+ * the reverse order, the most recently used of them first. */
+static void mb_trim_inode_pa(struct fs_state *fs, struct mb_inode *mi)
+{
+	unsigned int max = MB_MAX_INODE_PREALLOC, i;
+
+	if (fs->kver >= KVER_PA_RBTREE || mi->pas.n <= max + (max >> 2) + 1)
+		return;
+	for (i = max; i < mi->pas.n; i++)
+		release_inode_pa(fs, mi->pas.pa[i]);
+	while (mi->pas.n > max)
+		pa_forget(fs->mb, mi->pas.pa[mi->pas.n - 1]);
+}
+
 /* ext4_mb_release_context */
 errcode_t mb_release_context(struct alloc_ctx *ac)
 {
 	struct mb_pa *pa = ac->pa;
+	errcode_t err;
 
 	if (!pa)
 		return 0;
@@ -325,7 +349,11 @@ errcode_t mb_release_context(struct alloc_ctx *ac)
 		return 0;
 	}
 	pa_list_remove(&ac->mi->pas, pa);
-	return pa_list_insert(&ac->mi->pas, 0, pa);
+	err = pa_list_insert(&ac->mi->pas, 0, pa);
+	/* only a new inode preallocation adds one to the file's count */
+	if (!err)
+		mb_trim_inode_pa(ac->fs, ac->mi);
+	return err;
 }
 
 void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)

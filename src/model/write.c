@@ -60,10 +60,13 @@ errcode_t delalloc_start(struct delalloc *da, uint32_t ino)
 }
 
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
-		      uint64_t lb, unsigned int cpus, int *racy)
+		      uint64_t lb, unsigned int possible, int *racy)
 {
 	uint64_t page = lb * fs->g.block_size / WRITE_PAGE;
-	int64_t free, dirty, wm = 4 * (int64_t)fs->freeb.batch * (int64_t)cpus;
+	/* EXT4_FREECLUSTERS_WATERMARK: percpu_counter_batch, of the online
+	 * CPUs, times nr_cpu_ids, the possible ones; 0 without CONFIG_SMP
+	 * (batch 0) */
+	int64_t free, dirty, wm = 4 * (int64_t)fs->freeb.batch * (int64_t)possible;
 
 	*racy = 0;
 	if (da->nonda_ino == delalloc_cur(da)->ino && da->nonda_page == page)

@@ -74,13 +74,15 @@ static inline struct delayed *delalloc_cur(struct delalloc *da)
 
 /*
  * ext4_nonda_switch, once per page of logical block @lb of the current
- * file on a kernel of @cpus CPUs: 1 when it writes without delaying
- * (past two thirds of the free space delayed, or within the watermark).
+ * file on a kernel of @possible CPUs (nr_cpu_ids: the online ones and
+ * those that could be added, QEMU's -smp N,maxcpus=P; the counters'
+ * batch is of the online ones): 1 when it writes without delaying (past
+ * two thirds of the free space delayed, or within the watermark).
  * *racy is set when delayed data passed half the free space: ext4 then
  * starts writeback in the background, which is not reproducible.
  */
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
-		      uint64_t lb, unsigned int cpus, int *racy);
+		      uint64_t lb, unsigned int possible, int *racy);
 
 /* ext4_da_write_begin of block @lb of the current file: no block, only a
  * reservation (ext4_da_reserve_space); its data is kept by the caller at

@@ -162,8 +162,10 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 	if (lb == UINT64_MAX)
 		return 0;
 	if (c->data.spill) {
+		unsigned int possible = c->o->possible_cpus ?
+					c->o->possible_cpus : c->o->cpus;
 		int racy, nonda = ext4_nonda_switch(&c->fs, &c->data.da, lb,
-						    c->o->cpus, &racy);
+						    possible, &racy);
 
 		if (racy && !c->res->racy_at)
 			c->res->racy_at = source_path(c, e->path);

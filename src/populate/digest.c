@@ -189,6 +189,8 @@ errcode_t tree_digest(const struct populate_opts *o,
 		digest_u64(&w.d, o->rotational);
 	if (o->mb_optimize_scan)	/* (as --rotational) */
 		digest_u64(&w.d, 2 + (uint64_t)o->mb_optimize_scan);
+	if (o->possible_cpus && o->possible_cpus != o->cpus)	/* (likewise) */
+		digest_u64(&w.d, (uint64_t)o->possible_cpus << 32 | 1);
 	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
 	free(w.buf);
 	if (!err)

@@ -28,6 +28,7 @@ struct populate_opts {
 	uint64_t seed;		/* --seed, for --topdir random */
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
+	unsigned int possible_cpus;	/* --possible-cpus, 0: --cpus */
 	uint32_t kver;		/* --kernel: the release modelled (model/kver.h) */
 	int arm64;		/* --kernel 6.1-arm64: unsigned char before 6.2 */
 	enum fs_driver driver;

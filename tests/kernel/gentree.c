@@ -26,6 +26,11 @@
  *          spread over directories d0..d7, then z/ with many empty files,
  *          fast symlinks, fifos and subdirectories (for images that fill
  *          up: later entries find no room in their own group)
+ *   sparse one sparse file of --scale (default 800) 4 KiB data ranges,
+ *          one at 1 MiB and then one every 2 MiB (with 1 KiB blocks each
+ *          in a 2 MiB preallocation window of its own: more than 641
+ *          live at once makes 6.1's ext4 trim the file's oldest), then
+ *          a few small files that take blocks after it
  *   xattr  the mixed tree with extended attributes: user.* (a common
  *          value shared by many inodes, unique ones of 0..300 bytes, a
  *          name with bytes over 0x7f), POSIX
@@ -584,6 +589,27 @@ static void gen_fill(const char *dir, long kib)
 	}
 }
 
+/* a sparse file of @n separate one-page ranges 2 MiB apart, and files
+ * written after it (what a trim gave back is where they can land) */
+static void gen_sparse(const char *dir, long n)
+{
+	char path[4096];
+	int fd;
+
+	xmkdir(dir);
+	snprintf(path, sizeof(path), "%s/m-sparse", dir);
+	fd = open(path, O_CREAT | O_EXCL | O_WRONLY, 0644);
+	if (fd < 0)
+		die("create", path);
+	for (long k = 0; k < n; k++)
+		write_range(fd, path, (1L << 20) + k * (2L << 20), 4096);
+	close(fd);
+	for (unsigned i = 0; i < 8; i++) {
+		snprintf(path, sizeof(path), "%s/z-after%u", dir, i);
+		make_file(path, 4096 + (off_t)rn(64) * 1024, 0, 0644);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	unsigned long long seed = 1;
@@ -602,7 +628,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|xattr] [--scale N] [--no-special] DIR\n");
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|sparse|xattr] [--scale N] [--no-special] DIR\n");
 			return 2;
 		}
 	}
@@ -673,6 +699,8 @@ int main(int argc, char **argv)
 		gen_tind(dir);
 	} else if (!strcmp(profile, "fill")) {
 		gen_fill(dir, scale > 0 ? scale : 8192);
+	} else if (!strcmp(profile, "sparse")) {
+		gen_sparse(dir, scale > 0 ? scale : 800);
 	} else if (!strcmp(profile, "xattr")) {
 		budget = scale > 0 ? scale : 500;
 		with_xattrs = 1;
