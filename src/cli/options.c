@@ -50,6 +50,7 @@ enum {
 	OPT_FORCE,
 	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
 	OPT_PARTITION, OPT_OFFSET,
+	OPT_WHITEOUTS,
 };
 
 static const struct option longopts[] = {
@@ -91,6 +92,7 @@ static const struct option longopts[] = {
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "root-attrs", no_argument, NULL, OPT_ROOT_ATTRS },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "whiteouts", no_argument, NULL, OPT_WHITEOUTS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -273,12 +275,16 @@ void options_usage(FILE *f, const char *prog)
 	size_t i;
 
 	fprintf(f,
-"Usage: %s [OPTIONS] IMAGE SOURCE\n"
+"Usage: %s [OPTIONS] IMAGE SOURCE [LAYER...]\n"
 "Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
 "every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n", prog);
 	fputs(tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
-"- reads standard input): read once into TMPDIR, the same image results.\n" :
+"- reads standard input): read once into TMPDIR, the same image results.\n"
+"LAYERs: archives applied over SOURCE in order as OCI image layers, into one\n"
+"tree before anything is written (.wh.NAME removes NAME, .wh..wh..opq empties\n"
+"its directory of what lower layers gave).  --whiteouts reads a lone SOURCE\n"
+"so too; else its .wh. names are copied as they are.\n" :
 "This build reads no archives (configured --without-libarchive).\n", f);
 	for (i = 0; i < sizeof(usage_parts) / sizeof(usage_parts[0]); i++)
 		fputs(usage_parts[i], f);
@@ -346,6 +352,7 @@ static const struct { int id; size_t off; int val; } set_opts[] = {
 	{ OPT_ROOT_ATTRS, P(root_attrs), 1 }, { OPT_JSON, P(json), 1 },
 	{ OPT_ALL_ROOT, P(meta.all_root), 1 },
 	{ OPT_SQUASH_PERMS, P(meta.squash_perms), 1 },
+	{ OPT_WHITEOUTS, P(whiteouts), 1 },
 	{ 'v', P(verbosity), 1 }, { 'q', P(verbosity), -1 },
 };
 
@@ -599,6 +606,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	struct populate_opts *p = &o->p;
 	struct io_fault fault;
 	const char *bad = conflict(p);
+	size_t i, dash = 0;
 	errcode_t err;
 
 	if (bad)
@@ -615,13 +623,22 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
-	if (argc - optind != 2)
+	if (argc - optind < 2)
 		return USAGE("expected IMAGE and SOURCE");
 	err = parse_target(o, msg);
 	if (err)
 		return err;
 	p->image = argv[optind];
 	p->source = argv[optind + 1];
+	/* layers: OCI's whiteouts are what several archives mean */
+	p->layers = (const char *const *)argv + optind + 1;
+	p->nlayers = (size_t)(argc - optind - 1);
+	if (p->nlayers > 1)
+		p->whiteouts = 1;
+	for (i = 0; i < p->nlayers; i++)
+		dash += !strcmp(p->layers[i], "-");
+	if (dash > 1)
+		return USAGE("standard input (-) can be one layer only");
 	p->meta.label_root = p->target;	/* --file-contexts looks up below */
 	return 0;
 }

@@ -35,6 +35,7 @@ struct tar_tree {
 	size_t ni, icap;
 	int spool;		/* unlinked file with every file's data */
 	uint64_t spool_len;
+	struct tar_layers *ly;	/* while layers are read, else NULL */
 };
 
 #endif
