@@ -114,17 +114,17 @@ errcode_t before_open(const struct populate_opts *o,
 
 	in->src.dir = o->source;
 	err = check_args(o, o->source, &archive);
-	/* layers are read from archives only */
+	/* layers: archives or directories, all read before IMAGE opens */
 	for (i = 0; !err && o->whiteouts && i < o->nlayers; i++) {
-		err = check_args(o, o->layers[i], &archive);
-		if (!err && !archive) {
-			struct stat st;
+		struct stat st;
 
-			err = stat(o->layers[i], &st) ? (errcode_t)errno :
-			      ORLOV_ERR_LAYER_DIR;
+		err = check_args(o, o->layers[i], &archive);
+		if (!err && !archive && stat(o->layers[i], &st))
+			err = (errcode_t)errno;
+		if (err)
 			break;
-		}
 	}
+	archive |= o->whiteouts;
 	if (err) {
 		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
 

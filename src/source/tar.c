@@ -414,8 +414,8 @@ static errcode_t layer_member(struct tar_tree *t, const char *path,
 }
 
 /* One member: its name into the tree, its inode filled. */
-static errcode_t add_member(struct archive *a, struct tar_tree *t,
-			    struct archive_entry *ae, char **where)
+errcode_t tar_add_member(struct archive *a, struct tar_tree *t,
+			 struct archive_entry *ae, char **where)
 {
 	struct stat st;
 	char *path = NULL, *lpath = NULL;
@@ -569,9 +569,16 @@ static errcode_t read_archive(struct tar_tree *t, const char *path,
 {
 	struct archive *a = archive_read_new();
 	struct archive_entry *ae;
+	struct stat dir;
 	errcode_t err = 0;
 	int r;
 
+	/* a directory layer, read as an archive of it would be */
+	if (t->ly && !stat(path, &dir) && S_ISDIR(dir.st_mode)) {
+		if (a)
+			archive_read_free(a);
+		return tar_read_dir(t, path, msg, where);
+	}
 	if (!a)
 		err = ENOMEM;
 	if (!err) {
@@ -594,7 +601,7 @@ static errcode_t read_archive(struct tar_tree *t, const char *path,
 			err = ORLOV_ERR_ARCHIVE;
 			break;
 		}
-		err = add_member(a, t, ae, where);
+		err = tar_add_member(a, t, ae, where);
 	}
 	if (err == ORLOV_ERR_ARCHIVE && a && archive_error_string(a))
 		*msg = strdup(archive_error_string(a));
