@@ -45,7 +45,7 @@ done
 
 # The reference: each layer's whiteouts applied to the tree below it, then
 # its entries extracted over it.
-python3 - "$T_TMP/ref" "$T_TMP/l1.tar" "$T_TMP/l2.tar" "$T_TMP/l3.tar" <<'PY' || t_fail "reference"
+cat >"$T_TMP/ref.py" <<'PY'
 import os, shutil, sys, tarfile
 ref = sys.argv[1]
 os.mkdir(ref)
@@ -74,6 +74,8 @@ for layer in sys.argv[2:]:
         if m.isdir():
             os.chmod(p, m.mode)
 PY
+python3 "$T_TMP/ref.py" "$T_TMP/ref" "$T_TMP/l1.tar" "$T_TMP/l2.tar" "$T_TMP/l3.tar" ||
+	t_fail "reference"
 (cd "$T_TMP/ref" && find . | sort) >"$T_TMP/ref.list"
 for want in ./etc/hosts ./usr/lib/new.so ./opt/thing ./home/v ./usr/bin/tool3 ./srv/new; do
 	grep -qx "$want" "$T_TMP/ref.list" || t_fail "reference lacks $want"
@@ -107,6 +109,46 @@ echo "layers 1 and 3 as directories: the same image"
 grep -q '^/usr/bin/tool ino=\([0-9]*\) .*' "$T_TMP/lay.dump" || t_fail "no tool"
 [ "$(grep -c "^/usr/bin/tool3\? ino=$(sed -n 's|^/usr/bin/tool ino=\([0-9]*\) .*|\1|p' "$T_TMP/lay.dump") " "$T_TMP/lay.dump")" = 2 ] ||
 	t_fail "the layer's hard link is not one inode"
+
+# Members in any order: a whiteout spares what its own layer names, before
+# or after it; a whiteout of a same-layer name spares it; one name of
+# three hard links removed.
+python3 - "$T_TMP" <<'PY' || t_fail "python tarfile"
+import io, sys, tarfile
+def mk(path, members):
+    t = tarfile.open(path, "w", format=tarfile.PAX_FORMAT)
+    for name, typ, *link in members:
+        i = tarfile.TarInfo(name)
+        i.type, i.mtime, i.uid, i.gid = typ, 1700000000, 0, 0
+        i.mode = 0o755 if typ == tarfile.DIRTYPE else 0o644
+        data = b""
+        if typ == tarfile.REGTYPE:
+            data = name.encode() * 40
+        elif link:
+            i.linkname = link[0]
+        i.size = len(data)
+        t.addfile(i, io.BytesIO(data))
+    t.close()
+R, D, H, S = tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.LNKTYPE, tarfile.SYMTYPE
+mk(sys.argv[1] + "/o1.tar", [("a", D), ("a/old", R), ("a/d", D), ("a/d/deep", R),
+    ("b", D), ("b/old", R), ("h1", R), ("h2", H, "h1"), ("h3", H, "h1"),
+    ("s", S, "a/old")])
+mk(sys.argv[1] + "/o2.tar", [("a/new", R), ("a/d/mine", R), ("a/.wh..wh..opq", R),
+    ("b/y", R), (".wh.b", R), ("c", R), (".wh.c", R), (".wh.h2", R),
+    ("s/", D), ("s/in", R), ("b/.wh.y", R)])
+PY
+python3 "$T_TMP/ref.py" "$T_TMP/oref" "$T_TMP/o1.tar" "$T_TMP/o2.tar" || t_fail "reference"
+(cd "$T_TMP/oref" && find . | sort | tr '\n' ' ') >"$T_TMP/oref.list"
+[ "$(cat "$T_TMP/oref.list")" = ". ./a ./a/d ./a/d/mine ./a/new ./b ./b/y ./c ./h1 ./h3 ./s ./s/in " ] ||
+	t_fail "reference of the order case: $(cat "$T_TMP/oref.list")"
+cp "$T_TMP/base.img" "$T_TMP/oref.img"
+cp "$T_TMP/base.img" "$T_TMP/o.img"
+"$ORLOV_POPULATE" -q --all-root "$T_TMP/oref.img" "$T_TMP/oref" || t_fail "order: reference"
+"$ORLOV_POPULATE" -q "$T_TMP/o.img" "$T_TMP/o1.tar" "$T_TMP/o2.tar" || t_fail "order: layers"
+t_fsck "$T_TMP/o.img"
+t_verify --all-root "$T_TMP/o.img" "$T_TMP/oref"
+cmp "$T_TMP/oref.img" "$T_TMP/o.img" || t_fail "order: image differs from the reference tree's"
+echo "members in any order, whiteouts of the same layer's names, a hard link's name removed: the reference's image"
 
 # One archive: its .wh. names are entries, unless --whiteouts.
 cp "$T_TMP/base.img" "$T_TMP/one.img"
