@@ -167,6 +167,8 @@ static const char usage_what[] =
 "      --root-attrs       the target directory takes SOURCE's own mode,\n"
 "                         owners, times and attributes (cp -a SOURCE/.);\n"
 "                         --root-owner, given too, has the last word\n"
+"      --whiteouts        a lone SOURCE read as an OCI layer: .wh. names\n"
+"                         remove, never copied (implied by LAYERs)\n"
 "      --merge            a directory of SOURCE that IMAGE has already is\n"
 "                         filled, not refused (as cp -a does); names that\n"
 "                         are not both directories are still refused.\n"
@@ -281,10 +283,10 @@ void options_usage(FILE *f, const char *prog)
 	fputs(tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
 "- reads standard input): read once into TMPDIR, the same image results.\n"
-"LAYERs: archives applied over SOURCE in order as OCI image layers, into one\n"
-"tree before anything is written (.wh.NAME removes NAME, .wh..wh..opq empties\n"
-"its directory of what lower layers gave).  --whiteouts reads a lone SOURCE\n"
-"so too; else its .wh. names are copied as they are.\n" :
+"LAYERs (archives or directories) go over SOURCE in order as OCI image layers,\n"
+"into one tree before anything is written: .wh.NAME removes NAME, .wh..wh..opq\n"
+"empties its directory of what lower layers gave.  --whiteouts reads a lone\n"
+"SOURCE so too; else its .wh. names are copied as they are.\n" :
 "This build reads no archives (configured --without-libarchive).\n", f);
 	for (i = 0; i < sizeof(usage_parts) / sizeof(usage_parts[0]); i++)
 		fputs(usage_parts[i], f);
