@@ -173,6 +173,7 @@ def mk(path, members):
     t.close()
 mk(sys.argv[1] + "/gone.tar", [("./.wh.etc", tarfile.REGTYPE), ("./etc/x", tarfile.REGTYPE)])
 mk(sys.argv[1] + "/dotdot.tar", [("./a/../../x", tarfile.REGTYPE)])
+mk(sys.argv[1] + "/whdir.tar", [("./.wh.etc", tarfile.DIRTYPE), ("./.wh.etc/x", tarfile.REGTYPE)])
 PY
 echo garbage >"$T_TMP/garbage.tar"
 cp "$T_TMP/base.img" "$T_TMP/err.img"
@@ -189,6 +190,7 @@ err_case() {
 err_case "whiteout of the same layer.*layer $T_TMP/gone.tar member ./etc/x" \
 	"$T_TMP/l1.tar" "$T_TMP/gone.tar"
 err_case "leaves the tree.*layer $T_TMP/dotdot.tar member" "$T_TMP/l1.tar" "$T_TMP/dotdot.tar"
+err_case "below a whiteout name.*layer $T_TMP/whdir.tar member ./.wh.etc/x" "$T_TMP/l1.tar" "$T_TMP/whdir.tar"
 err_case "layer $T_TMP/garbage.tar" "$T_TMP/l1.tar" "$T_TMP/garbage.tar"
 err_case "No such file.*$T_TMP/missing.tar" "$T_TMP/l1.tar" "$T_TMP/missing.tar"
 err_case "one layer only" - "$T_TMP/l1.tar" -

@@ -405,7 +405,17 @@ static errcode_t layer_member(struct tar_tree *t, const char *path,
 	const char *slash = memrchr(path, '/', len);
 	size_t at = slash ? (size_t)(slash - path) + 1 : 0;
 	uint32_t dir;
+	size_t i = 0;
 
+	*wh = 0;
+	/* a whiteout is a name, never a directory of entries */
+	while (i < at) {
+		size_t c = strcspn(path + i, "/");
+
+		if (layer_is_whiteout(path + i, c))
+			return ORLOV_ERR_LAYER_WH_DIR;
+		i += c + 1;
+	}
 	*wh = layer_is_whiteout(path + at, len - at);
 	if (!*wh)
 		return 0;
