@@ -77,6 +77,13 @@ errcode_t layer_touch(struct tar_tree *t, uint32_t node)
 	return set_layer(t, node, t->ly->cur);
 }
 
+/* Removed names stay in their parent's list of children until
+ * layers_compact(): a removal costs no search of a large directory. */
+static int removed(const struct tar_tree *t, uint32_t node)
+{
+	return t->names.n[node].parent == NAME_DEAD || layer_gone(t, node);
+}
+
 /* @top and all below it leave the tree: its names and the links they held
  * (an inode another name still has keeps its data). */
 static errcode_t drop(struct tar_tree *t, uint32_t top)
@@ -92,7 +99,8 @@ static errcode_t drop(struct tar_tree *t, uint32_t top)
 		if (!S_ISDIR(st->st_mode) && st->st_nlink)
 			st->st_nlink--;
 		for (k = 0; !err && k < x->nkids; k++)
-			err = push(&s, x->kids[k]);
+			if (!removed(t, x->kids[k]))
+				err = push(&s, x->kids[k]);
 		if (!err) {
 			free(x->kids);
 			x->kids = NULL;
@@ -102,20 +110,6 @@ static errcode_t drop(struct tar_tree *t, uint32_t top)
 	}
 	free(s.v);
 	return err;
-}
-
-static void unlink_kid(struct tar_tree *t, uint32_t node)
-{
-	struct name_node *p = &t->names.n[t->names.n[node].parent];
-	uint32_t k;
-
-	for (k = 0; k < p->nkids && p->kids[k] != node; k++)
-		;
-	if (k < p->nkids) {
-		memmove(p->kids + k, p->kids + k + 1,
-			(p->nkids - k - 1) * sizeof(*p->kids));
-		p->nkids--;
-	}
 }
 
 /* What lower layers put below @dir goes; this layer's names stay, and
@@ -133,6 +127,14 @@ static errcode_t hide_below(struct tar_tree *t, uint32_t dir)
 		for (k = 0; !err && k < x->nkids; k++) {
 			uint32_t y = x->kids[k];
 
+			/* gone for good; a name this layer's whiteout removed
+			 * stays, marked (layer_back) */
+			if (t->names.n[y].parent == NAME_DEAD)
+				continue;
+			if (layer_gone(t, y) && lower(t, y)) {
+				t->names.n[y].parent = NAME_DEAD;
+				continue;
+			}
 			if (lower(t, y)) {
 				t->names.n[y].parent = NAME_DEAD;
 				err = drop(t, y);
@@ -169,7 +171,6 @@ errcode_t layer_whiteout(struct tar_tree *t, uint32_t dir, const char *name,
 		return S_ISDIR(st_of(t, x)->st_mode) ? hide_below(t, x) : 0;
 	/* the name stays findable, marked, so that a member below it in
 	 * this layer is refused rather than given a directory made up */
-	unlink_kid(t, x);
 	err = drop(t, x);
 	return err ? err : set_layer(t, x, t->ly->cur | LAYER_GONE);
 }
@@ -177,8 +178,6 @@ errcode_t layer_whiteout(struct tar_tree *t, uint32_t dir, const char *name,
 errcode_t layer_back(struct tar_tree *t, uint32_t parent, uint32_t kid,
 		     int last, int *back)
 {
-	struct name_node *p = &t->names.n[parent];
-
 	*back = 0;
 	if (!layer_gone(t, kid))
 		return 0;
@@ -186,10 +185,7 @@ errcode_t layer_back(struct tar_tree *t, uint32_t parent, uint32_t kid,
 		return ORLOV_ERR_LAYER_GONE;
 	if (!S_ISDIR(st_of(t, parent)->st_mode))
 		return ORLOV_ERR_NOT_DIR;
-	if (grow_array(&p->kids, &p->kcap, (size_t)p->nkids + 1,
-		       sizeof(*p->kids), 4))
-		return ENOMEM;
-	p->kids[p->nkids++] = kid;
+	/* still in its parent's children (layers_compact) */
 	*back = 1;
 	return set_layer(t, kid, t->ly->cur);
 }
@@ -200,9 +196,23 @@ errcode_t layer_replace(struct tar_tree *t, uint32_t node,
 	if (!node || layer_gone(t, node) || !lower(t, node) ||
 	    !S_ISDIR(st_of(t, node)->st_mode) || (!hl && S_ISDIR(st->st_mode)))
 		return 0;
-	unlink_kid(t, node);
 	t->names.n[node].parent = NAME_DEAD;
 	return drop(t, node);
+}
+
+void layers_compact(struct tar_tree *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->names.nn; i++) {
+		struct name_node *x = &t->names.n[i];
+		uint32_t k, keep = 0;
+
+		for (k = 0; k < x->nkids; k++)
+			if (!removed(t, x->kids[k]))
+				x->kids[keep++] = x->kids[k];
+		x->nkids = keep;
+	}
 }
 
 void layers_free(struct tar_layers *ly)

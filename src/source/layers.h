@@ -49,6 +49,8 @@ errcode_t layer_whiteout(struct tar_tree *t, uint32_t dir, const char *name,
  * layer's directory is removed with all below it first. */
 errcode_t layer_replace(struct tar_tree *t, uint32_t node,
 			const struct stat *st, int hl);
+/* Removed names out of their parents' children: the final tree. */
+void layers_compact(struct tar_tree *t);
 void layers_free(struct tar_layers *ly);
 
 #endif

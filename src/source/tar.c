@@ -691,6 +691,7 @@ errcode_t tar_load_layers(const char *const *paths, size_t n,
 		return err;
 	}
 	/* the walk needs the final tree only */
+	layers_compact(t);
 	layers_free(t->ly);
 	t->ly = NULL;
 	tree_finish(t);
