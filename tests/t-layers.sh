@@ -12,6 +12,7 @@
 command -v tar >/dev/null || t_skip "no tar"
 command -v python3 >/dev/null || t_skip "no python3"
 export SOURCE_DATE_EPOCH=1600000000
+umask 022	# the directories the reference extractor makes up
 t_clamp=--clamp
 
 L=$T_TMP/l
@@ -132,23 +133,26 @@ def mk(path, members):
 R, D, H, S = tarfile.REGTYPE, tarfile.DIRTYPE, tarfile.LNKTYPE, tarfile.SYMTYPE
 mk(sys.argv[1] + "/o1.tar", [("a", D), ("a/old", R), ("a/d", D), ("a/d/deep", R),
     ("b", D), ("b/old", R), ("h1", R), ("h2", H, "h1"), ("h3", H, "h1"),
-    ("s", S, "a/old")])
+    ("s", S, "a/old"), ("e", D), ("e/old", R)])
 mk(sys.argv[1] + "/o2.tar", [("a/new", R), ("a/d/mine", R), ("a/.wh..wh..opq", R),
     ("b/y", R), (".wh.b", R), ("c", R), (".wh.c", R), (".wh.h2", R),
-    ("s/", D), ("s/in", R), ("b/.wh.y", R)])
+    ("s/", D), ("s/in", R), ("b/.wh.y", R), (".wh.e", R)])
+mk(sys.argv[1] + "/o3.tar", [("e/n/new", R)])
 PY
-python3 "$T_TMP/ref.py" "$T_TMP/oref" "$T_TMP/o1.tar" "$T_TMP/o2.tar" || t_fail "reference"
+python3 "$T_TMP/ref.py" "$T_TMP/oref" "$T_TMP/o1.tar" "$T_TMP/o2.tar" "$T_TMP/o3.tar" ||
+	t_fail "reference"
 (cd "$T_TMP/oref" && find . | sort | tr '\n' ' ') >"$T_TMP/oref.list"
-[ "$(cat "$T_TMP/oref.list")" = ". ./a ./a/d ./a/d/mine ./a/new ./b ./b/y ./c ./h1 ./h3 ./s ./s/in " ] ||
+[ "$(cat "$T_TMP/oref.list")" = ". ./a ./a/d ./a/d/mine ./a/new ./b ./b/y ./c ./e ./e/n ./e/n/new ./h1 ./h3 ./s ./s/in " ] ||
 	t_fail "reference of the order case: $(cat "$T_TMP/oref.list")"
 cp "$T_TMP/base.img" "$T_TMP/oref.img"
 cp "$T_TMP/base.img" "$T_TMP/o.img"
 "$ORLOV_POPULATE" -q --all-root "$T_TMP/oref.img" "$T_TMP/oref" || t_fail "order: reference"
-"$ORLOV_POPULATE" -q "$T_TMP/o.img" "$T_TMP/o1.tar" "$T_TMP/o2.tar" || t_fail "order: layers"
+"$ORLOV_POPULATE" -q "$T_TMP/o.img" "$T_TMP/o1.tar" "$T_TMP/o2.tar" "$T_TMP/o3.tar" ||
+	t_fail "order: layers"
 t_fsck "$T_TMP/o.img"
 t_verify --all-root "$T_TMP/o.img" "$T_TMP/oref"
 cmp "$T_TMP/oref.img" "$T_TMP/o.img" || t_fail "order: image differs from the reference tree's"
-echo "members in any order, whiteouts of the same layer's names, a hard link's name removed: the reference's image"
+echo "members in any order, whiteouts of the same layer's names, a hard link's name removed, a directory back only as a parent: the reference's image"
 
 # One archive: its .wh. names are entries, unless --whiteouts.
 cp "$T_TMP/base.img" "$T_TMP/one.img"

@@ -82,6 +82,7 @@ static errcode_t node_at(struct tar_tree *t, const char *p, size_t n,
 		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
 
 		kid = name_find(&t->names, node, p + i, c);
+		back = 0;
 		if (t->ly && kid != NAME_NONE) {
 			err = layer_back(t, node, kid, !slash, &back);
 			if (err)
