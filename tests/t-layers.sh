@@ -111,6 +111,22 @@ grep -q '^/usr/bin/tool ino=\([0-9]*\) .*' "$T_TMP/lay.dump" || t_fail "no tool"
 [ "$(grep -c "^/usr/bin/tool3\? ino=$(sed -n 's|^/usr/bin/tool ino=\([0-9]*\) .*|\1|p' "$T_TMP/lay.dump") " "$T_TMP/lay.dump")" = 2 ] ||
 	t_fail "the layer's hard link is not one inode"
 
+# A directory read as a layer gives what the directory walk gives: the
+# sample tree (holes, hard links, symlinks), attributes and ACLs.
+t_sample_tree "$T_TMP/sample"
+if setfattr -n user.color -v blue "$T_TMP/sample/etc/passwd" 2>/dev/null &&
+   setfacl -m u:1234:rx "$T_TMP/sample/usr/bin" 2>/dev/null &&
+   setfacl -d -m g:99:r "$T_TMP/sample/usr/bin" 2>/dev/null; then
+	echo "with a user attribute, an access ACL and a default ACL"
+fi
+cp "$T_TMP/base.img" "$T_TMP/sd.img"
+cp "$T_TMP/base.img" "$T_TMP/sw.img"
+"$ORLOV_POPULATE" -q --all-root "$T_TMP/sd.img" "$T_TMP/sample" || t_fail "sample tree"
+"$ORLOV_POPULATE" -q --all-root --whiteouts "$T_TMP/sw.img" "$T_TMP/sample" ||
+	t_fail "sample tree as a layer"
+cmp "$T_TMP/sd.img" "$T_TMP/sw.img" || t_fail "a directory layer differs from the directory walk"
+echo "a directory as a layer: the directory walk's image"
+
 # Members in any order: a whiteout spares what its own layer names, before
 # or after it; a whiteout of a same-layer name spares it; one name of
 # three hard links removed.

@@ -13,6 +13,7 @@
 #include <archive_entry.h>
 
 #include "source/tar_tree.h"
+#include "source/hostxattr.h"
 #include "lib/orlov_err.h"
 
 /* The entry's name below @dir (@dlen bytes, no trailing '/'), set on it:
@@ -33,6 +34,28 @@ static errcode_t relative(struct archive_entry *ae, const char *dir,
 	return 0;
 }
 
+/* The file's attributes, ACLs as system.posix_acl_* among them, as a
+ * directory SOURCE's walk reads them, onto the entry. */
+static errcode_t host_attrs(struct archive_entry *ae)
+{
+	const char *p = archive_entry_sourcepath(ae);
+	struct src_xattr *x = NULL;
+	size_t n = 0, i;
+	errcode_t err;
+
+	if (!p)
+		p = archive_entry_pathname(ae);
+	err = host_xattrs_read(-1, p, &x, &n);
+	if (err)
+		return err;
+	archive_entry_xattr_clear(ae);
+	for (i = 0; i < n; i++)
+		archive_entry_xattr_add_entry(ae, x[i].name, x[i].value,
+					      x[i].size);
+	host_xattrs_free(x, n);
+	return 0;
+}
+
 errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
 		       char **where)
 {
@@ -48,8 +71,13 @@ errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
 	if (!a || !lr)
 		err = ENOMEM;
 	if (!err) {
-		/* symlinks as links; attributes, ACLs and holes read */
+		/* symlinks as links, holes kept.  Attributes and ACLs
+		 * through the directory walk's reader (host_attrs), not
+		 * libarchive's: its ACL reader calls libacl's acl_free(),
+		 * which model/acl.c's acl_free() shadows in this program. */
 		archive_read_disk_set_symlink_physical(a);
+		archive_read_disk_set_behavior(a, ARCHIVE_READDISK_NO_ACL |
+						  ARCHIVE_READDISK_NO_XATTR);
 		archive_entry_linkresolver_set_strategy(lr,
 				ARCHIVE_FORMAT_TAR_PAX_RESTRICTED);
 		if (archive_read_disk_open(a, dir) != ARCHIVE_OK)
@@ -62,7 +90,9 @@ errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
 		}
 		if (archive_read_disk_can_descend(a))
 			archive_read_disk_descend(a);
-		err = relative(ae, dir, dlen);
+		err = host_attrs(ae);
+		if (!err)
+			err = relative(ae, dir, dlen);
 		/* a second name of an inode: a hard link without data */
 		spare = NULL;
 		if (!err)
