@@ -54,6 +54,7 @@ enum {
 	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
 	OPT_PARTITION, OPT_OFFSET,
 	OPT_FS_CONFIG,
+	OPT_WHITEOUTS,
 };
 
 static const struct option longopts[] = {
@@ -98,6 +99,7 @@ static const struct option longopts[] = {
 	{ "merge", no_argument, NULL, OPT_MERGE },
 	{ "root-attrs", no_argument, NULL, OPT_ROOT_ATTRS },
 	{ "json", no_argument, NULL, OPT_JSON },
+	{ "whiteouts", no_argument, NULL, OPT_WHITEOUTS },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "help", no_argument, NULL, 'h' },
@@ -172,6 +174,8 @@ static const char usage_what[] =
 "      --root-attrs       the target directory takes SOURCE's own mode,\n"
 "                         owners, times and attributes (cp -a SOURCE/.);\n"
 "                         --root-owner, given too, has the last word\n"
+"      --whiteouts        a lone SOURCE read as an OCI layer: .wh. names\n"
+"                         remove, never copied (implied by LAYERs)\n"
 "      --merge            a directory of SOURCE that IMAGE has already is\n"
 "                         filled, not refused (as cp -a does); names that\n"
 "                         are not both directories are still refused.\n"
@@ -293,12 +297,16 @@ void options_usage(FILE *f, const char *prog)
 	size_t i;
 
 	fprintf(f,
-"Usage: %s [OPTIONS] IMAGE SOURCE\n"
+"Usage: %s [OPTIONS] IMAGE SOURCE [LAYER...]\n"
 "Copy the directory tree SOURCE into the ext2/ext3 filesystem IMAGE, placing\n"
 "every inode and block where the Linux 6.1 ext2 driver would (Orlov allocator).\n", prog);
 	fputs(tar_supported() ?
 "SOURCE may also be an archive SOURCE (tar, pax, cpio...; gzip, xz, zstd...;\n"
-"- reads standard input): read once into TMPDIR, the same image results.\n" :
+"- reads standard input): read once into TMPDIR, the same image results.\n"
+"LAYERs (archives or directories) go over SOURCE in order as OCI image layers,\n"
+"into one tree before anything is written: .wh.NAME removes NAME, .wh..wh..opq\n"
+"empties its directory of what lower layers gave.  --whiteouts reads a lone\n"
+"SOURCE so too; else its .wh. names are copied as they are.\n" :
 "This build reads no archives (configured --without-libarchive).\n", f);
 	for (i = 0; i < sizeof(usage_parts) / sizeof(usage_parts[0]); i++)
 		fputs(usage_parts[i], f);
@@ -366,6 +374,7 @@ static const struct { int id; size_t off; int val; } set_opts[] = {
 	{ OPT_ROOT_ATTRS, P(root_attrs), 1 }, { OPT_JSON, P(json), 1 },
 	{ OPT_ALL_ROOT, P(meta.all_root), 1 },
 	{ OPT_SQUASH_PERMS, P(meta.squash_perms), 1 },
+	{ OPT_WHITEOUTS, P(whiteouts), 1 },
 	{ 'v', P(verbosity), 1 }, { 'q', P(verbosity), -1 },
 };
 
@@ -664,6 +673,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	struct populate_opts *p = &o->p;
 	struct io_fault fault;
 	const char *bad = conflict(p);
+	size_t i, dash = 0;
 	errcode_t err;
 
 	if (bad)
@@ -680,13 +690,22 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
-	if (argc - optind != 2)
+	if (argc - optind < 2)
 		return USAGE("expected IMAGE and SOURCE");
 	err = parse_target(o, msg);
 	if (err)
 		return err;
 	p->image = argv[optind];
 	p->source = argv[optind + 1];
+	/* layers: OCI's whiteouts are what several archives mean */
+	p->layers = (const char *const *)argv + optind + 1;
+	p->nlayers = (size_t)(argc - optind - 1);
+	if (p->nlayers > 1)
+		p->whiteouts = 1;
+	for (i = 0; i < p->nlayers; i++)
+		dash += !strcmp(p->layers[i], "-");
+	if (dash > 1)
+		return USAGE("standard input (-) can be one layer only");
 	p->meta.label_root = p->target;	/* --file-contexts looks up below */
 	return read_fs_config(o, msg);
 }

@@ -21,7 +21,10 @@ enum rotational { ROTATIONAL_YES, ROTATIONAL_NO };
 
 struct populate_opts {
 	const char *image;
-	const char *source;
+	const char *source;	/* the first of @layers */
+	const char *const *layers;	/* SOURCE and the layers after it */
+	size_t nlayers;
+	int whiteouts;		/* OCI whiteouts: --whiteouts, or layers */
 	const char *target;	/* directory inside the image, "/" by default */
 	enum alloc_policy policy;
 	enum topdir_rule topdir;

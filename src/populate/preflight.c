@@ -27,7 +27,8 @@
 /* What a mistaken command line most often means, before anything is
  * written: the arguments swapped, an archive or a file given as SOURCE,
  * an image that does not exist (yet). */
-static errcode_t check_args(const struct populate_opts *o, int *archive)
+static errcode_t check_args(const struct populate_opts *o, const char *src,
+			    int *archive)
 {
 	unsigned char head[SUPERBLOCK_OFFSET + 64];
 	struct stat st, ist;
@@ -35,9 +36,9 @@ static errcode_t check_args(const struct populate_opts *o, int *archive)
 	ssize_t n = 0;
 	int fd;
 
-	*archive = !strcmp(o->source, "-");
-	if (!*archive && stat(o->source, &st) == 0 && !S_ISDIR(st.st_mode)) {
-		fd = open(o->source, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	*archive = !strcmp(src, "-");
+	if (!*archive && stat(src, &st) == 0 && !S_ISDIR(st.st_mode)) {
+		fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
 			n = pread(fd, head, sizeof(head), 0);
 			close(fd);
@@ -49,9 +50,9 @@ static errcode_t check_args(const struct populate_opts *o, int *archive)
 		/* An image starts with 1 KiB of zeros, which libarchive
 		 * reads as an empty tar: 0 entries, and with --create
 		 * IMAGE (the real SOURCE) overwritten. */
-		if (!image_probe(o->source, &kind) && kind == PROBE_EXT)
+		if (!image_probe(src, &kind) && kind == PROBE_EXT)
 			return ORLOV_ERR_SOURCE_IS_FS;
-		if (!image_probe(o->source, &kind) && kind == PROBE_EMPTY)
+		if (!image_probe(src, &kind) && kind == PROBE_EMPTY)
 			return ORLOV_ERR_SOURCE_ZEROS;
 		/* anything else not a directory: libarchive says what it is */
 		*archive = 1;
@@ -82,14 +83,19 @@ static errcode_t load_archive(const struct populate_opts *o,
 {
 	struct tar_tree *t;
 	char *msg = NULL, *member = NULL;
-	errcode_t err = tar_load(o->source, &t, &msg, &member);
+	size_t bad = 0;
+	errcode_t err = o->whiteouts ?
+		tar_load_layers(o->layers, o->nlayers, &t, &msg, &member, &bad) :
+		tar_load(o->source, &t, &msg, &member);
 
 	if (!err) {
 		in->src.tar = t;
 		return 0;
 	}
-	errctx_setf(&res->ec, err, "reading archive", "%s%s%s%s%s%s",
-		    o->source, member ? " member " : "", member ? member : "",
+	errctx_setf(&res->ec, err, o->whiteouts ? "reading layer" :
+		    "reading archive", "%s%s%s%s%s%s",
+		    o->whiteouts ? o->layers[bad] : o->source,
+		    member ? " member " : "", member ? member : "",
 		    msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
 	free(msg);
 	free(member);
@@ -104,16 +110,29 @@ errcode_t before_open(const struct populate_opts *o,
 	unsigned int line;
 	int archive;
 	errcode_t err;
+	size_t i;
 
 	in->src.dir = o->source;
-	err = check_args(o, &archive);
+	err = check_args(o, o->source, &archive);
+	/* layers: archives or directories, all read before IMAGE opens */
+	for (i = 0; !err && o->whiteouts && i < o->nlayers; i++) {
+		struct stat st;
+
+		err = check_args(o, o->layers[i], &archive);
+		if (!err && !archive && stat(o->layers[i], &st))
+			err = (errcode_t)errno;
+		if (err)
+			break;
+	}
+	archive |= o->whiteouts;
 	if (err) {
 		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
 
 		return errctx_set(&res->ec, err,
 				  err == ORLOV_ERR_NO_IMAGE ? "opening" :
 				  img ? "checking" : "reading",
-				  img ? o->image : o->source);
+				  img ? o->image : o->whiteouts ?
+				  o->layers[i < o->nlayers ? i : 0] : o->source);
 	}
 	/* --trace truncates its file, --undo writes one: never the image,
 	 * never in the source. */

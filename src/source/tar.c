@@ -13,6 +13,7 @@
 
 #include "source/tar.h"
 #include "source/tar_tree.h"
+#include "source/layers.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -62,6 +63,8 @@ static uint32_t find_path(const struct tar_tree *t, const char *p, size_t n)
 		node = name_find(&t->names, node, p + i, c);
 		i += c + 1;
 	}
+	if (t->ly && node != NAME_NONE && layer_gone(t, node))
+		return NAME_NONE;
 	return node;
 }
 
@@ -72,16 +75,23 @@ static errcode_t node_at(struct tar_tree *t, const char *p, size_t n,
 	uint32_t node = 0, kid;
 	size_t i = 0;
 	errcode_t err;
+	int back = 0;
 
 	while (i < n) {
 		const char *slash = memchr(p + i, '/', n - i);
 		size_t c = slash ? (size_t)(slash - (p + i)) : n - i;
 
 		kid = name_find(&t->names, node, p + i, c);
-		if (kid == NAME_NONE) {
+		back = 0;
+		if (t->ly && kid != NAME_NONE) {
+			err = layer_back(t, node, kid, !slash, &back);
+			if (err)
+				return err;
+		}
+		if (kid == NAME_NONE || back) {
 			if (!S_ISDIR(node_st(t, node)->st_mode))
 				return ORLOV_ERR_NOT_DIR;
-			err = name_add(&t->names, node, p + i, c, &kid);
+			err = back ? 0 : name_add(&t->names, node, p + i, c, &kid);
 			if (!err && grow_array(&t->ino, &t->ino_cap, t->names.nn,
 					       sizeof(*t->ino), 256))
 				err = ENOMEM;
@@ -91,6 +101,11 @@ static errcode_t node_at(struct tar_tree *t, const char *p, size_t n,
 				return err;
 			/* until its member comes */
 			implicit_dir(&t->in[t->ino[kid]].st, st);
+		}
+		if (t->ly) {
+			err = layer_touch(t, kid);
+			if (err)
+				return err;
 		}
 		node = kid;
 		i += c + 1;
@@ -384,9 +399,34 @@ static errcode_t read_data(struct archive *a, struct tar_tree *t,
 	return r == ARCHIVE_EOF ? 0 : ORLOV_ERR_ARCHIVE;
 }
 
+/* A whiteout member (*wh = 1) applied to what lower layers gave. */
+static errcode_t layer_member(struct tar_tree *t, const char *path,
+			      size_t len, int *wh)
+{
+	const char *slash = memrchr(path, '/', len);
+	size_t at = slash ? (size_t)(slash - path) + 1 : 0;
+	uint32_t dir;
+	size_t i = 0;
+
+	*wh = 0;
+	/* a whiteout is a name, never a directory of entries */
+	while (i < at) {
+		size_t c = strcspn(path + i, "/");
+
+		if (layer_is_whiteout(path + i, c))
+			return ORLOV_ERR_LAYER_WH_DIR;
+		i += c + 1;
+	}
+	*wh = layer_is_whiteout(path + at, len - at);
+	if (!*wh)
+		return 0;
+	dir = at ? find_path(t, path, at - 1) : 0;
+	return layer_whiteout(t, dir, path + at, len - at);
+}
+
 /* One member: its name into the tree, its inode filled. */
-static errcode_t add_member(struct archive *a, struct tar_tree *t,
-			    struct archive_entry *ae, char **where)
+errcode_t tar_add_member(struct archive *a, struct tar_tree *t,
+			 struct archive_entry *ae, char **where)
 {
 	struct stat st;
 	char *path = NULL, *lpath = NULL;
@@ -402,6 +442,13 @@ static errcode_t add_member(struct archive *a, struct tar_tree *t,
 				archive_entry_pathname(ae) : "", &path, &len);
 	if (err)
 		goto out;
+	if (t->ly) {
+		int wh;
+
+		err = layer_member(t, path, len, &wh);
+		if (err || wh)
+			goto out;
+	}
 	if (hl) {
 		err = normalize(hl, &lpath, &llen);
 		if (err)
@@ -416,6 +463,12 @@ static errcode_t add_member(struct archive *a, struct tar_tree *t,
 	if (!len && (hl || !S_ISDIR(st.st_mode))) {
 		err = ORLOV_ERR_ARCHIVE_PATH;	/* the root, not a directory */
 		goto out;
+	}
+	if (t->ly) {
+		idx = find_path(t, path, len);
+		err = idx == NAME_NONE ? 0 : layer_replace(t, idx, &st, !!hl);
+		if (err)
+			goto out;
 	}
 	err = node_at(t, path, len, &st, &idx);
 	if (err)
@@ -477,21 +530,16 @@ out:
 	return err;
 }
 
-errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
-		   char **where)
+/* A tree with only its root, and its spool. */
+static errcode_t tree_new(struct tar_tree **out)
 {
 	struct tar_tree *t = calloc(1, sizeof(*t));
-	struct archive *a = NULL;
-	struct archive_entry *ae;
 	struct stat root;
 	const char *tmp = getenv("TMPDIR");
 	char *tpl = NULL;
 	errcode_t err = 0;
-	size_t i;
-	int r;
 
 	*out = NULL;
-	*msg = *where = NULL;
 	if (!t)
 		return ENOMEM;
 	t->spool = -1;
@@ -519,11 +567,31 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 			unlink(tpl);
 	}
 	free(tpl);
-	if (!err) {
-		a = archive_read_new();
-		if (!a)
-			err = ENOMEM;
+	if (err)
+		tar_free(t);
+	else
+		*out = t;
+	return err;
+}
+
+/* Every member of the archive at @path into @t. */
+static errcode_t read_archive(struct tar_tree *t, const char *path,
+			      char **msg, char **where)
+{
+	struct archive *a = archive_read_new();
+	struct archive_entry *ae;
+	struct stat dir;
+	errcode_t err = 0;
+	int r;
+
+	/* a directory layer, read as an archive of it would be */
+	if (t->ly && !stat(path, &dir) && S_ISDIR(dir.st_mode)) {
+		if (a)
+			archive_read_free(a);
+		return tar_read_dir(t, path, msg, where);
 	}
+	if (!a)
+		err = ENOMEM;
 	if (!err) {
 		archive_read_support_filter_all(a);
 		/* not format_all: mtree would take any text file for a
@@ -544,17 +612,20 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 			err = ORLOV_ERR_ARCHIVE;
 			break;
 		}
-		err = add_member(a, t, ae, where);
+		err = tar_add_member(a, t, ae, where);
 	}
 	if (err == ORLOV_ERR_ARCHIVE && a && archive_error_string(a))
 		*msg = strdup(archive_error_string(a));
 	if (a)
 		archive_read_free(a);
-	if (err) {
-		tar_free(t);
-		return err;
-	}
-	/* names in creation order; link counts of directories as ext2's */
+	return err;
+}
+
+/* Names in creation order; link counts of directories as ext2's. */
+static void tree_finish(struct tar_tree *t)
+{
+	size_t i;
+
 	name_tree_sort(&t->names);
 	for (i = 0; i < t->names.nn; i++) {
 		const struct name_node *x = &t->names.n[i];
@@ -569,6 +640,62 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 	}
 	for (i = 0; i < t->ni; i++)
 		t->in[i].st.st_ino = (ino_t)(i + 1);
+}
+
+errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
+		   char **where)
+{
+	struct tar_tree *t;
+	errcode_t err;
+
+	*out = NULL;
+	*msg = *where = NULL;
+	err = tree_new(&t);
+	if (err)
+		return err;
+	err = read_archive(t, path, msg, where);
+	if (err) {
+		tar_free(t);
+		return err;
+	}
+	tree_finish(t);
+	*out = t;
+	return 0;
+}
+
+errcode_t tar_load_layers(const char *const *paths, size_t n,
+			  struct tar_tree **out, char **msg, char **where,
+			  size_t *failed)
+{
+	struct tar_tree *t;
+	errcode_t err;
+	size_t i;
+
+	*out = NULL;
+	*msg = *where = NULL;
+	*failed = 0;
+	if (n > LAYERS_MAX)
+		return EOVERFLOW;
+	err = tree_new(&t);
+	if (err)
+		return err;
+	t->ly = calloc(1, sizeof(*t->ly));
+	if (!t->ly)
+		err = ENOMEM;
+	for (i = 0; !err && i < n; i++) {
+		t->ly->cur = (uint16_t)(i + 1);
+		*failed = i;
+		err = read_archive(t, paths[i], msg, where);
+	}
+	if (err) {
+		tar_free(t);
+		return err;
+	}
+	/* the walk needs the final tree only */
+	layers_compact(t);
+	layers_free(t->ly);
+	t->ly = NULL;
+	tree_finish(t);
 	*out = t;
 	return 0;
 }
@@ -580,6 +707,7 @@ void tar_free(struct tar_tree *t)
 	if (!t)
 		return;
 	name_tree_free(&t->names);
+	layers_free(t->ly);
 	for (i = 0; i < t->ni; i++)
 		inode_release(&t->in[i]);
 	free(t->ino);
@@ -602,6 +730,18 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 	(void)path;
 	*out = NULL;
 	*msg = *where = NULL;
+	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+}
+
+errcode_t tar_load_layers(const char *const *paths, size_t n,
+			  struct tar_tree **out, char **msg, char **where,
+			  size_t *failed)
+{
+	(void)paths;
+	(void)n;
+	*out = NULL;
+	*msg = *where = NULL;
+	*failed = 0;
 	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
 }
 

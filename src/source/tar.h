@@ -23,6 +23,12 @@ int tar_supported(void);
  * hold libarchive's words (malloc'ed) and *where the member at fault. */
 errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 		   char **where);
+/* The archives at @paths (n of them, one "-" at most) applied in order as
+ * OCI image layers (layers.h) into one tree; on failure *failed is the
+ * layer at fault. */
+errcode_t tar_load_layers(const char *const *paths, size_t n,
+			  struct tar_tree **out, char **msg, char **where,
+			  size_t *failed);
 errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 		   const struct walk_visitor *v);
 void tar_free(struct tar_tree *t);

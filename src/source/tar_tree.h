@@ -35,6 +35,20 @@ struct tar_tree {
 	size_t ni, icap;
 	int spool;		/* unlinked file with every file's data */
 	uint64_t spool_len;
+	struct tar_layers *ly;	/* while layers are read, else NULL */
 };
+
+#ifdef HAVE_LIBARCHIVE
+struct archive;
+struct archive_entry;
+
+/* One member of @a into @t (tar.c); on failure *where names it. */
+errcode_t tar_add_member(struct archive *a, struct tar_tree *t,
+			 struct archive_entry *ae, char **where);
+/* The host directory @dir into @t (tar_disk.c), as an archive of it made
+ * with hard links would give: a directory layer. */
+errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
+		       char **where);
+#endif
 
 #endif
