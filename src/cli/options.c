@@ -11,6 +11,7 @@
 #include "source/meta.h"
 #include "source/tar.h"
 #include "model/kver.h"
+#include "model/mballoc.h"
 #include "source/selabel.h"
 #include "image/naming.h"
 #include "lib/util.h"
@@ -23,6 +24,7 @@ enum {
 	OPT_COLOUR,
 	OPT_CPUS,
 	OPT_KERNEL,
+	OPT_MB_OPTIMIZE_SCAN,
 	OPT_DRIVER,
 	OPT_ROTATIONAL,
 	OPT_DELALLOC,
@@ -60,6 +62,7 @@ static const struct option longopts[] = {
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
+	{ "mb-optimize-scan", required_argument, NULL, OPT_MB_OPTIMIZE_SCAN },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
 	{ "rotational", required_argument, NULL, OPT_ROTATIONAL },
 	{ "delalloc", no_argument, NULL, OPT_DELALLOC },
@@ -202,9 +205,12 @@ static const char usage_where[] =
 "                         (signed char on x86 6.1, unsigned on arm64 and from\n"
 "                         6.2 on) and whether an attribute block may come\n"
 "                         from the file's reservation window (before 6.6);\n"
-"                         --driver ext4 models 6.1.N and 6.12.77 on (before\n"
-"                         6.1.165: indirect-mapped files' blocks without\n"
-"                         mb_optimize_scan)\n"
+"                         --driver ext4: 6.1's mballoc, 6.5's criteria from\n"
+"                         6.8 on, 6.12.77's lists from there; indirect-mapped\n"
+"                         files' blocks without mb_optimize_scan before\n"
+"                         6.1.165, in 6.8 and before 6.12.75\n"
+"      --mb-optimize-scan yes|no  ext4 mounted -o mb_optimize_scan=1 or =0\n"
+"                         (default: the kernel's, on from 16 groups)\n"
 "      --driver D         ext2: the ext2 driver; ext4: Linux 6.1's ext4 driver,\n"
 "                         as Debian's and Ubuntu's kernels mount ext2 and ext3\n"
 "                         images too (mballoc, hash-tree directories,\n"
@@ -431,6 +437,12 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (kver_parse(optarg, &p->kver, &p->arm64))
 			return usage_msg(o, msg, "--kernel ", optarg, ": give " KVER_ACCEPTED);
 		break;
+	case OPT_MB_OPTIMIZE_SCAN:
+		p->mb_optimize_scan = !strcmp(optarg, "yes") ? MB_OPTIMIZE_SCAN_ON :
+				      !strcmp(optarg, "no") ? MB_OPTIMIZE_SCAN_OFF : -1;
+		if (p->mb_optimize_scan < 0)
+			return USAGE("--mb-optimize-scan takes yes or no");
+		break;
 	case OPT_CREATE:
 		p->create = 1;
 		p->mkfs.size = optarg;
@@ -504,7 +516,7 @@ static const char *conflict(const struct populate_opts *p)
 		{ p->delalloc && !p->driver_set &&
 		  (p->policy == POLICY_OLDALLOC || p->topdir == TOPDIR_RANDOM ||
 		   !kver_ext4_modelled(p->kver)),
-		  "--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories and models Linux 6.1" },
+		  "--delalloc is the ext4 driver's: it has no oldalloc, no random top-level directories" },
 		{ p->rotational == ROTATIONAL_NO && p->driver_set &&
 		  p->driver != DRIVER_EXT4,
 		  "--rotational no changes only the ext4 driver's mballoc: give --driver ext4" },
@@ -512,8 +524,9 @@ static const char *conflict(const struct populate_opts *p)
 		  "--policy oldalloc is the ext2 driver's: ext4 has no oldalloc" },
 		{ p->driver == DRIVER_EXT4 && p->topdir == TOPDIR_RANDOM,
 		  "--topdir random is the ext2 driver's: ext4 always hashes the name" },
-		{ p->driver == DRIVER_EXT4 && !kver_ext4_modelled(p->kver),
-		  "--driver ext4 models Linux 6.1's ext4 and 6.12's from 6.12.77, not 6.8's nor 6.12.0 to 6.12.76's" },
+		{ p->mb_optimize_scan && p->driver_set &&
+		  p->driver != DRIVER_EXT4,
+		  "--mb-optimize-scan is an ext4 mount option: give --driver ext4" },
 		{ p->mkfs.fs_type && !strcmp(p->mkfs.fs_type, "ext4") &&
 		  p->driver_set && p->driver != DRIVER_EXT4,
 		  "--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none" },

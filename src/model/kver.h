@@ -41,14 +41,22 @@ static inline int kver_mb_optimize_indirect(uint32_t v)
 	       v >= KVER(6, 12, 75);
 }
 
+/* mballoc's criteria of 6.5 (Ojaswin Mujoo's series: CR_BEST_AVAIL_LEN
+ * trimming a data request's goal, the fast criteria stepping over free
+ * runs shorter than the goal, the criteria named in the tracepoint), in
+ * 6.8 and 6.12; the optimize_scan lists still walked in the order groups
+ * joined them (model/mb_scan.c). */
+#define KVER_MB_65 KVER(6, 5, 0)
+
 /* The 6.12 line's mballoc from 6.12.77 on (its optimize_scan lists as
  * xarrays walked by group number: model/mballoc.h). */
 #define KVER_MB_612 KVER(6, 12, 77)
 
-/* --driver ext4 models the 6.1 line's ext4 and 6.12's from 6.12.77. */
+/* --driver ext4 models every release kver_parse takes: the 6.1 line,
+ * 6.8 and the 6.12 line. */
 static inline int kver_ext4_modelled(uint32_t v)
 {
-	return v < KVER(6, 2, 0) || (v >= KVER_MB_612 && v < KVER(6, 13, 0));
+	return v >= KVER(6, 1, 0) && v < KVER(6, 13, 0);
 }
 
 /*

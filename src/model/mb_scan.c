@@ -14,6 +14,12 @@
 #define MB_MIN_TO_SCAN 10
 #define MB_ORDER2_REQS 2
 
+/* The criteria from 6.5 on (CR_BEST_AVAIL_LEN between 6.1's 1 and 2);
+ * the group tests of mb_good_group by 6.1's number. */
+enum { CR_POWER2_ALIGNED, CR_GOAL_LEN_FAST, CR_BEST_AVAIL_LEN,
+       CR_GOAL_LEN_SLOW, CR_ANY_FREE, MB_NUM_CRS };
+static const int good_group_test[MB_NUM_CRS] = { 0, 1, 1, 2, 3 };
+
 static void mb_use_best_found(struct alloc_ctx *ac, errcode_t *err)
 {
 	uint32_t ret;
@@ -167,52 +173,119 @@ static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 	}
 }
 
-/* should_optimize_scan; an image without the extent feature has only
- * indirect-mapped inodes (kver_mb_optimize_indirect) */
+/* should_optimize_scan: the list criteria (6.1: 0 and 1; from 6.5 up to
+ * CR_BEST_AVAIL_LEN) when mb_optimize_scan is on; an image without the
+ * extent feature has only indirect-mapped inodes, which used the lists
+ * only from the backport (kver_mb_optimize_indirect). */
 static int optimize(const struct alloc_ctx *ac, int cr)
 {
+	int lists = ac->fs->kver >= KVER_MB_65 ? CR_GOAL_LEN_SLOW : 2;
+
 	if (!ac->fs->g.extents && !kver_mb_optimize_indirect(ac->fs->kver))
 		return 0;
-	return ac->mb->optimize_scan && cr < 2;
+	return ac->mb->optimize_scan && cr < lists;
 }
 
-/* ext4_mb_choose_next_group: the next group in turn, or with
- * optimize_scan (after max_linear_groups in turn) the first good group of
- * the lists, or a higher criterion in *new_cr when no list has one. */
+/* The first group good at criterion 0 on the largest-free-order lists
+ * from the request's order up, each list in joining order. */
+static int pick_lfo(struct alloc_ctx *ac, uint32_t *group)
+{
+	const struct mb_state *mb = ac->mb;
+	unsigned int i, k;
+
+	for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
+		for (k = 0; k < mb->lfo[i].n; k++)
+			if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
+				*group = mb->lfo[i].g[k];
+				ac->flags |= CR0_OPTIMIZED;
+				return 1;
+			}
+	return 0;
+}
+
+/* ext4_mb_find_good_group_avg_frag_lists: the first group of the
+ * average-fragment list @order good at criterion 1 (as good at 6.5's
+ * CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN). */
+static int pick_avg(const struct alloc_ctx *ac, int order, uint32_t *group)
+{
+	const struct mb_glist *l = &ac->mb->avg[order];
+	unsigned int k;
+
+	for (k = 0; k < l->n; k++)
+		if (mb_good_group(ac, l->g[k], 1)) {
+			*group = l->g[k];
+			return 1;
+		}
+	return 0;
+}
+
+/* The lowest order CR_BEST_AVAIL_LEN trims the goal to: down by up to
+ * s_mb_best_avail_max_trim_order (3) orders but not below the request
+ * (fls, not fls - 1, as the kernel has it). */
+static int best_avail_min_order(const struct alloc_ctx *ac)
+{
+	int min_order = fls32(ac->g.len) - 1 - 3;
+
+	if (min_order < 0)
+		min_order = 0;
+	if ((1u << min_order) < ac->o.len)
+		min_order = fls32(ac->o.len);
+	return min_order;
+}
+
+/* ext4_mb_choose_next_group_best_avail (6.5 to 6.12.76): the goal trimmed
+ * order by order from the current one (trimmed again after each group
+ * that did not do), each length's list; none: the goal back and on to
+ * CR_GOAL_LEN_SLOW. */
+static void mb_choose_best_avail(struct alloc_ctx *ac, int *new_cr,
+				 uint32_t *group)
+{
+	int i, min_order = best_avail_min_order(ac);
+
+	for (i = fls32(ac->g.len) - 1; i >= min_order; i--) {
+		ac->g.len = 1u << i;
+		if (pick_avg(ac, mb_avg_fragment_size_order(ac->mb, ac->g.len),
+			     group))
+			return;
+	}
+	ac->g.len = ac->orig_goal_len;
+	*new_cr = CR_GOAL_LEN_SLOW;
+}
+
+/* ext4_mb_choose_next_group (6.1 to 6.12.76): the next group in turn, or
+ * with optimize_scan (after max_linear_groups in turn) the first good
+ * group of the lists, or a higher criterion in *new_cr when no list has
+ * one: 6.1's 2, from 6.5 CR_BEST_AVAIL_LEN for data (only a data request
+ * was normalized, can be trimmed), else CR_GOAL_LEN_SLOW. */
 static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
 				 uint32_t *group, unsigned int *linear)
 {
-	const struct mb_state *mb = ac->mb;
-	uint32_t ngroups = ac->fs->g.ngroups;
-	unsigned int i, k;
+	int v65 = ac->fs->kver >= KVER_MB_65, i;
 
 	*new_cr = cr;
 	if (!optimize(ac, cr) || *linear) {
 		if (optimize(ac, cr))
 			(*linear)--;
-		*group = *group + 1 >= ngroups ? 0 : *group + 1;
+		*group = *group + 1 >= ac->fs->g.ngroups ? 0 : *group + 1;
 		return;
 	}
 	if (cr == 0) {
-		for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
-			for (k = 0; k < mb->lfo[i].n; k++)
-				if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
-					*group = mb->lfo[i].g[k];
-					ac->flags |= CR0_OPTIMIZED;
-					return;
-				}
-		*new_cr = 1;
+		if (!pick_lfo(ac, group))
+			*new_cr = 1;
 		return;
 	}
-	for (i = (unsigned int)mb_avg_fragment_size_order(mb, ac->g.len);
-	     i <= mb->max_order; i++)
-		for (k = 0; k < mb->avg[i].n; k++)
-			if (mb_good_group(ac, mb->avg[i].g[k], 1)) {
-				*group = mb->avg[i].g[k];
-				ac->flags |= CR1_OPTIMIZED;
-				return;
-			}
-	*new_cr = 2;
+	if (cr == CR_BEST_AVAIL_LEN && v65) {
+		mb_choose_best_avail(ac, new_cr, group);
+		return;
+	}
+	for (i = mb_avg_fragment_size_order(ac->mb, ac->g.len);
+	     i <= (int)ac->mb->max_order; i++)
+		if (pick_avg(ac, i, group)) {
+			ac->flags |= CR1_OPTIMIZED;
+			return;
+		}
+	*new_cr = !v65 ? 2 : ac->flags & HINT_DATA ? CR_BEST_AVAIL_LEN :
+						     CR_GOAL_LEN_SLOW;
 }
 
 /* ext4_mb_find_by_goal: with EXT4_MB_HINT_TRY_GOAL, the goal itself if
@@ -233,12 +306,6 @@ static void mb_find_by_goal(struct alloc_ctx *ac, errcode_t *err)
 }
 
 /* ---- Linux 6.12 (from 6.12.77) ------------------------------------ */
-
-/* 6.12's criteria (6.5 added CR_BEST_AVAIL_LEN between 6.1's 1 and 2);
- * the group tests of mb_good_group by 6.1's number. */
-enum { CR_POWER2_ALIGNED, CR_GOAL_LEN_FAST, CR_BEST_AVAIL_LEN,
-       CR_GOAL_LEN_SLOW, CR_ANY_FREE, MB_NUM_CRS };
-static const int good_group_test[MB_NUM_CRS] = { 0, 1, 1, 2, 3 };
 
 /* ext4_mb_scan_group (the buddies are all loaded, no group is busy) */
 static void mb_scan_group_612(struct alloc_ctx *ac, uint32_t group,
@@ -326,20 +393,15 @@ wrap:
 						 CR_GOAL_LEN_SLOW;
 }
 
-/* ext4_mb_scan_groups_best_avail: the goal trimmed to a power of two,
- * down by up to s_mb_best_avail_max_trim_order (3) orders but not
- * below the request, each length's one list in turn. */
+/* ext4_mb_scan_groups_best_avail: the goal trimmed to a power of two
+ * (best_avail_min_order), each length's one list in turn. */
 static void mb_scan_best_avail(struct alloc_ctx *ac, uint32_t start,
 			       errcode_t *err)
 {
-	int order = fls32(ac->g.len) - 1, min_order = order - 3, i;
+	int order = fls32(ac->g.len) - 1, min_order = best_avail_min_order(ac);
+	int i;
 	uint32_t end = ac->fs->g.ngroups;
 
-	if (min_order < 0)
-		min_order = 0;
-	/* fls, not fls - 1, as the kernel has it */
-	if ((1u << min_order) < ac->o.len)
-		min_order = fls32(ac->o.len);
 wrap:
 	for (i = order; i >= min_order; i--) {
 		ac->g.len = 1u << i;
@@ -403,7 +465,7 @@ static int mb_try_best_found(struct alloc_ctx *ac, errcode_t *err)
 	return 1;
 }
 
-static errcode_t mb_scan_criteria_612(struct alloc_ctx *ac)
+static errcode_t mb_scan_criteria_loop2(struct alloc_ctx *ac)
 {
 	errcode_t err = 0;
 
@@ -423,17 +485,21 @@ repeat:
 	return err;
 }
 
-/* Linux 6.1's scans by criteria 0 to 3. */
-static errcode_t mb_scan_criteria_61(struct alloc_ctx *ac)
+/* The scans of 6.1 (criteria 0 to 3) and of 6.5 to 6.12.76 (0 to 4):
+ * the goal's group, then mb_choose_next_group's; 6.5's fast criteria
+ * step over free runs shorter than the goal, and a whole pass of
+ * CR_BEST_AVAIL_LEN gives the goal its length back. */
+static errcode_t mb_scan_criteria_loop(struct alloc_ctx *ac)
 {
 	uint32_t ngroups = ac->fs->g.ngroups, group, i;
+	int v65 = ac->fs->kver >= KVER_MB_65, ncr = v65 ? MB_NUM_CRS : 4;
 	int cr, new_cr;
 	unsigned int linear;
 	errcode_t err = 0;
 
 	cr = ac->order2 ? 0 : 1;
 repeat:
-	for (; cr < 4 && ac->status == AC_CONTINUE; cr++) {
+	for (; cr < ncr && ac->status == AC_CONTINUE; cr++) {
 		ac->cr = (unsigned int)cr;
 		group = ac->g.group < ngroups ? ac->g.group : 0;
 		linear = ac->mb->max_linear_groups;
@@ -449,21 +515,26 @@ repeat:
 			/* ext4_mb_good_group_nolock's early checks are in
 			 * mb_good_group: free space, and at criteria 0 to 2
 			 * at least the request's length */
-			if (!mb_good_group(ac, group, cr))
+			if (!mb_good_group(ac, group,
+					   v65 ? good_group_test[cr] : cr))
 				continue;
 			ac->groups++;
 			if (cr == 0)
 				mb_simple_scan_group(ac, group, &err);
 			else
-				mb_complex_scan_group(ac, group, 0, &err);
+				mb_complex_scan_group(ac, group,
+						      v65 && cr < CR_GOAL_LEN_SLOW,
+						      &err);
 			if (err)
 				return err;
 			if (ac->status != AC_CONTINUE)
 				break;
 		}
+		if (v65 && i == ngroups && cr == CR_BEST_AVAIL_LEN)
+			ac->g.len = ac->orig_goal_len;
 	}
 	if (mb_try_best_found(ac, &err)) {
-		cr = 3;
+		cr = ncr - 1;
 		goto repeat;
 	}
 	return err;
@@ -488,6 +559,6 @@ errcode_t mb_regular_allocator(struct alloc_ctx *ac)
 		ac->g.start = ac->mb->last_start;
 	}
 	if (ac->fs->kver >= KVER_MB_612)
-		return mb_scan_criteria_612(ac);
-	return mb_scan_criteria_61(ac);
+		return mb_scan_criteria_loop2(ac);
+	return mb_scan_criteria_loop(ac);
 }

@@ -229,9 +229,9 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 	fprintf(f, " blks %u grps %u cr ", ac->found, ac->groups);
 	/* past CR_ANY_FREE when its full scan failed and ext4_mb_try_best_found
 	 * took the best extent: __print_symbolic prints the number */
-	if (ac->fs->kver >= KVER_MB_612 && ac->cr < 5)
+	if (ac->fs->kver >= KVER_MB_65 && ac->cr < 5)
 		fputs(cr_names[ac->cr], f);
-	else if (ac->fs->kver >= KVER_MB_612)
+	else if (ac->fs->kver >= KVER_MB_65)
 		fprintf(f, "0x%x", ac->cr);
 	else
 		fprintf(f, "%u", ac->cr);
@@ -387,7 +387,8 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
 	fs_flex_add(fs, ex.group, 0, count, 0);
 }
 
-errcode_t mb_state_init(struct fs_state *fs, int rotational)
+errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
+			    int optimize_scan)
 {
 	struct mb_state *mb = calloc(1, sizeof(*mb));
 	uint32_t g, n = fs->g.ngroups;
@@ -411,7 +412,8 @@ errcode_t mb_state_init(struct fs_state *fs, int rotational)
 	mb->max_order = (unsigned int)__builtin_ctz(fs->g.block_size) + 1;
 	mb->group_prealloc = 512;
 	mb->stream_request = 16;
-	mb->optimize_scan = n >= 16;
+	mb->optimize_scan = optimize_scan == MB_OPTIMIZE_SCAN_DEFAULT ?
+			    n >= 16 : optimize_scan == MB_OPTIMIZE_SCAN_ON;
 	mb->dirty.batch = fs->freeb.batch;
 	mb->max_linear_groups = rotational ? 4 : 0;
 	for (g = 0; g < n; g++) {
@@ -422,6 +424,11 @@ errcode_t mb_state_init(struct fs_state *fs, int rotational)
 nomem:
 	mb_state_free(fs);
 	return ENOMEM;
+}
+
+errcode_t mb_state_init(struct fs_state *fs, int rotational)
+{
+	return mb_state_init_opt(fs, rotational, MB_OPTIMIZE_SCAN_DEFAULT);
 }
 
 void mb_state_free(struct fs_state *fs)

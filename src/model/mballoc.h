@@ -40,8 +40,9 @@
  * walked by group number from the next group on (6.12.77's xarrays); the
  * preallocation's logical start placed from the untrimmed goal.  6.4's
  * rbtree of inode preallocations finds the same ones as 6.1's list.
- * 6.2 to 6.12.76 (their lists walked in joining order) are not modelled
- * (kver.h: KVER_MB_612, kver_ext4_modelled).
+ * 6.5 to 6.12.76 (6.8, Debian 13 at release) have 6.5's criteria with
+ * 6.1's group loop: the goal's group and four more in turn, then the
+ * lists each walked in joining order (kver.h: KVER_MB_65, KVER_MB_612).
  */
 
 /* An ext4_prealloc_space: inode (logical range of one file) or group
@@ -98,7 +99,7 @@ struct mb_state {
 	 * before the buddy has them again (ext4_mb_free_metadata) */
 	int journal;
 	struct percpu_counter dirty;	/* s_dirtyclusters_counter */
-	int optimize_scan;		/* MB_OPTIMIZE_SCAN: 16 groups or more */
+	int optimize_scan;		/* MB_OPTIMIZE_SCAN */
 	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
 	struct mb_glist lfo[16];	/* s_mb_largest_free_orders */
 	struct mb_glist avg[16];	/* s_mb_avg_fragment_size */
@@ -107,7 +108,12 @@ struct mb_state {
 /* After the bitmaps are loaded: every group's buddy loaded in group
  * order, as reading /proc/fs/ext4/DEV/mb_groups after mount does.
  * @rotational: the disk's queue/rotational (4 groups in turn before the
- * optimize_scan lists, else none). */
+ * optimize_scan lists, else none).  @optimize_scan: the mount's
+ * mb_optimize_scan=1 or =0, or the kernel's default without it (on with
+ * 16 groups or more, __ext4_fill_super), which mb_state_init takes. */
+enum { MB_OPTIMIZE_SCAN_DEFAULT, MB_OPTIMIZE_SCAN_ON, MB_OPTIMIZE_SCAN_OFF };
+errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
+			    int optimize_scan);
 errcode_t mb_state_init(struct fs_state *fs, int rotational);
 void mb_state_free(struct fs_state *fs);
 

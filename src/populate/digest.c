@@ -187,6 +187,8 @@ errcode_t tree_digest(const struct populate_opts *o,
 	digest_u64(&w.d, (uint64_t)o->root_uid << 32 | o->root_gid);
 	if (o->rotational != ROTATIONAL_YES)	/* (new: the others' UUIDs stay) */
 		digest_u64(&w.d, o->rotational);
+	if (o->mb_optimize_scan)	/* (as --rotational) */
+		digest_u64(&w.d, 2 + (uint64_t)o->mb_optimize_scan);
 	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
 	free(w.buf);
 	if (!err)

@@ -33,6 +33,7 @@ struct populate_opts {
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	enum rotational rotational;
+	int mb_optimize_scan;	/* --mb-optimize-scan: MB_OPTIMIZE_SCAN_* */
 	/* --driver and --delalloc / --no-delalloc given; else the mount
 	 * without options decides, once the image is known (run.c) */
 	int driver_set, delalloc_set;

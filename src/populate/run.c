@@ -165,7 +165,8 @@ static errcode_t load_state(struct ctx *c)
 	c->fs.dx.enabled = image_dir_hash(c->img, &c->fs.dx.def_version,
 					  &c->fs.dx.unsigned_adj);
 	memcpy(c->fs.dx.seed, c->ia.seed, sizeof(c->ia.seed));
-	err = mb_state_init(&c->fs, o->rotational == ROTATIONAL_YES);
+	err = mb_state_init_opt(&c->fs, o->rotational == ROTATIONAL_YES,
+				o->mb_optimize_scan);
 	if (err)
 		return fail_at(c, err, "loading allocator state from", o->image);
 	c->fs.mb->delalloc = o->delalloc;

@@ -78,6 +78,14 @@ static void test_scan_gate(void)
 	       kver_mb_optimize_indirect(KVER(6, 12, 75)) &&
 	       kver_mb_optimize_indirect(KVER_REF_6_12),
 	       "6.8 and 6.12 before 6.12.75 scan indirect files in turn");
+	is_int(scan_pick(KVER_LAST_6_8, 0), 10,
+	       "6.8: an indirect-mapped inode scans groups in turn");
+	is_int(scan_pick(KVER_LAST_6_8, 1), 15,
+	       "6.8: an extent-mapped inode uses mb_optimize_scan");
+	is_int(scan_pick(KVER(6, 12, 74), 0), 10,
+	       "6.12.74: an indirect-mapped inode scans groups in turn");
+	is_int(scan_pick(KVER(6, 12, 75), 0), 15,
+	       "6.12.75: an indirect-mapped inode uses mb_optimize_scan");
 }
 
 int main(void)
@@ -107,12 +115,19 @@ int main(void)
 		tap_ok(refused(bad[i]), "\"%s\" refused", bad[i]);
 	tap_ok(refused(NULL), "no string refused");
 	tap_ok(kver_ext4_modelled(KVER_REF_6_1) &&
+	       kver_ext4_modelled(KVER(6, 1, 0)) &&
 	       kver_ext4_modelled(KVER(6, 1, 255)) &&
-	       !kver_ext4_modelled(KVER_LAST_6_8) &&
-	       !kver_ext4_modelled(KVER(6, 12, 76)) &&
-	       kver_ext4_modelled(KVER(6, 12, 77)) &&
-	       kver_ext4_modelled(KVER_REF_6_12),
-	       "--driver ext4: the 6.1 line, and 6.12 from 6.12.77");
+	       kver_ext4_modelled(KVER(6, 8, 0)) &&
+	       kver_ext4_modelled(KVER_LAST_6_8) &&
+	       kver_ext4_modelled(KVER(6, 12, 0)) &&
+	       kver_ext4_modelled(KVER(6, 12, 76)) &&
+	       kver_ext4_modelled(KVER(6, 12, 255)) &&
+	       !kver_ext4_modelled(KVER(6, 13, 0)) &&
+	       !kver_ext4_modelled(KVER(6, 0, 255)),
+	       "--driver ext4: every release --kernel takes");
+	tap_ok(KVER_REF_6_1 < KVER_MB_65 && KVER_LAST_6_8 >= KVER_MB_65 &&
+	       KVER(6, 12, 76) < KVER_MB_612 && KVER_REF_6_12 >= KVER_MB_612,
+	       "6.5's criteria in 6.8 and 6.12, 6.12.77's lists from 6.12.77");
 	tap_ok(KVER_REF_6_1 < KVER_UNSIGNED_CHAR &&
 	       KVER_LAST_6_8 >= KVER_EXT2_XATTR_NORESERVE,
 	       "6.1 signed char, 6.8 no reservation for attribute blocks");

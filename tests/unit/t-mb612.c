@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-/* mballoc of Linux 6.12 (from 6.12.77) against 6.1's on the same states:
- * the groups scanned in turn before the optimize_scan lists and the
- * lists' order, CR_GOAL_LEN_FAST stepping over short free runs, and
- * CR_BEST_AVAIL_LEN's trimmed goal (model/mb_scan.c). */
+/* mballoc of Linux 6.12 (from 6.12.77) and of 6.8 / 6.12.0-76 (6.5's
+ * criteria, 6.1's lists) against 6.1's on the same states: the groups
+ * scanned in turn before the optimize_scan lists and the lists' order,
+ * CR_GOAL_LEN_FAST stepping over short free runs, CR_BEST_AVAIL_LEN's
+ * trimmed goal, and --mb-optimize-scan (model/mb_scan.c). */
 #include "config.h"
 
 #include <stdio.h>
@@ -14,6 +15,12 @@
 
 #define K61 KVER(6, 1, 192)
 #define K612 KVER(6, 12, 118)
+#define K68 KVER(6, 8, 12)
+#define K61276 KVER(6, 12, 76)
+
+/* mkstate's rotational disk and the kernel's default mb_optimize_scan;
+ * test_optimize_option changes them */
+static int rotational = 1, optimize_scan = MB_OPTIMIZE_SCAN_DEFAULT;
 
 /* @ngroups groups of 8192 blocks of 1 KiB, blocks 0..299 of each in use;
  * @shape marks more of them used before the buddy is loaded. */
@@ -34,7 +41,7 @@ static void mkstate(struct fs_state *fs, uint32_t ngroups, uint32_t kver,
 		fs->free_blocks[g] = 8192 - used;
 	}
 	fs_state_sum(fs);
-	if (mb_state_init(fs, 1))
+	if (mb_state_init_opt(fs, rotational, optimize_scan))
 		exit(99);
 }
 
@@ -89,6 +96,10 @@ static void test_linear_then_lists(void)
 	       "average-fragment lists by group number from group 4: group "
 	       "10 heads the first list");
 	done(&fs);
+	mkstate(&fs, 16, K68, shape_linear);
+	is_int(meta(&fs, gblock(0, 0), 1), gblock(4, 300),
+	       "6.8: as 6.1, the goal's group and four more in turn");
+	done(&fs);
 }
 
 /* group 0: twelve single free blocks, then free runs of 16 at 1000 and of
@@ -122,6 +133,10 @@ static void test_skip_short(void)
 	       "6.12: CR_GOAL_LEN_FAST steps over runs shorter than 3, and "
 	       "the run of exactly 3 ends the search");
 	done(&fs);
+	mkstate(&fs, 4, K68, shape_short_runs);
+	is_int(meta(&fs, gblock(0, 0), 3), gblock(0, 2000),
+	       "6.8: as 6.12, the short runs stepped over");
+	done(&fs);
 }
 
 /* every group free in runs of 32 every 64 blocks from 320: no group has
@@ -135,6 +150,14 @@ static void shape_runs32(struct fs_state *fs)
 		for (b = 352; b < 8192; b += 64)
 			use(fs, g, b, b + 32 < 8192 ? b + 32 : 8192);
 	}
+}
+
+/* as shape_runs32, but group 0 has only its run at 320: 32 free blocks,
+ * too few for criterion 2 or CR_GOAL_LEN_SLOW at a goal of 64 */
+static void shape_runs32_g0(struct fs_state *fs)
+{
+	shape_runs32(fs);
+	use(fs, 0, 352, 8192);
 }
 
 static void test_best_avail(void)
@@ -166,6 +189,28 @@ static void test_best_avail(void)
 	is_int(f.pas.n == 1 ? f.pas.pa[0]->lstart : 99, 0,
 	       "placed at the start of the untrimmed goal, which covers the "
 	       "request");
+	mb_inode_release(&f);
+	done(&fs);
+
+	f.i_size = 64 * 1024;
+	mkstate(&fs, 16, K61276, shape_runs32);
+	fs.g.extents = 1;
+	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
+	is_int(b, gblock(0, 320),
+	       "6.12.76: CR_BEST_AVAIL_LEN trims the goal to 32 and takes the "
+	       "head of that list, which groups joined in order: group 0");
+	is_int(f.pas.n == 1 ? f.pas.pa[0]->len : 0, 32,
+	       "its preallocation: the 32 blocks of the trimmed goal");
+	mb_inode_release(&f);
+	done(&fs);
+
+	f.i_size = 64 * 1024;
+	mkstate(&fs, 16, K68, shape_runs32_g0);
+	fs.g.extents = 1;	/* 6.8 keeps indirect-mapped files off the lists */
+	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
+	is_int(b, gblock(0, 320),
+	       "6.8: group 0's one run of 32 heads the trimmed goal's list "
+	       "(CR_GOAL_LEN_SLOW would pass it by for group 1)");
 	mb_inode_release(&f);
 	done(&fs);
 }
@@ -200,11 +245,51 @@ static void test_group_request(void)
 	done(&fs);
 }
 
+/* A metadata block of an extent-mapped image where groups 0-3 are full
+ * and group 10 is first on the average-fragment lists, on a disk that is
+ * not rotational (no group in turn before the lists) */
+static uint32_t pick(uint32_t ngroups, uint32_t kver, int opt)
+{
+	struct fs_state fs = { 0 };
+	uint32_t b;
+
+	rotational = 0;
+	optimize_scan = opt;
+	mkstate(&fs, ngroups, kver, shape_linear);
+	fs.g.extents = 1;	/* 6.8 keeps indirect-mapped files off the lists */
+	b = meta(&fs, gblock(0, 0), 1);
+	done(&fs);
+	rotational = 1;
+	optimize_scan = MB_OPTIMIZE_SCAN_DEFAULT;
+	return b;
+}
+
+static void test_optimize_option(void)
+{
+	static const uint32_t kv[] = { K61, K68, K612 };
+	static const char *const name[] = { "6.1", "6.8", "6.12" };
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		is_int(pick(16, kv[i], MB_OPTIMIZE_SCAN_DEFAULT),
+		       gblock(10, 301), "%s, 16 groups, not rotational: the "
+		       "lists at once, group 10", name[i]);
+		is_int(pick(16, kv[i], MB_OPTIMIZE_SCAN_OFF), gblock(4, 300),
+		       "%s, mb_optimize_scan=0: the groups in turn", name[i]);
+		is_int(pick(12, kv[i], MB_OPTIMIZE_SCAN_DEFAULT),
+		       gblock(4, 300), "%s, 12 groups: in turn", name[i]);
+		is_int(pick(12, kv[i], MB_OPTIMIZE_SCAN_ON), gblock(10, 301),
+		       "%s, 12 groups, mb_optimize_scan=1: the lists",
+		       name[i]);
+	}
+}
+
 int main(void)
 {
 	test_linear_then_lists();
 	test_skip_short();
 	test_best_avail();
 	test_group_request();
+	test_optimize_option();
 	return tap_done();
 }
