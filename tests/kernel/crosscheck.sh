@@ -11,7 +11,7 @@
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
 #       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
 #       [--measure] [--ext4-trace] [--ext4-events LIST]
-#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL]
+#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL] [--unpinned]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -79,6 +79,11 @@
 #             tool with --kernel KERNEL (e.g. mb_optimize_scan=0 and
 #             6.1.164: Debian's 6.1.192 scanning groups in turn, as 6.1
 #             before 6.1.165 did for indirect-mapped files)
+#   --unpinned  (--cpus N) the replayer and the writeback flusher not
+#             pinned to a CPU: the scheduler moves them, as it moves a
+#             plain `cp -a` on an SMP machine (the dirty-writeback sysctls
+#             and the buddy loading stay); for measuring what a user gets,
+#             with --measure
 #   --measure a layout difference is not a failure: reported as
 #             `ok N - CASE paths/same_inode/same_blocks # measured` (the
 #             kernel side, the tool's exit status and e2fsck of both images
@@ -114,6 +119,7 @@ measure=false
 ksource=6.1
 driver=ext2
 variant=
+unpinned=false
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -135,6 +141,7 @@ while [ $# -gt 0 ]; do
 	--driver) driver=$2; shift ;;
 	--source) ksource=$2; shift ;;
 	--variant) variant=$2; shift ;;
+	--unpinned) unpinned=true ;;
 	-h|--help) awk 'NR >= 3 && /^set /{ exit } NR >= 3' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -173,6 +180,11 @@ if [ "$cpus" != up ]; then
 	[[ $cpus =~ ^[1-8]$ ]] || kt_die "--cpus takes up or 1 to 8"
 	[ "$kmode" = debian ] || export ORLOV_KERNEL_SMP=1
 	qcpus=$cpus pin=$((cpus - 1)) rpin="--cpu $((cpus - 1))"
+fi
+# --unpinned: where the scheduler puts the writer and the flusher
+if $unpinned; then
+	[ "$cpus" != up ] || kt_die "--unpinned needs an SMP guest: give --cpus N"
+	rpin=
 fi
 
 kt_require_qemu
@@ -314,6 +326,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			# locality group of the CPU allocating them, at
 			# writeback (-t ext4) the flusher's: keep the flusher
 			# on the writer's CPU too
+			$unpinned ||
 			printf 'echo %x >/sys/devices/virtual/workqueue/writeback/cpumask || exit 6\n' \
 				$((1 << pin))
 			# -t ext4 allocates at writeback: none before the
