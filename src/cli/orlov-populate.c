@@ -69,8 +69,8 @@ int main(int argc, char **argv)
 	if (res.racy_at)
 		fprintf(stderr, "%s: warning: delayed data reached half the free "
 			"space at %s: ext4 would start writeback in the background "
-			"there, at a time no model knows; the layout from there on "
-			"is not necessarily the kernel's\n", prog, res.racy_at);
+			"there, which orlov-populate does not model; the layout from "
+			"there on is not necessarily the kernel's\n", prog, res.racy_at);
 	populate_result_free(&res);
 	options_free(&o);
 	return 0;

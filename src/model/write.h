@@ -79,7 +79,8 @@ static inline struct delayed *delalloc_cur(struct delalloc *da)
  * batch is of the online ones): 1 when it writes without delaying (past
  * two thirds of the free space delayed, or within the watermark).
  * *racy is set when delayed data passed half the free space: ext4 then
- * starts writeback in the background, which is not reproducible.
+ * starts writeback in the background, which is not modelled (the kernel
+ * repeats itself there under the reference conditions: a model gap).
  */
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
 		      uint64_t lb, unsigned int possible, int *racy);

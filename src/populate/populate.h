@@ -21,8 +21,8 @@ struct populate_result {
 	/* The filesystem's size (--dry-run --create: what would be made). */
 	uint64_t fs_blocks, fs_inodes;
 	/* --delalloc: the first file at which delayed data reached half the
-	 * free space (ext4 then starts writeback in the background: what
-	 * follows is not reproducible), or NULL. */
+	 * free space (ext4 then starts writeback in the background, which
+	 * the model leaves out: what follows may differ), or NULL. */
 	char *racy_at;
 	/* No mount table to check IMAGE against (warned about, as mke2fs). */
 	int mount_unknown;

@@ -11,8 +11,9 @@
 # (delayed allocation, the tool with --delalloc; the guest flushes only at
 # the final sync, from the writer's CPU) too, except where the tool warns
 # that delayed data reached half the free space: ext4 then starts
-# writeback in the background, at a time nothing can predict, and those
-# cases are measured (crosscheck.sh marks them).  The guest replay, the
+# writeback in the background, which the tool does not model (the kernel
+# repeats itself there: measured in two boots), and those cases are
+# measured (crosscheck.sh marks them).  The guest replay, the
 # tree read back in the guest, the tool's run and e2fsck -fn of both
 # images must pass for every case.  A table of paths and the share of
 # paths with the same inode and the same blocks ends the output.
