@@ -41,6 +41,11 @@ static inline int kver_mb_optimize_indirect(uint32_t v)
 	       v >= KVER(6, 12, 75);
 }
 
+/* ext4_mb_new_inode_pa no longer copies the found extent, its logical
+ * start moved, into ac_f_ex, which the ext4_mballoc_alloc tracepoint
+ * prints ("ext4: remove repeat assignment to ac_f_ex", 6.4). */
+#define KVER_MB_F_EX KVER(6, 4, 0)
+
 /* mballoc's criteria of 6.5 (Ojaswin Mujoo's series: CR_BEST_AVAIL_LEN
  * trimming a data request's goal, the fast criteria stepping over free
  * runs shorter than the goal, the criteria named in the tracepoint), in

@@ -105,8 +105,8 @@ errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 		}
 		ac->b.logical = l;
 	}
-	/* 6.1 records the moved logical start, 6.12 the found one */
-	if (ac->fs->kver < KVER_MB_612)
+	/* 6.1 records the moved logical start, 6.4 on the found one */
+	if (ac->fs->kver < KVER_MB_F_EX)
 		ac->f = ac->b;
 	pa->lstart = ac->b.logical;
 	pa->pstart = ex_block(ac->fs, &ac->b);

@@ -11,7 +11,7 @@
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
 #       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
 #       [--measure] [--ext4-trace] [--ext4-events LIST]
-#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL] [--unpinned]
+#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT]]]... [--unpinned]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -73,12 +73,17 @@
 #             (trace-normalize --ext4) must be equal line for line where the
 #             layouts are (the first differences are shown); a trace
 #             buffer overrun on any CPU fails the case
-#   --variant REGEX:SUFFIX:MOUNTOPTS:KERNEL  the selected cases matching
-#             REGEX once more, as CASE-SUFFIX, in the same boots: the
-#             guest's mount with MOUNTOPTS (comma separated) added, the
-#             tool with --kernel KERNEL (e.g. mb_optimize_scan=0 and
-#             6.1.164: Debian's 6.1.192 scanning groups in turn, as 6.1
-#             before 6.1.165 did for indirect-mapped files)
+#   --variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT]]  the
+#             selected cases matching REGEX once more, as CASE-SUFFIX, in
+#             the same boots: the guest's mount with MOUNTOPTS (comma
+#             separated) added, the tool with --kernel KERNEL (empty: as
+#             --source) and TOOLOPTS (space separated), and with ROT (yes
+#             or no) the disk's queue/rotational and the tool's
+#             --rotational instead of the case's.  E.g. mb_optimize_scan=0
+#             and 6.1.164: Debian's 6.1.192 scanning groups in turn, as
+#             6.1 before 6.1.165 did for indirect-mapped files;
+#             mb_optimize_scan=0 and "--mb-optimize-scan no"; or ::: :no,
+#             a non-rotational disk.  Repeatable.
 #   --unpinned  (--cpus N) the replayer and the writeback flusher not
 #             pinned to a CPU: the scheduler moves them, as it moves a
 #             plain `cp -a` on an SMP machine (the dirty-writeback sysctls
@@ -118,7 +123,7 @@ fstype=ext2
 measure=false
 ksource=6.1
 driver=ext2
-variant=
+variants=()
 unpinned=false
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -140,7 +145,7 @@ while [ $# -gt 0 ]; do
 	--measure) measure=true ;;
 	--driver) driver=$2; shift ;;
 	--source) ksource=$2; shift ;;
-	--variant) variant=$2; shift ;;
+	--variant) variants+=("$2"); shift ;;
 	--unpinned) unpinned=true ;;
 	-h|--help) awk 'NR >= 3 && /^set /{ exit } NR >= 3' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
@@ -220,13 +225,15 @@ kt_driver=$driver
 kt_read_cases "$cases" "$only" "$heavy"
 [ $nheavy = 0 ] || kt_log "left out $nheavy heavy case(s) (--heavy runs them)"
 [ $next4 = 0 ] || kt_log "left out $next4 ext4-driver case(s) (--driver ext4 runs them)"
-# --variant: its cases' extra mount options and tool --kernel, by index
-kopts=() tkernels=()
-if [ -n "$variant" ]; then
-	IFS=: read -r vre vsuf vmo vkern <<<"$variant"
-	[ -n "$vre" ] && [[ $vsuf =~ ^[a-z0-9]+$ ]] && [ -n "$vkern" ] ||
-		kt_die "--variant takes REGEX:SUFFIX:MOUNTOPTS:KERNEL"
-	n0=${#names[@]}
+# --variant: its cases' extra mount options, tool --kernel and options,
+# by index
+kopts=() tkernels=() topts=()
+n0=${#names[@]}
+for variant in "${variants[@]}"; do
+	IFS=: read -r vre vsuf vmo vkern vtopts vrot <<<"$variant"
+	[ -n "$vre" ] && [[ $vsuf =~ ^[a-z0-9]+$ ]] &&
+		[[ $vrot =~ ^(yes|no|)$ ]] ||
+		kt_die "--variant takes REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:yes|no]]"
 	for i in $(seq 0 $((n0 - 1))); do
 		[[ ${names[$i]} =~ $vre ]] || continue
 		names+=("${names[$i]}-$vsuf"); sizes+=("${sizes[$i]}")
@@ -234,10 +241,11 @@ if [ -n "$variant" ]; then
 		colours+=("${colours[$i]}"); prefills+=("${prefills[$i]}")
 		targetacls+=("${targetacls[$i]}"); merges+=("${merges[$i]}")
 		ext4s+=("${ext4s[$i]}"); measureds+=("${measureds[$i]}")
-		rotationals+=("${rotationals[$i]}")
+		rotationals+=("${vrot:-${rotationals[$i]}}")
 		kopts[${#names[@]} - 1]=$vmo tkernels[${#names[@]} - 1]=$vkern
+		topts[${#names[@]} - 1]=$vtopts
 	done
-fi
+done
 ncases=${#names[@]}
 [ "$ncases" -gt 0 ] || kt_die "no cases selected"
 
@@ -269,7 +277,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
 			--kernel "${tkernels[$i]:-$ksource}" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
-			${rotationals[$i]:+--rotational "${rotationals[$i]}"} \
+			${rotationals[$i]:+--rotational "${rotationals[$i]}"} ${topts[$i]:-} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
 		echo $? >"$work/log/$n.tool.rc"
 	fi

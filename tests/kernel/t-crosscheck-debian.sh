@@ -33,6 +33,9 @@
 # tool's --kernel 6.1.164: 6.1 before 6.1.165 scanned groups in turn for
 # indirect-mapped files, which every file of these ext2 and ext3 images
 # is (b1k-fill's layout differs between the two scans, on both sides).
+# And b1k-fill once more on a non-rotational disk (queue/rotational 0
+# before the mount) against --rotational no (b1k-fill-ssd: no group in
+# turn before the lists, which 6.1.192 takes for indirect-mapped files).
 #
 # The heavy case (b1k-flat40k, 40,000 names in one directory: an htree
 # here, so quick) runs in the -t ext2 run only: its inodes and directory
@@ -55,10 +58,11 @@ echo "# Debian kernel: $(cat "$kdir/package" 2>/dev/null) ($kdir)"
 kt_workdir ""
 failed=0 skipped=0
 linear='^(b1k-fill|b1k-g2k-mixed|u1k-big-ext3)$:linear:mb_optimize_scan=0:6.1.164'
+ssd='^b1k-fill$:ssd::::no'
 for fs in ext2 ext4; do
 	t1=$(date +%s)
 	et=(--no-heavy)
-	[ $fs = ext2 ] && et=(--heavy --ext4-trace --variant "$linear")
+	[ $fs = ext2 ] && et=(--heavy --ext4-trace --variant "$linear" --variant "$ssd")
 	echo "# --- crosscheck.sh --kernel debian --cpus 2 --driver ext4 --fstype $fs ${et[*]} $*"
 	"$kt_here/crosscheck.sh" --kernel debian --cpus 2 --driver ext4 \
 		--fstype "$fs" "${et[@]}" "$@" | tee "$work/$fs.tap"
