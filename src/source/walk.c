@@ -402,6 +402,7 @@ opened:
 			e->xattrs = pre->xattrs;
 			e->nxattrs = pre->nxattrs;
 			pre->xattrs = NULL;
+			pre->nxattrs = 0;
 			err = pre->xerr;
 		} else {
 			err = read_xattrs(w, dirfd, *fd, e);
