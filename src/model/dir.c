@@ -577,7 +577,7 @@ static errcode_t split_insert(struct fs_state *fs, struct dirbuf *d,
 			      uint32_t hash, int root_version, const char *name,
 			      size_t len, uint32_t ino, unsigned int ftype)
 {
-	uint32_t bs = fs->g.block_size, tb, toff;
+	uint32_t bs = fs->g.block_size, tb = 0, toff = 0;
 	errcode_t err = do_split(fs, d, lb, frame, hash, root_version, &tb,
 				 &toff);
 

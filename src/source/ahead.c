@@ -3,9 +3,10 @@
  * The reader thread of ahead.h.  One lock guards every field shared with
  * it; a slot is the reader's from its claim until it is marked done, then
  * the walk's.  The reader stays in the directory the walk is in, at most
- * RING names ahead, and stops at a name readdir calls a directory (or does
- * not know): so when the walk goes down into one, nothing of the parent
- * is held open behind it, and the descriptors held stay below RING.
+ * RING names and HELD open descriptors ahead (files with data: the empty
+ * ones it closes itself), and stops at a name readdir calls a directory
+ * (or does not know): so when the walk goes down into one, nothing of the
+ * parent is held open behind it.
  */
 #include "config.h"
 
@@ -20,7 +21,8 @@
 #include "source/ahead.h"
 #include "source/hostxattr.h"
 
-#define RING 16
+#define RING 64
+#define HELD 16
 
 enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
 
@@ -30,6 +32,7 @@ struct ahead_dir {
 	size_t n;
 	size_t claim;		/* the next name the reader may take */
 	size_t taken;		/* names the walk has taken */
+	size_t held;		/* descriptors in slots not taken */
 	struct ahead_slot ring[RING];
 	unsigned char state[RING];
 };
@@ -43,6 +46,7 @@ struct ahead {
 	int busy;		/* the reader is reading a name */
 	int idle;		/* the reader waits on work */
 	int waiting;		/* the walk waits on done */
+	size_t want;		/* for the name it waits for and those after */
 	int quit;
 	ahead_fetch_fn fetch;
 	void *arg;
@@ -53,7 +57,8 @@ static int claimable(const struct ahead_dir *d)
 {
 	unsigned char t;
 
-	if (!d || d->claim >= d->n || d->claim - d->taken >= RING)
+	if (!d || d->claim >= d->n || d->claim - d->taken >= RING ||
+	    d->held >= HELD)
 		return 0;
 	t = d->names[d->claim].type;
 	return t != DT_DIR && t != DT_UNKNOWN;
@@ -91,7 +96,9 @@ static void *reader(void *p)
 			a->busy = 0;
 		}
 		d->state[i % RING] = SLOT_DONE;
-		if (a->waiting)
+		d->held += s->fd >= 0;
+		/* the walk, waiting, wakes half a ring later, not once a name */
+		if (a->waiting && (i >= a->want || !claimable(d)))
 			pthread_cond_broadcast(&a->done);
 	}
 	pthread_mutex_unlock(&a->lock);
@@ -159,6 +166,7 @@ errcode_t ahead_dir_new(struct ahead_dir **out, int dirfd,
 /* Wait until the reader is out of every directory but the current one. */
 static void wait_not_busy(struct ahead *a)
 {
+	a->want = 0;
 	while (a->busy) {
 		a->waiting = 1;
 		pthread_cond_wait(&a->done, &a->lock);
@@ -187,6 +195,7 @@ int ahead_take(struct ahead *a, struct ahead_dir *d, size_t i,
 	if (d->claim <= i) {
 		d->claim = i + 1;	/* not reached: the walk's own */
 	} else {
+		a->want = i + RING / 2;
 		while (d->state[i % RING] != SLOT_DONE) {
 			a->waiting = 1;
 			pthread_cond_wait(&a->done, &a->lock);
@@ -194,12 +203,14 @@ int ahead_take(struct ahead *a, struct ahead_dir *d, size_t i,
 		}
 		*s = d->ring[i % RING];
 		d->state[i % RING] = SLOT_FREE;
-		got = s->fd >= 0;
+		got = s->read;
+		d->held -= s->fd >= 0;
 	}
 	d->taken = i + 1;
-	/* woken half a ring behind, not once a name */
+	/* woken a quarter ring behind, not once a name, and early enough
+	 * not to be caught up with while it wakes */
 	if (a->idle && a->cur == d && claimable(d) &&
-	    d->claim - d->taken <= RING / 2)
+	    (d->claim - d->taken == RING * 3 / 4 || d->held == HELD / 2))
 		pthread_cond_signal(&a->work);
 	pthread_mutex_unlock(&a->lock);
 	return got;

@@ -20,7 +20,8 @@
 
 /* What the reader found for one name. */
 struct ahead_slot {
-	int fd;			/* open on it, or -1: the walk reads it */
+	int read;		/* the reader read it (else the walk does) */
+	int fd;			/* open on it, or -1: closed (no data) */
 	struct stat st;		/* fstat of fd */
 	struct src_xattr *xattrs;
 	size_t nxattrs;

@@ -337,9 +337,15 @@ static void fetch_ahead(void *arg, int dirfd, const char *name,
 	s->fd = open_by_type(w, dirfd, DT_REG, &e);
 	if (s->fd < 0)
 		return;
+	s->read = 1;
 	s->st = e.st;
 	if (w->opts->want_xattrs)
 		s->xerr = host_xattrs_read(s->fd, "", &s->xattrs, &s->nxattrs);
+	/* no data to read: the walk needs no descriptor, nor to close it */
+	if (S_ISREG(s->st.st_mode) && s->st.st_size == 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
 }
 
 /* @pre: what the reader found, if it opened the entry (its attributes
@@ -356,10 +362,11 @@ static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
 	} else {
 		*fd = open_by_type(w, dirfd, type, e);
 	}
-	if (*fd >= 0) {
+	if (pre || *fd >= 0) {
 		*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
 		if (*skip) {
-			close(*fd);
+			if (*fd >= 0)
+				close(*fd);
 			*fd = -1;
 			return 0;
 		}
