@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "image/io_guard.h"
 #include "cli/options.h"
@@ -55,6 +56,7 @@ enum {
 	OPT_PARTITION, OPT_OFFSET,
 	OPT_FS_CONFIG,
 	OPT_WHITEOUTS,
+	OPT_JOBS,
 };
 
 static const struct option longopts[] = {
@@ -65,6 +67,7 @@ static const struct option longopts[] = {
 	{ "block-colour", required_argument, NULL, OPT_COLOUR },
 	{ "cpus", required_argument, NULL, OPT_CPUS },
 	{ "possible-cpus", required_argument, NULL, OPT_POSSIBLE_CPUS },
+	{ "jobs", required_argument, NULL, OPT_JOBS },
 	{ "kernel", required_argument, NULL, OPT_KERNEL },
 	{ "mb-optimize-scan", required_argument, NULL, OPT_MB_OPTIMIZE_SCAN },
 	{ "driver", required_argument, NULL, OPT_DRIVER },
@@ -267,6 +270,9 @@ static const char usage_safety[] =
 "                         needs e2fsck -fy)\n"
 "      --no-fsck          do not run e2fsck -fn on IMAGE before writing (it\n"
 "                         refuses an image e2fsck finds errors in)\n"
+"      --jobs N           1: one thread; 2: a second one opens the source's\n"
+"                         files ahead of the first (default with 2 or more\n"
+"                         CPUs); the image is the same either way\n"
 "  -v, --verbose          one line per entry: path, inode, group\n"
 "  -q, --quiet            print errors only\n"
 "  -h, --help             show this help and exit\n"
@@ -460,6 +466,10 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (parse_u64(optarg, 8192, &v) || v == 0)
 			return USAGE("--possible-cpus takes a number from 1 to 8192");
 		p->possible_cpus = (unsigned int)v;
+	case OPT_JOBS:
+		if (parse_u64(optarg, 2, &v) || v == 0)
+			return USAGE("--jobs takes 1 or 2");
+		p->jobs = (int)v;
 		break;
 	case OPT_KERNEL:
 		if (kver_parse(optarg, &p->kver, &p->arm64))
@@ -638,6 +648,7 @@ static errcode_t parse_defaults(struct populate_opts *p, const char **msg)
 #endif
 	p->xattrs = 1;
 	p->fsck = 1;
+	p->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 	p->kver = KVER_REF_6_1;
 	return 0;
 }

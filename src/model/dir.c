@@ -9,55 +9,8 @@
 #include "model/dir.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
+#include "model/dirent.h"
 #include "model/dirhash.h"
-
-/*
- * A directory entry's fields where struct ext2_dir_entry_2 puts them, read
- * byte by byte: entries read from the image are not checked for 4-byte
- * alignment (their rec_len is not), so no struct pointer lies over them.
- */
-#define DE_OFF(f) offsetof(struct ext2_dir_entry_2, f)
-#define DE_HEAD EXT2_DIR_ENTRY_HEADER_LEN
-
-static uint32_t de_inode(const unsigned char *de)
-{
-	return get_le32(de + DE_OFF(inode));
-}
-
-static void de_set_inode(unsigned char *de, uint32_t ino)
-{
-	put_le32(de + DE_OFF(inode), ino);
-}
-
-static uint32_t de_name_len(const unsigned char *de)
-{
-	return de[DE_OFF(name_len)];
-}
-
-static void de_set_rec_len(unsigned char *de, uint32_t len)
-{
-	put_le16(de + DE_OFF(rec_len), len);
-}
-
-/* ext2_rec_len_from_disk for block sizes up to 64 KiB */
-static uint32_t rec_len(const unsigned char *de, uint32_t bs)
-{
-	uint32_t len = get_le16(de + DE_OFF(rec_len));
-
-	if (len == 65535 || len == 0)
-		return bs > 65535 ? 65536 : len;
-	return len;
-}
-
-/* How big a new name record the entry at @de could take. */
-static uint32_t entry_room(const unsigned char *de, uint32_t bs)
-{
-	uint32_t rl = rec_len(de, bs);
-
-	if (!de_inode(de))
-		return rl;
-	return rl - DIR_REC_LEN(de_name_len(de));
-}
 
 /*
  * With metadata_csum every leaf block ends in a struct ext2_dir_entry_tail
@@ -84,9 +37,19 @@ static void init_tail(const struct fs_state *fs, unsigned char *blk)
 		 EXT2_DIR_NAME_LEN_CSUM);
 }
 
-static uint16_t block_room(const unsigned char *blk, uint32_t bs, uint32_t top)
+/*
+ * room[b], the largest record an entry of block @b can take, and first[b],
+ * the first entry that can take the shortest one, from entry @from on:
+ * the entries before it have less room than that (a name inserted goes
+ * after them, so they never gain any), and a block filled in name order
+ * is not walked again from its start for every name.
+ */
+static void set_room(const struct fs_state *fs, struct dirbuf *d, uint32_t b,
+		     uint32_t from)
 {
-	uint32_t off = 0, best = 0;
+	uint32_t bs = fs->g.block_size, top = leaf_top(fs), off = from;
+	uint32_t best = 0, first = top;
+	const unsigned char *blk = d->data + (size_t)b * bs;
 
 	while (off + DE_HEAD <= top) {
 		uint32_t rl = rec_len(blk + off, bs), r;
@@ -96,9 +59,12 @@ static uint16_t block_room(const unsigned char *blk, uint32_t bs, uint32_t top)
 		r = entry_room(blk + off, bs);
 		if (r > best)
 			best = r;
+		if (r >= DIR_REC_LEN(1) && first == top)
+			first = off;
 		off += rl;
 	}
-	return (uint16_t)(best > 65535 ? 65535 : best);
+	d->room[b] = (uint16_t)(best > 65535 ? 65535 : best);
+	d->first[b] = (uint16_t)(first > 65535 ? 65535 : first);
 }
 
 void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype)
@@ -114,6 +80,7 @@ void dirbuf_release(const struct fs_state *fs, struct dirbuf *d)
 	free(d->data);
 	free(d->phys);
 	free(d->room);
+	free(d->first);
 	memset(d, 0, sizeof(*d));
 }
 
@@ -137,6 +104,10 @@ static errcode_t grow(struct dirbuf *d, uint32_t bs)
 	if (!p)
 		return ENOMEM;
 	d->room = p;
+	p = realloc(d->first, cap * sizeof(*d->first));
+	if (!p)
+		return ENOMEM;
+	d->first = p;
 	d->cap = cap;
 	return 0;
 }
@@ -151,8 +122,7 @@ errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
 		return err;
 	memcpy(d->data + (size_t)d->nblocks * bs, data, bs);
 	d->phys[d->nblocks] = phys;
-	d->room[d->nblocks] = block_room(data, bs, leaf_top(fs));
-	d->nblocks++;
+	set_room(fs, d, d->nblocks++, 0);
 	return 0;
 }
 
@@ -175,6 +145,7 @@ static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 	init_tail(fs, blk);
 	d->phys[d->nblocks] = phys;
 	d->room[d->nblocks] = (uint16_t)(top > 65535 ? 65535 : top);
+	d->first[d->nblocks] = 0;
 	d->nblocks++;
 	return 0;
 }
@@ -191,7 +162,7 @@ static void set_entry(unsigned char *de, uint32_t ino, const char *name,
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 			 uint32_t parent_ino)
 {
-	uint32_t bs = fs->g.block_size, top = leaf_top(fs), dot = DIR_REC_LEN(1);
+	uint32_t top = leaf_top(fs), dot = DIR_REC_LEN(1);
 	unsigned char *blk;
 	errcode_t err = new_block(fs, d);
 
@@ -202,7 +173,7 @@ errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,
 	set_entry(blk, d->map.ino, ".", 1, EXT2_FT_DIR, d->filetype);
 	de_set_rec_len(blk + dot, top - dot);
 	set_entry(blk + dot, parent_ino, "..", 2, EXT2_FT_DIR, d->filetype);
-	d->room[0] = block_room(blk, bs, top);
+	set_room(fs, d, 0, 0);
 	return 0;
 }
 
@@ -236,13 +207,14 @@ static int add_to_block(const struct fs_state *fs, struct dirbuf *d,
 
 	if (d->room[b] < reclen)
 		return 0;
-	for (off = 0; off + DE_HEAD <= top; off += rec_len(blk + off, bs))
+	for (off = d->first[b]; off + DE_HEAD <= top;
+	     off += rec_len(blk + off, bs))
 		if (entry_room(blk + off, bs) >= reclen)
 			break;
 	if (off + DE_HEAD > top)
 		return 0;
 	insert_at(d, bs, blk + off, name, len, ino, ftype);
-	d->room[b] = block_room(blk, bs, top);
+	set_room(fs, d, b, d->first[b]);
 	return 1;
 }
 
@@ -584,8 +556,8 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 	de_set_rec_len(d2 + last2, leaf_top(fs) - last2);
 	init_tail(fs, d1);
 	init_tail(fs, d2);
-	d->room[lb] = block_room(d1, bs, leaf_top(fs));
-	d->room[nb] = block_room(d2, bs, leaf_top(fs));
+	set_room(fs, d, lb, 0);
+	set_room(fs, d, nb, 0);
 	if (hash >= hash2) {
 		*tb = nb;
 		*toff = last2;
@@ -605,14 +577,14 @@ static errcode_t split_insert(struct fs_state *fs, struct dirbuf *d,
 			      uint32_t hash, int root_version, const char *name,
 			      size_t len, uint32_t ino, unsigned int ftype)
 {
-	uint32_t bs = fs->g.block_size, tb, toff;
+	uint32_t bs = fs->g.block_size, tb = 0, toff = 0;
 	errcode_t err = do_split(fs, d, lb, frame, hash, root_version, &tb,
 				 &toff);
 
 	if (err)
 		return err;
 	insert_at(d, bs, d->data + (size_t)tb * bs + toff, name, len, ino, ftype);
-	d->room[tb] = block_room(d->data + (size_t)tb * bs, bs, leaf_top(fs));
+	set_room(fs, d, tb, 0);
 	return 0;
 }
 
@@ -655,7 +627,7 @@ static errcode_t make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	dx_set_entry(e, 0, 0, lb);
 	d->indexed = 1;
 	d->room[0] = 0;
-	d->room[lb] = block_room(b1, bs, leaf_top(fs));
+	set_room(fs, d, lb, 0);
 
 	err = dx_name_hash(fs, fs->dx.def_version, name, len, &hash);
 	return err ? err : split_insert(fs, d, lb, &frame, hash,
@@ -741,7 +713,7 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 		       const char *name, size_t len, uint32_t ino,
 		       unsigned int ftype)
 {
-	uint32_t b;
+	uint32_t b, c;
 	errcode_t err;
 
 	if (len > EXT2_NAME_LEN)
@@ -751,9 +723,15 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 	if (fs->dx.enabled && d->nblocks == 1 &&
 	    d->room[0] < DIR_REC_LEN(len))
 		return make_indexed_dir(fs, d, name, len, ino, ftype);
-	for (b = 0; b < d->nblocks; b++)
-		if (add_to_block(fs, d, b, name, len, ino, ftype))
+	/* blocks only lose room until the htree: none before fit[c] can take
+	 * a record of this size (ext2_add_link would walk past them) */
+	c = (DIR_REC_LEN(len) - DIR_REC_LEN(1)) / 4;
+	for (b = d->fit[c]; b < d->nblocks; b++)
+		if (add_to_block(fs, d, b, name, len, ino, ftype)) {
+			d->fit[c] = b;
 			return 0;
+		}
+	d->fit[c] = d->nblocks;
 	err = new_block(fs, d);
 	if (err)
 		return err;

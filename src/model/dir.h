@@ -19,6 +19,10 @@ struct dirbuf {
 	unsigned char *data;	/* nblocks * block_size */
 	uint32_t *phys;		/* physical block of each logical block */
 	uint16_t *room;		/* largest name record that fits, per block */
+	uint16_t *first;	/* per block, its first entry with room */
+	/* fit[(rec_len - 12) / 4], one per record size (12 to 264 bytes):
+	 * no block before it has room for one (linear directories) */
+	uint32_t fit[64];
 	uint32_t nblocks, cap;
 	int filetype;		/* the filetype feature: store d_type */
 	int indexed;		/* an htree (EXT2_INDEX_FL), ext4 only */

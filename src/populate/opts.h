@@ -51,6 +51,7 @@ struct populate_opts {
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
+	int jobs;		/* --jobs: 2 reads the source ahead on a thread */
 	int create;		/* --create SIZE: mke2fs first */
 	int force;		/* --force: --create overwrites what is no
 				   ext2/3/4 filesystem */

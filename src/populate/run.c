@@ -213,6 +213,7 @@ static errcode_t write_pass(struct ctx *c)
 	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
 	struct walk_opts wo = { .want_xattrs = o->xattrs, .want_data = 1,
+				.ahead = o->jobs > 1,
 				.skip = c->in->skip, .nskip = c->in->nskip };
 	struct walk_visitor v;
 	errcode_t err;

@@ -17,6 +17,7 @@
 #include <linux/fs.h>
 
 #include "source/walk.h"
+#include "source/ahead.h"
 #include "source/hostxattr.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -32,6 +33,7 @@ struct walker {
 	struct strbuf path;
 	const char *root;
 	int have_proc;		/* /proc/self/fd names what we hold open */
+	struct ahead *ahead;	/* the reader thread, or NULL */
 };
 
 int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
@@ -274,6 +276,7 @@ struct frame {
 	size_t mark;		/* path length before its name */
 	const char *name;	/* in the parent's names ("" for the root) */
 	size_t name_len;
+	struct ahead_dir *ad;	/* its names read ahead */
 };
 
 #define OPEN_DIRS 64
@@ -322,17 +325,48 @@ static int open_by_type(const struct walker *w, int dirfd, unsigned char type,
 	return fd;
 }
 
+/* open_by_type of a regular file, and its attributes, on the reader */
+static void fetch_ahead(void *arg, int dirfd, const char *name,
+			struct ahead_slot *s)
+{
+	const struct walker *w = arg;
+	struct src_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.name = name;
+	s->fd = open_by_type(w, dirfd, DT_REG, &e);
+	if (s->fd < 0)
+		return;
+	s->read = 1;
+	s->st = e.st;
+	if (w->opts->want_xattrs)
+		s->xerr = host_xattrs_read(s->fd, "", &s->xattrs, &s->nxattrs);
+	/* no data to read: the walk needs no descriptor, nor to close it */
+	if (S_ISREG(s->st.st_mode) && s->st.st_size == 0) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/* @pre: what the reader found, if it opened the entry (its attributes
+ * become @e's) */
 static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
 			    struct src_entry *e, char **target, int *fd,
-			    int *skip)
+			    int *skip, struct ahead_slot *pre)
 {
 	errcode_t err;
 
-	*fd = open_by_type(w, dirfd, type, e);
-	if (*fd >= 0) {
+	if (pre) {
+		*fd = pre->fd;
+		e->st = pre->st;
+	} else {
+		*fd = open_by_type(w, dirfd, type, e);
+	}
+	if (pre || *fd >= 0) {
 		*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
 		if (*skip) {
-			close(*fd);
+			if (*fd >= 0)
+				close(*fd);
 			*fd = -1;
 			return 0;
 		}
@@ -371,7 +405,15 @@ opened:
 		e->link_len = (size_t)n;
 	}
 	if (w->opts->want_xattrs) {
-		err = read_xattrs(w, dirfd, *fd, e);
+		if (pre) {
+			e->xattrs = pre->xattrs;
+			e->nxattrs = pre->nxattrs;
+			pre->xattrs = NULL;
+			pre->nxattrs = 0;
+			err = pre->xerr;
+		} else {
+			err = read_xattrs(w, dirfd, *fd, e);
+		}
 		if (err)
 			return fail(w, err, "reading extended attributes of");
 	}
@@ -410,6 +452,11 @@ static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
 		if (err)
 			err = fail(w, err, "reading directory");
 	}
+	if (!err && w->ahead) {
+		err = ahead_dir_new(&f->ad, fd, f->names, f->n);
+		if (!err)
+			ahead_enter(w->ahead, f->ad, fd);
+	}
 	/* deep enough: the outer directory closes until the way back */
 	if (*depth > OPEN_DIRS && (*stack)[*depth - 1 - OPEN_DIRS].fd >= 0) {
 		close((*stack)[*depth - 1 - OPEN_DIRS].fd);
@@ -447,6 +494,13 @@ static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
 		}
 	}
 	sb_truncate(&w->path, f->mark);
+	if (w->ahead) {
+		struct frame *up = *depth > 1 && !err ? &stack[*depth - 2] : NULL;
+
+		ahead_enter(w->ahead, up ? up->ad : NULL, up ? up->fd : -1);
+		ahead_dir_free(f->ad);
+		f->ad = NULL;
+	}
 	close(f->fd);
 	walk_free_names(f->names, f->n);
 	(*depth)--;
@@ -462,9 +516,10 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		struct frame *f = &(*stack)[*depth - 1];
 		struct src_entry e;
 		struct host_file h = { .dirfd = f->fd, .fd = -1 };
+		struct ahead_slot pre;
 		char *target = NULL;
 		size_t mark = w->path.len;
-		int fd, skip = 0;
+		int fd, skip = 0, got;
 		unsigned char type;
 
 		if (f->next == f->n) {
@@ -475,6 +530,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		e.name = f->names[f->next].s;
 		e.name_len = f->names[f->next].len;
 		type = f->names[f->next].type;
+		got = f->ad && ahead_take(w->ahead, f->ad, f->next, &pre);
 		f->next++;
 		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
 			break;
@@ -482,7 +538,10 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 			break;
 		e.path = w->path.s;
 		e.priv = &h;
-		err = read_entry(w, f->fd, type, &e, &target, &fd, &skip);
+		err = read_entry(w, f->fd, type, &e, &target, &fd, &skip,
+				 got ? &pre : NULL);
+		if (got)
+			host_xattrs_free(pre.xattrs, pre.nxattrs);
 		if (!err && skip) {
 			sb_truncate(&w->path, mark);
 			continue;
@@ -520,6 +579,9 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	w.have_proc = access("/proc/self/fd", X_OK) == 0;
 	if ((err = sb_append(&w.path, "", 0)))
 		return err;
+	/* without the thread (it could not start) the walk is the same */
+	if (opts->ahead && ahead_start(&w.ahead, fetch_ahead, &w))
+		w.ahead = NULL;
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = (errcode_t)errno;
@@ -550,10 +612,12 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	free_xattrs(&e);
 	if (!err)
 		err = walk_stack(&w, &stack, &cap, &depth);
+	ahead_stop(w.ahead);
 	/* after a failure: close what is still open, without leave_dir */
 	while (depth > 0) {
 		struct frame *f = &stack[--depth];
 
+		ahead_dir_free(f->ad);
 		if (f->fd >= 0)
 			close(f->fd);
 		walk_free_names(f->names, f->n);
