@@ -466,6 +466,7 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 		if (parse_u64(optarg, 8192, &v) || v == 0)
 			return USAGE("--possible-cpus takes a number from 1 to 8192");
 		p->possible_cpus = (unsigned int)v;
+		break;
 	case OPT_JOBS:
 		if (parse_u64(optarg, 2, &v) || v == 0)
 			return USAGE("--jobs takes 1 or 2");
