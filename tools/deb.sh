@@ -60,9 +60,9 @@ grep -E '^(dpkg-[a-z]+|dh_[a-z_-]+): (warning|error)' "$tmp/build.log" >&2 &&
 
 # What the package holds, whoever runs this.
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/contents"
-for f in /usr/sbin/orlov-populate /usr/sbin/orlov-layout \
-	/usr/share/man/man8/orlov-populate.8.gz \
-	/usr/share/man/man8/orlov-layout.8.gz \
+for f in /usr/bin/orlov-populate /usr/bin/orlov-layout \
+	/usr/share/man/man1/orlov-populate.1.gz \
+	/usr/share/man/man1/orlov-layout.1.gz \
 	/usr/share/bash-completion/completions/orlov-populate \
 	/usr/share/bash-completion/completions/orlov-layout \
 	/usr/share/doc/orlov-populate/copyright; do
@@ -80,16 +80,16 @@ fi
 installed=1
 dpkg -i "$deb" >"$tmp/install.log" 2>&1 || fail "dpkg -i $(basename "$deb") failed" "$tmp/install.log"
 ver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-/usr/sbin/orlov-populate --version | grep -qx "orlov-populate ${ver%%-*}" ||
-	fail "/usr/sbin/orlov-populate --version is not ${ver%%-*}"
-/usr/sbin/orlov-layout --version >/dev/null || fail "/usr/sbin/orlov-layout --version failed"
+/usr/bin/orlov-populate --version | grep -qx "orlov-populate ${ver%%-*}" ||
+	fail "/usr/bin/orlov-populate --version is not ${ver%%-*}"
+/usr/bin/orlov-layout --version >/dev/null || fail "/usr/bin/orlov-layout --version failed"
 # A docker-style dpkg path-exclude may keep man pages off the disk.
 if ! grep -qs '^path-exclude[= ]*/usr/share/man' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/*; then
 	if command -v man >/dev/null; then
 		man -w orlov-populate >/dev/null 2>&1 || fail "man -w orlov-populate finds no page"
 		man -w orlov-layout >/dev/null 2>&1 || fail "man -w orlov-layout finds no page"
 	else
-		[ -f /usr/share/man/man8/orlov-populate.8.gz ] || fail "no orlov-populate.8.gz installed"
+		[ -f /usr/share/man/man1/orlov-populate.1.gz ] || fail "no orlov-populate.1.gz installed"
 	fi
 fi
 comp=/usr/share/bash-completion/completions
@@ -111,17 +111,17 @@ tree="$tmp/tree"
 mkdir -p "$tree/etc/conf.d" "$tree/usr/bin" "$tree/var/empty"
 echo hello >"$tree/etc/motd"
 echo 'x=1' >"$tree/etc/conf.d/x"
-head -c 100000 /usr/sbin/orlov-populate >"$tree/usr/bin/blob"
+head -c 100000 /usr/bin/orlov-populate >"$tree/usr/bin/blob"
 ln -s ../etc/motd "$tree/usr/motd"
 ln "$tree/etc/motd" "$tree/usr/motd.link"
-/usr/sbin/orlov-populate -q --create 8M "$tmp/x.img" "$tree" >"$tmp/run.log" 2>&1 ||
+/usr/bin/orlov-populate -q --create 8M "$tmp/x.img" "$tree" >"$tmp/run.log" 2>&1 ||
 	fail "orlov-populate --create 8M x.img TREE failed" "$tmp/run.log"
 e2fsck -fn "$tmp/x.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn x.img found errors" "$tmp/fsck.log"
-/usr/sbin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
+/usr/bin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
 	fail "orlov-layout verify x.img TREE found differences" "$tmp/verify.log"
 
 installed=
 dpkg -r "$pkg" >"$tmp/remove.log" 2>&1 || fail "dpkg -r $pkg failed" "$tmp/remove.log"
-{ [ ! -e /usr/sbin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ]; } ||
+{ [ ! -e /usr/bin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ]; } ||
 	fail "dpkg -r $pkg left files behind"
 echo "deb.sh: $(basename "$deb") built from $from, installed, checked, removed"
