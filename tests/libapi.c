@@ -8,7 +8,9 @@
  *          IMAGE SOURCE
  *
  * -o sets a string member, -f a flag, -a appends a word to args, -e sets
- * source_date_epoch; -s prints the result's figures.  An error is printed
+ * source_date_epoch; -s prints the result's figures; -r makes the call
+ * twice, the first with copies of the -a words freed after it (what it
+ * left behind must not reach them, nor change the second).  An error is printed
  * as orlov-populate prints it ("orlov-populate: MESSAGE while WHAT PATH"),
  * then "code N" and, for a usage error, "usage: WHY"; exit 1.
  */
@@ -76,11 +78,12 @@ int main(int argc, char **argv)
 	struct orlov_options o;
 	struct orlov_result r;
 	const char *args[32];
-	int nargs = 0, stats = 0, c;
+	char *copies[32];
+	int nargs = 0, stats = 0, repeat = 0, c;
 	long err;
 
 	orlov_options_init(&o);
-	while ((c = getopt(argc, argv, "o:f:a:e:s")) != -1) {
+	while ((c = getopt(argc, argv, "o:f:a:e:sr")) != -1) {
 		if ((c == 'o' && set_string(&o, optarg)) ||
 		    (c == 'f' && set_flag(&o, optarg)) ||
 		    (c == 'a' && nargs == 31) || c == '?') {
@@ -95,6 +98,7 @@ int main(int argc, char **argv)
 			o.source_date_epoch = strtoull(optarg, NULL, 10);
 		}
 		stats |= c == 's';
+		repeat |= c == 'r';
 	}
 	args[nargs] = NULL;
 	if (nargs)
@@ -103,9 +107,29 @@ int main(int argc, char **argv)
 		fprintf(stderr, "libapi: IMAGE SOURCE\n");
 		return 2;
 	}
-	memset(&r, 0, sizeof(r));
-	r.size = sizeof(r);
-	err = orlov_populate(argv[optind], argv[optind + 1], &o, &r);
+	c = optind;
+	do {
+		int i;
+
+		if (repeat && nargs) {
+			for (i = 0; i < nargs; i++)
+				copies[i] = strdup(args[i]);
+			copies[nargs] = NULL;
+			o.args = (const char *const *)copies;
+		}
+		memset(&r, 0, sizeof(r));
+		r.size = sizeof(r);
+		err = orlov_populate(argv[c], argv[c + 1], &o, &r);
+		if (optind != c) {
+			printf("orlov_populate changed optind\n");
+			return 1;
+		}
+		if (repeat)
+			orlov_result_free(&r);
+		for (i = 0; repeat && i < nargs; i++)
+			free(copies[i]);
+		o.args = nargs ? args : NULL;
+	} while (repeat--);
 	if (err) {
 		printf("orlov-populate: %s while %s %s\ncode %ld\n",
 		       orlov_strerror(err), r.what,

@@ -95,6 +95,11 @@ grep -qx 'usage: --atomic writes a copy, --in-place the image itself: give one' 
 	t_fail "conflict: usage message: $(cat "$T_TMP/lib.err")"
 "$api" -a --help "$T_TMP/lib.img" "$src" >"$T_TMP/out" 2>&1 && t_fail "--help through args was taken"
 grep -q '^usage: --help and --version print' "$T_TMP/out" || t_fail "--help: $(cat "$T_TMP/out")"
+# twice in one process, the first stopped inside a cluster of short
+# options whose words the caller then freed: without the reset of getopt's
+# state the second parse went on in the freed cluster ("-" and garbage)
+"$api" -r -a -qxt/no/such "$T_TMP/lib.img" "$src" >"$T_TMP/out" 2>&1 && t_fail "-qx was taken"
+grep -qx 'usage: unknown option -x' "$T_TMP/out" || t_fail "-qx twice: $(cat "$T_TMP/out")"
 
 # installed: make install's library, header and orlov.pc, found through
 # pkg-config, a program compiled against them

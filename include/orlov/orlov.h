@@ -124,9 +124,11 @@ struct orlov_result {
 void orlov_options_init(struct orlov_options *opts);
 
 /* Fill @image (an ext2/ext3/ext4 image file, or with opts->create one to
- * make) from @source (a directory, or an archive libarchive reads).
- * Returns 0 or an error code, with @res filled in either way (@res may be
- * NULL).  The image is as it was before the call on error. */
+ * make) from @source (a directory, or an archive libarchive reads)
+ * with @opts (NULL: every option its default).  Returns 0 or an error
+ * code, with @res filled in either way (@res may be NULL).  The image is
+ * as it was before the call on error.  getopt's optind and optarg are
+ * left as they were. */
 long orlov_populate(const char *image, const char *source,
 		    const struct orlov_options *opts, struct orlov_result *res);
 

@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <stdint.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ext2fs/ext2fs.h>
@@ -145,14 +146,38 @@ static errcode_t set_epoch(struct populate_opts *p,
 	return 0;
 }
 
-/* The options parsed into @cl; *msg the reason of a usage error. */
+/* options_parse() on @argv, getopt's state given back as the caller had
+ * it: glibc also keeps a pointer into a cluster of short options ("-qx")
+ * it stopped in, into @argv, which the caller frees; optind 0 makes the
+ * next parse start afresh. */
+static errcode_t parse_argv(int argc, char **argv, struct options *cl,
+			    const char **msg)
+{
+	static char *reset_argv[] = { (char *)"orlov", NULL };
+	int saved_optind = optind, saved_opterr = opterr;
+	int saved_optopt = optopt;
+	char *saved_optarg = optarg;
+	errcode_t err;
+
+	err = options_parse(argc, argv, cl, msg);
+	optind = 0;
+	opterr = 0;
+	(void)getopt(1, reset_argv, "");
+	optind = saved_optind;
+	opterr = saved_opterr;
+	optopt = saved_optopt;
+	optarg = saved_optarg;
+	return err;
+}
+
+/* The options parsed into @cl; *msg the reason of a usage error (it may
+ * be in @cl's buffer: copied before @cl goes). */
 static errcode_t parse(const char *image, const char *source,
 		       const struct orlov_options *o, struct options *cl,
 		       const char **msg)
 {
 	char **argv;
 	errcode_t err;
-	int argc;
 
 	memset(cl, 0, sizeof(*cl));
 	if (!image || !source) {
@@ -162,10 +187,7 @@ static errcode_t parse(const char *image, const char *source,
 	argv = calloc(argv_max(o), sizeof(*argv));
 	if (!argv)
 		return ENOMEM;
-	argc = build_argv(o, image, source, argv);
-	/* a usage error's message may be in @cl's buffer: the caller copies
-	 * it before @cl goes */
-	err = options_parse(argc, argv, cl, msg);
+	err = parse_argv(build_argv(o, image, source, argv), argv, cl, msg);
 	free(argv);
 	if (err)
 		return err;
