@@ -6,7 +6,7 @@
 "$ORLOV_POPULATE" --help >"$T_TMP/help" || t_fail "--help exit status"
 grep -q "^Usage: orlov-populate \[OPTIONS\] IMAGE SOURCE" "$T_TMP/help" || t_fail "usage line"
 "$ORLOV_POPULATE" --version | grep -Eq '^orlov-populate [0-9]+\.[0-9]+' || t_fail "--version"
-man=$top_srcdir/man/orlov-populate.8
+man=$top_srcdir/man/orlov-populate.1
 opts=$(grep -Eo -- '--[a-z][a-z-]+' "$T_TMP/help" | sort -u)
 [ -n "$opts" ] || t_fail "no options in --help"
 for o in $opts; do

@@ -1,22 +1,26 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# Build the Debian package (debian/) with dpkg-buildpackage -us -uc -b in a
-# temporary copy of the committed tree (git archive HEAD; without .git, a
-# copy of the tree less _build*, _dev and the like), check its contents,
-# install it with dpkg -i, check what it installed, fill an image with the
+# Build the Debian packages (debian/: orlov-populate, liborlov0,
+# liborlov-dev) with dpkg-buildpackage -us -uc -b in a temporary copy of
+# the committed tree (git archive HEAD; without .git, a copy of the tree
+# less _build*, _dev and the like), check their contents, install them
+# with dpkg -i, check what they installed, fill an image with the
 # installed orlov-populate, check it with e2fsck -fn and orlov-layout
-# verify, and remove the package again.  Needs dpkg-dev and debhelper (see
+# verify, make the same image through the installed library (a program
+# compiled with pkg-config's flags), and remove the packages again.  Needs dpkg-dev and debhelper (see
 # tools/deps.sh) and root to install; as another user it stops after the
 # contents check.  Prints one line; exit status 0 or 1.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 pkg=orlov-populate
+pkgs="orlov-populate liborlov0 liborlov-dev"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/orlov-deb.XXXXXX")
 installed=
 cleanup() {
 	if [ -n "$installed" ]; then
-		dpkg -r "$pkg" >"$tmp/remove.log" 2>&1 ||
-			{ echo "deb.sh: dpkg -r $pkg failed" >&2; cat "$tmp/remove.log" >&2; }
+		# shellcheck disable=SC2086
+		dpkg -r $pkgs >"$tmp/remove.log" 2>&1 ||
+			{ echo "deb.sh: dpkg -r $pkgs failed" >&2; cat "$tmp/remove.log" >&2; }
 	fi
 	rm -rf "$tmp"
 }
@@ -28,10 +32,12 @@ fail() {
 	exit 1
 }
 
-if [ "$(id -u)" = 0 ] &&
-	dpkg-query -W -f='${Status}\n' "$pkg" 2>/dev/null | grep -q 'ok installed'; then
-	fail "$pkg is installed already; dpkg -r $pkg first (this test removes it at the end)"
-fi
+for p in $pkgs; do
+	if [ "$(id -u)" = 0 ] &&
+		dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'ok installed'; then
+		fail "$p is installed already; dpkg -r $p first (this test removes it at the end)"
+	fi
+done
 
 # The source: what is committed (CI tests a clean clone), else the tree.
 src="$tmp/src/$pkg"
@@ -51,18 +57,23 @@ fi
 ( cd "$src" && DEB_BUILD_OPTIONS="parallel=$(nproc)" \
 	dpkg-buildpackage -us -uc -b ) >"$tmp/build.log" 2>&1 ||
 	fail "dpkg-buildpackage -us -uc -b failed (from $from)" "$tmp/build.log"
-deb=
-for f in "$tmp/src/${pkg}_"*.deb; do [ -f "$f" ] && deb=$f; done
-[ -n "$deb" ] || fail "dpkg-buildpackage made no .deb" "$tmp/build.log"
+debs=
+for p in $pkgs; do
+	deb=
+	for f in "$tmp/src/${p}_"*.deb; do [ -f "$f" ] && deb=$f; done
+	[ -n "$deb" ] || fail "dpkg-buildpackage made no $p .deb" "$tmp/build.log"
+	debs="$debs $deb"
+done
+deb=$(echo "$debs" | awk '{ print $1 }')
 # Warnings from the build tools (dpkg-shlibdeps, dh_*) count as failures.
 grep -E '^(dpkg-[a-z]+|dh_[a-z_-]+): (warning|error)' "$tmp/build.log" >&2 &&
 	fail "warnings from the package build (above)"
 
 # What the package holds, whoever runs this.
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/contents"
-for f in /usr/sbin/orlov-populate /usr/sbin/orlov-layout \
-	/usr/share/man/man8/orlov-populate.8.gz \
-	/usr/share/man/man8/orlov-layout.8.gz \
+for f in /usr/bin/orlov-populate /usr/bin/orlov-layout \
+	/usr/share/man/man1/orlov-populate.1.gz \
+	/usr/share/man/man1/orlov-layout.1.gz \
 	/usr/share/bash-completion/completions/orlov-populate \
 	/usr/share/bash-completion/completions/orlov-layout \
 	/usr/share/doc/orlov-populate/copyright; do
@@ -70,26 +81,44 @@ for f in /usr/sbin/orlov-populate /usr/sbin/orlov-layout \
 done
 dpkg-deb -f "$deb" Depends | grep -q 'e2fsprogs' ||
 	fail "$(basename "$deb") does not depend on e2fsprogs"
+grep -q 'liborlov' "$tmp/contents" && fail "$(basename "$deb") holds the library"
+# the library's two packages: the .so.0 alone; the header, .so and .pc
+lib=$(echo "$debs" | awk '{ print $2 }') dev=$(echo "$debs" | awk '{ print $3 }')
+dpkg-deb -c "$lib" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/lib.contents"
+dpkg-deb -c "$dev" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/dev.contents"
+grep -qx '/usr/lib/[^/]*/liborlov\.so\.0' "$tmp/lib.contents" ||
+	fail "no liborlov.so.0 in $(basename "$lib")"
+grep -q '\.so$\|include\|pkgconfig' "$tmp/lib.contents" &&
+	fail "$(basename "$lib") holds development files"
+for f in /usr/include/orlov/orlov.h /usr/include/orlov/orlov_err.h \
+	'/usr/lib/[^/]*/liborlov\.so' '/usr/lib/[^/]*/pkgconfig/orlov\.pc'; do
+	grep -qx "$f" "$tmp/dev.contents" || fail "$f is not in $(basename "$dev")"
+done
+dpkg-deb -f "$lib" Depends | grep -q 'libext2fs2' ||
+	fail "$(basename "$lib") does not depend on libext2fs2"
+dpkg-deb -f "$dev" Depends | grep -q "liborlov0 (= " ||
+	fail "$(basename "$dev") does not depend on its liborlov0"
 
 if [ "$(id -u)" != 0 ]; then
-	echo "deb.sh: $(basename "$deb") built from $from, contents checked; not root: not installed"
+	echo "deb.sh: $pkgs built from $from, contents checked; not root: not installed"
 	exit 0
 fi
 
 # Install, check, use.
 installed=1
-dpkg -i "$deb" >"$tmp/install.log" 2>&1 || fail "dpkg -i $(basename "$deb") failed" "$tmp/install.log"
+# shellcheck disable=SC2086
+dpkg -i $debs >"$tmp/install.log" 2>&1 || fail "dpkg -i $pkgs failed" "$tmp/install.log"
 ver=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
-/usr/sbin/orlov-populate --version | grep -qx "orlov-populate ${ver%%-*}" ||
-	fail "/usr/sbin/orlov-populate --version is not ${ver%%-*}"
-/usr/sbin/orlov-layout --version >/dev/null || fail "/usr/sbin/orlov-layout --version failed"
+/usr/bin/orlov-populate --version | grep -qx "orlov-populate ${ver%%-*}" ||
+	fail "/usr/bin/orlov-populate --version is not ${ver%%-*}"
+/usr/bin/orlov-layout --version >/dev/null || fail "/usr/bin/orlov-layout --version failed"
 # A docker-style dpkg path-exclude may keep man pages off the disk.
 if ! grep -qs '^path-exclude[= ]*/usr/share/man' /etc/dpkg/dpkg.cfg /etc/dpkg/dpkg.cfg.d/*; then
 	if command -v man >/dev/null; then
 		man -w orlov-populate >/dev/null 2>&1 || fail "man -w orlov-populate finds no page"
 		man -w orlov-layout >/dev/null 2>&1 || fail "man -w orlov-layout finds no page"
 	else
-		[ -f /usr/share/man/man8/orlov-populate.8.gz ] || fail "no orlov-populate.8.gz installed"
+		[ -f /usr/share/man/man1/orlov-populate.1.gz ] || fail "no orlov-populate.1.gz installed"
 	fi
 fi
 comp=/usr/share/bash-completion/completions
@@ -111,17 +140,35 @@ tree="$tmp/tree"
 mkdir -p "$tree/etc/conf.d" "$tree/usr/bin" "$tree/var/empty"
 echo hello >"$tree/etc/motd"
 echo 'x=1' >"$tree/etc/conf.d/x"
-head -c 100000 /usr/sbin/orlov-populate >"$tree/usr/bin/blob"
+head -c 100000 /usr/bin/orlov-populate >"$tree/usr/bin/blob"
 ln -s ../etc/motd "$tree/usr/motd"
 ln "$tree/etc/motd" "$tree/usr/motd.link"
-/usr/sbin/orlov-populate -q --create 8M "$tmp/x.img" "$tree" >"$tmp/run.log" 2>&1 ||
+/usr/bin/orlov-populate -q --create 8M "$tmp/x.img" "$tree" >"$tmp/run.log" 2>&1 ||
 	fail "orlov-populate --create 8M x.img TREE failed" "$tmp/run.log"
 e2fsck -fn "$tmp/x.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn x.img found errors" "$tmp/fsck.log"
-/usr/sbin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
+/usr/bin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
 	fail "orlov-layout verify x.img TREE found differences" "$tmp/verify.log"
 
+# The library as a program outside the project uses it: compiled with
+# pkg-config's flags against the installed header, the same image as the
+# installed orlov-populate's.
+export SOURCE_DATE_EPOCH=1700000000 E2FSPROGS_FAKE_TIME=1700000000
+# shellcheck disable=SC2046
+cc -o "$tmp/libapi" $(pkg-config --cflags orlov) -DLIBAPI_INSTALLED \
+	"$src/tests/libapi.c" $(pkg-config --libs orlov) >"$tmp/cc.log" 2>&1 ||
+	fail "compiling tests/libapi.c with pkg-config --cflags --libs orlov failed" "$tmp/cc.log"
+/usr/bin/orlov-populate -q --create 8M "$tmp/cli.img" "$tree" >"$tmp/run.log" 2>&1 ||
+	fail "orlov-populate --create 8M cli.img TREE failed" "$tmp/run.log"
+"$tmp/libapi" -o create=8M "$tmp/lib.img" "$tree" >"$tmp/lib.log" 2>&1 ||
+	fail "the installed library failed" "$tmp/lib.log"
+[ ! -s "$tmp/lib.log" ] || fail "the installed library printed" "$tmp/lib.log"
+cmp -s "$tmp/cli.img" "$tmp/lib.img" ||
+	fail "the installed library's image differs from orlov-populate's"
+
 installed=
-dpkg -r "$pkg" >"$tmp/remove.log" 2>&1 || fail "dpkg -r $pkg failed" "$tmp/remove.log"
-{ [ ! -e /usr/sbin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ]; } ||
-	fail "dpkg -r $pkg left files behind"
-echo "deb.sh: $(basename "$deb") built from $from, installed, checked, removed"
+# shellcheck disable=SC2086
+dpkg -r $pkgs >"$tmp/remove.log" 2>&1 || fail "dpkg -r $pkgs failed" "$tmp/remove.log"
+{ [ ! -e /usr/bin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ] &&
+  [ ! -e /usr/include/orlov/orlov.h ] && ! ls /usr/lib/*/liborlov.so* >/dev/null 2>&1; } ||
+	fail "dpkg -r $pkgs left files behind"
+echo "deb.sh: $pkgs built from $from, installed, checked, removed"

@@ -15,7 +15,7 @@ for v in -V --version; do
 		lt_fail "$v: $(cat "$lt_tmp/out")"
 done
 # Every command and status the help names is in the manual page.
-man=$top_srcdir/man/orlov-layout.8
+man=$top_srcdir/man/orlov-layout.1
 if [ -f "$man" ]; then
 	for w in dump diff stats verify 'first difference:' 'same_blocks=' \
 		'top_level_groups=' 'verified=' 'xattr=' 'lost+found'; do
