@@ -255,6 +255,12 @@ item15() {
 		TMPDIR=$T_TMP/nope msg tmpdir "No such file or directory while checking TMPDIR, where the archive is read into: $T_TMP/nope$" \
 			"$img" "$T_TMP/s.tar"
 	fi
+	# delayed data spills into TMPDIR too, not into /tmp whatever TMPDIR
+	# says (tmpfile() did that)
+	t_mkimage "$T_TMP/e4.img" 16M -t ext4
+	TMPDIR=$T_TMP/nope msg tmpdir-delalloc "No such file or directory while creating a spill file for delayed data in $T_TMP/nope$" \
+		--delalloc "$T_TMP/e4.img" "$src"
+	t_fsck "$T_TMP/e4.img"
 	msg no-target "No such directory in the image (make it first, e.g. debugfs -w -R 'mkdir PATH' IMAGE) while looking up target directory /nope$" \
 		-t /nope "$img" "$src"
 	msg no-target-deep "No such directory in the image .* while looking up target directory /t/a/b$" \

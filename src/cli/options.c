@@ -684,7 +684,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 {
 	struct populate_opts *p = &o->p;
 	struct io_fault fault;
-	const char *bad = conflict(p);
+	const char *bad = conflict(p), *env;
 	size_t i, dash = 0;
 	errcode_t err;
 
@@ -695,6 +695,9 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	p->mkfs.seed = p->seed;
 	p->fault = getenv("ORLOV_FAULT");
 	p->race = getenv("ORLOV_RACE");
+	env = getenv("ORLOV_STAGE_BUDGET");
+	if (env && *env)
+		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
 	if (p->race && !*p->race)
 		p->race = NULL;
 	if (io_guard_parse(p->fault, &fault))

@@ -34,6 +34,8 @@ struct image_opts {
 	const char *undo;	/* a new undo file (libext2fs's undo I/O
 				   manager; e2undo restores), or NULL */
 	const char *fault;	/* a test's injected fault (io_guard_parse) */
+	size_t stage_budget;	/* bytes of staged inodes kept in memory before
+				   they spill (0: the default) */
 	enum image_commit commit;
 	const char **in_place_why; /* set when AUTO writes an image file in
 				      place: why no copy (static text) */

@@ -78,6 +78,7 @@ struct image {
 	char *path;		/* the image as opened: what the copy replaces */
 	const char *name;	/* ... as messages name it (image_opts.name) */
 	enum image_commit commit;
+	size_t stage_budget;	/* image_opts.stage_budget */
 	int copy_at_commit;	/* no journal takes it: copy, then rename */
 	const char **links_why;	/* ... or in place, hard links: say so */
 	const char *in_place;	/* ... the reason said (LINKS_WHY) */

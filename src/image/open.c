@@ -412,6 +412,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	if (!err) {
 		img->shadow_fd = img->lock_fd = -1;
 		img->name = opts->name ? opts->name : path;
+		img->stage_budget = opts->stage_budget;
 		err = lock_and_prepare(img, path, opts, &what);
 		fsname = img->shadow ? img->shadow : path;
 		if (!err)

@@ -42,7 +42,7 @@ static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
 		return err == ORLOV_ERR_BAD_XATTR ? ORLOV_ERR_CORRUPT : err;
 	x = malloc(4 + 8 * acl.n);
 	if (!x) {
-		acl_free(&acl);
+		acl_release(&acl);
 		return ENOMEM;
 	}
 	put_le32(x, POSIX_ACL_XATTR_VERSION);
@@ -53,7 +53,7 @@ static errcode_t acl_to_xattr(const unsigned char *v, size_t len,
 	}
 	*out = x;
 	*out_len = 4 + 8 * acl.n;
-	acl_free(&acl);
+	acl_release(&acl);
 	return 0;
 }
 

@@ -134,17 +134,14 @@ static size_t chunk_bytes(const struct inode_cache *c)
 }
 
 /* The first use: records sized for the image's inodes, and the budget
- * (ORLOV_STAGE_BUDGET, KiB: the tests' small one). */
+ * (image_opts.stage_budget: the tests' small one). */
 static errcode_t icache_init(struct image *img)
 {
 	struct inode_cache *c = &img->icache;
-	const char *env = getenv("ORLOV_STAGE_BUDGET");
-	size_t budget = STAGE_BUDGET;
+	size_t budget = img->stage_budget ? img->stage_budget : STAGE_BUDGET;
 
 	if (c->recsz)
 		return 0;
-	if (env && *env)
-		budget = (size_t)strtoul(env, NULL, 10) << 10;
 	c->tailsz = (uint32_t)image_inode_tail_size(img);
 	c->recsz = (uint32_t)sizeof(struct ext2_inode_large) + c->tailsz;
 	c->nchunks = (uint64_t)img->fs->super->s_inodes_count / ICHUNK + 1;

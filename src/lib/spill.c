@@ -10,16 +10,20 @@
 #include "lib/spill.h"
 #include "lib/util.h"
 
-errcode_t spill_open(int *fd)
+const char *spill_dir(void)
 {
 	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/tmp";
+}
+
+errcode_t spill_open(int *fd)
+{
 	char *tpl;
 	errcode_t err = 0;
 	int f;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
-	if (asprintf(&tpl, "%s/orlov-spill-XXXXXX", dir) < 0)
+	if (asprintf(&tpl, "%s/orlov-spill-XXXXXX", spill_dir()) < 0)
 		return ENOMEM;
 	f = mkostemp(tpl, O_CLOEXEC);
 	if (f < 0)

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <et/com_err.h>
 
+/* Where scratch files go: TMPDIR, or /tmp when it is unset or empty. */
+const char *spill_dir(void);
 /* A new unlinked scratch file, open read-write on *fd. */
 errcode_t spill_open(int *fd);
 /* All @len bytes at @off, or an error (EIO: the file ends before). */

@@ -91,7 +91,7 @@ errcode_t acl_to_disk(const struct acl *acl, unsigned char **v, size_t *size)
 	return 0;
 }
 
-void acl_free(struct acl *acl)
+void acl_release(struct acl *acl)
 {
 	free(acl->e);
 	acl->e = NULL;

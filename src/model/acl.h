@@ -39,7 +39,7 @@ errcode_t acl_from_disk(const unsigned char *v, size_t size, struct acl *acl);
 errcode_t acl_to_disk(const struct acl *acl, unsigned char **v, size_t *size);
 /* The xattr form (system.posix_acl_*: version 2, 8-byte entries). */
 errcode_t acl_from_xattr(const unsigned char *v, size_t size, struct acl *acl);
-void acl_free(struct acl *acl);
+void acl_release(struct acl *acl);
 
 /* posix_acl_create_masq: mask the inherited @acl and the create *mode with
  * each other; 1 when the ACL says more than the mode (it is stored), 0

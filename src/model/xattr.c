@@ -91,7 +91,7 @@ errcode_t xattr_to_disk(const struct src_xattr *x, struct xattr_disk *d)
 		err = acl_from_xattr(x->value, x->size, &acl);
 		if (!err)
 			err = acl_to_disk(&acl, &d->value, &d->size);
-		acl_free(&acl);
+		acl_release(&acl);
 		if (err)
 			return err;
 		d->owned = 1;

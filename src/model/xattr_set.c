@@ -33,7 +33,7 @@ int xattr_mode_says_all(const struct xattr_set *xs, const struct xattr_disk *d)
 	    acl_from_disk(d->value, d->size, &acl))
 		return 0;
 	equiv = posix_acl_equiv_mode(&acl);
-	acl_free(&acl);
+	acl_release(&acl);
 	return equiv == 0;
 }
 
@@ -151,8 +151,8 @@ errcode_t ext2_init_acl(const struct xattr_set *xs, const struct ifile *dir,
 		err = xattr_set_acl(xs, f, file_acl,
 				    EXT2_XATTR_INDEX_POSIX_ACL_ACCESS, &acl);
 out:
-	acl_free(&def);
-	acl_free(&acl);
+	acl_release(&def);
+	acl_release(&acl);
 	return err;
 }
 
@@ -179,7 +179,7 @@ errcode_t xattr_chmod_acl(const struct xattr_set *xs, struct ifile *f,
 					    EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
 					    posix_acl_equiv_mode(&acl) ? &acl : NULL);
 	}
-	acl_free(&acl);
+	acl_release(&acl);
 	return err;
 }
 

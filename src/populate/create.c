@@ -12,6 +12,7 @@
 #include "populate/create.h"
 #include "populate/run.h"
 #include "image/mkfs.h"
+#include "lib/spill.h"
 #include "lib/orlov_err.h"
 
 /*
@@ -168,12 +169,10 @@ out:
 errcode_t create_scratch(struct populate_result *res,
 			 struct inputs *in)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = spill_dir();
 	size_t n;
 	int fd;
 
-	if (!dir || !*dir)
-		dir = "/tmp";
 	n = strlen(dir) + 32;
 	in->tmp = malloc(n);
 	if (!in->tmp)

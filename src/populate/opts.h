@@ -49,6 +49,8 @@ struct populate_opts {
 				   journal */
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
 	const char *race;	/* ORLOV_RACE: a test's command between passes */
+	size_t stage_budget;	/* ORLOV_STAGE_BUDGET (KiB) in bytes, for tests;
+				   0: the default */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int jobs;		/* --jobs: 2 reads the source ahead on a thread */

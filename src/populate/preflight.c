@@ -16,6 +16,7 @@
 #include "populate/report.h"
 #include "source/tar.h"
 #include "lib/util.h"
+#include "lib/spill.h"
 #include "lib/orlov_err.h"
 
 #ifndef SUPERBLOCK_OFFSET	/* ext2fs/ext2fs.h */
@@ -154,9 +155,9 @@ errcode_t before_open(const struct populate_opts *o,
 	if (archive) {
 		/* the archive is read into TMPDIR: a missing one is not the
 		 * archive's fault */
-		const char *tmp = getenv("TMPDIR");
+		const char *tmp = spill_dir();
 		struct stat st;
-		int bad = !tmp || !*tmp ? 0 : stat(tmp, &st) ? errno :
+		int bad = stat(tmp, &st) ? errno :
 			  !S_ISDIR(st.st_mode) ? ENOTDIR : 0;
 
 		if (bad)

@@ -27,6 +27,7 @@
 #include "model/kver.h"
 #include "image/naming.h"
 #include "lib/owner.h"
+#include "lib/spill.h"
 #include "lib/orlov_err.h"
 
 static errcode_t open_target(struct ctx *c)
@@ -97,6 +98,7 @@ static errcode_t open_image(struct ctx *c)
 	io.dry = c->mode != RUN_WRITE;
 	io.undo = io.dry ? NULL : o->undo;
 	io.fault = o->fault;
+	io.stage_budget = o->stage_budget;
 	/* (a dry run: image_open writes no copy) */
 	io.commit = in->tmp ? IMAGE_COMMIT_UNSEEN :
 		    o->atomic ? IMAGE_COMMIT_COPY :
@@ -149,11 +151,19 @@ static errcode_t load_state(struct ctx *c)
 	fs_state_set_cpus(&c->fs, o->cpus);
 	image_hash_seed(c->img, c->ia.seed);
 	if (o->delalloc) {
-		c->data.spill = tmpfile();
-		if (!c->data.spill)
-			return fail_at(c, errno,
+		/* in TMPDIR as every scratch file (tmpfile() would take
+		 * /tmp whatever TMPDIR says) */
+		int fd = -1;
+
+		err = spill_open(&fd);
+		if (!err && !(c->data.spill = fdopen(fd, "w+"))) {
+			err = (errcode_t)errno;
+			close(fd);
+		}
+		if (err)
+			return fail_at(c, err,
 				       "creating a spill file for delayed data in",
-				       getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+				       spill_dir());
 		/* a write per MiB of delayed data, not one per block (glibc
 		 * ignores the size without a buffer) */
 		c->data.spill_buf = malloc(SPILL_BUF);

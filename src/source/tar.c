@@ -15,6 +15,7 @@
 #include "source/tar_tree.h"
 #include "source/layers.h"
 #include "lib/util.h"
+#include "lib/spill.h"
 #include "lib/orlov_err.h"
 
 #ifdef HAVE_LIBARCHIVE
@@ -535,7 +536,6 @@ static errcode_t tree_new(struct tar_tree **out)
 {
 	struct tar_tree *t = calloc(1, sizeof(*t));
 	struct stat root;
-	const char *tmp = getenv("TMPDIR");
 	char *tpl = NULL;
 	errcode_t err = 0;
 
@@ -556,8 +556,7 @@ static errcode_t tree_new(struct tar_tree **out)
 		return err;
 	}
 	t->in[0].st = root;
-	if (asprintf(&tpl, "%s/orlov-spool.XXXXXX",
-			     tmp && *tmp ? tmp : "/tmp") < 0)
+	if (asprintf(&tpl, "%s/orlov-spool.XXXXXX", spill_dir()) < 0)
 		err = ENOMEM;
 	if (!err) {
 		t->spool = mkstemp(tpl);

@@ -73,8 +73,8 @@ errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
 	if (!err) {
 		/* symlinks as links, holes kept.  Attributes and ACLs
 		 * through the directory walk's reader (host_attrs), not
-		 * libarchive's: its ACL reader calls libacl's acl_free(),
-		 * which model/acl.c's acl_free() shadows in this program. */
+		 * libarchive's, so that a directory layer and a directory
+		 * SOURCE give the same attributes. */
 		archive_read_disk_set_symlink_physical(a);
 		archive_read_disk_set_behavior(a, ARCHIVE_READDISK_NO_ACL |
 						  ARCHIVE_READDISK_NO_XATTR);

@@ -62,7 +62,7 @@ static void test_acl(void)
 	is_int(size, 4 + 4 + 8 + 4 + 4 + 4, "short entries, a long one for u:1000");
 	is_int(acl_from_disk(v, size, &back), 0, "from disk");
 	tap_ok(back.n == 5 && !memcmp(back.e, e, sizeof(e)), "round trip");
-	acl_free(&back);
+	acl_release(&back);
 	is_int(acl_from_disk(v, size - 2, &back), ORLOV_ERR_BAD_XATTR,
 	       "a truncated ACL is refused");
 	free(v);

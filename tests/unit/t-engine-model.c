@@ -190,7 +190,7 @@ static void test_xattr_set(void)
 	is_int(perm_of(&got, ACL_USER_OBJ), 6, "owner masked by the mode");
 	is_int(perm_of(&got, ACL_MASK), 4, "mask by the group bits");
 	is_int(perm_of(&got, ACL_OTHER), 0, "other by the other bits");
-	acl_free(&got);
+	acl_release(&got);
 	xattr_get_acl(&xs, &file, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
 		      &got);
 	is_int(got.n, 0, "a file gets no default ACL");
@@ -198,13 +198,13 @@ static void test_xattr_set(void)
 	xattr_get_acl(&xs, &file, file_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
 		      &got);
 	is_int(perm_of(&got, ACL_MASK), 0, "chmod rewrites the mask");
-	acl_free(&got);
+	acl_release(&got);
 
 	ext2_init_acl(&xs, &dir, dir_acl, &sub, &sub_acl, S_IFDIR | 0755);
 	xattr_get_acl(&xs, &sub, sub_acl, EXT2_XATTR_INDEX_POSIX_ACL_DEFAULT,
 		      &got);
 	is_int(got.n, 5, "a directory inherits the default ACL itself");
-	acl_free(&got);
+	acl_release(&got);
 	is_int(xattr_drop_acls(&xs, &sub, &sub_acl, S_IFDIR | 0755, 0, 1), 0,
 	       "the source has only the default ACL");
 	tap_ok(!xattr_get(&xs, &sub, sub_acl, EXT2_XATTR_INDEX_POSIX_ACL_ACCESS,
