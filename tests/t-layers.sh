@@ -98,6 +98,7 @@ for geo in "-b 1024 -N 256" "-b 4096 -I 256"; do
 	cmp -s "$T_TMP/ref.dump" "$T_TMP/lay.dump" ||
 		{ diff "$T_TMP/ref.dump" "$T_TMP/lay.dump" >&2; t_fail "$geo: layout differs from the reference tree's"; }
 	t_verify --all-root "$T_TMP/lay.img" "$T_TMP/ref"
+	echo "$geo: orlov-layout verify of the layered image against the reference tree: $(tail -n 1 "$T_TMP/verify.out")"
 	cmp "$T_TMP/ref.img" "$T_TMP/lay.img" || t_fail "$geo: image differs from the reference tree's"
 	echo "$geo: three layers give the reference tree's image ($(wc -l <"$T_TMP/lay.dump") paths)"
 done
