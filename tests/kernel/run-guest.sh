@@ -268,7 +268,7 @@ serial=$work/serial.log
 # table, which lists only the first CPU of each package (QEMU puts all
 # CPUs in one package by default).
 smp="$cpus,sockets=$cpus,cores=1,threads=1"
-cmdline="console=ttyS0 tsc=reliable no_timer_check panic=-1 quiet${extra:+ $extra}"
+cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
 # rootfs is ramfs, as in the harness's own kernels (no CONFIG_TMPFS)
 [ -z "$moddir" ] || cmdline="$cmdline rootfstype=ramfs"
 
