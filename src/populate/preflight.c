@@ -51,10 +51,12 @@ static errcode_t check_args(const struct populate_opts *o, const char *src,
 		/* An image starts with 1 KiB of zeros, which libarchive
 		 * reads as an empty tar: 0 entries, and with --create
 		 * IMAGE (the real SOURCE) overwritten. */
-		if (!image_probe(src, &kind) && kind == PROBE_EXT)
-			return ORLOV_ERR_SOURCE_IS_FS;
-		if (!image_probe(src, &kind) && kind == PROBE_EMPTY)
-			return ORLOV_ERR_SOURCE_ZEROS;
+		if (!image_probe(src, &kind)) {
+			if (kind == PROBE_EXT)
+				return ORLOV_ERR_SOURCE_IS_FS;
+			if (kind == PROBE_EMPTY)
+				return ORLOV_ERR_SOURCE_ZEROS;
+		}
 		/* anything else not a directory: libarchive says what it is */
 		*archive = 1;
 		if (tar_supported())
