@@ -66,11 +66,6 @@ int main(int argc, char **argv)
 			"killed while it commits, it needs e2fsck -fy (--undo "
 			"FILE makes the run undoable)\n", prog, o.p.image,
 			res.in_place_why);
-	if (res.racy_at)
-		fprintf(stderr, "%s: warning: delayed data reached half the free "
-			"space at %s: ext4 would start writeback in the background "
-			"there, which orlov-populate does not model; the layout from "
-			"there on is not necessarily the kernel's\n", prog, res.racy_at);
 	populate_result_free(&res);
 	options_free(&o);
 	return 0;

@@ -252,7 +252,7 @@ static unsigned int ar_flags(const struct fs_state *fs,
 
 	if (ar->mi)
 		flags |= HINT_DATA |
-			 (fs->mb->delalloc ? DELALLOC_RESV | USE_RESV : 0);
+			 (fs->mb->writeback ? DELALLOC_RESV | USE_RESV : 0);
 	return flags;
 }
 
@@ -276,7 +276,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	struct alloc_ctx ac;
 	int retries = 0, strict = 0;
 	uint64_t seq, goal = ar->goal;
-	uint32_t len = ar->len;
+	uint32_t len = ar->len, claim;
 	int prealloc;
 	errcode_t err;
 
@@ -285,6 +285,12 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	/* ext4_claim_free_clusters: root may use every free cluster */
 	if (percpu_counter_sum(&fs->freeb) < 1)
 		return ORLOV_ERR_NO_BLOCKS;
+	/* A request that was not delayed counts its clusters as dirty
+	 * until it is done.  Nothing reads the counter in between, but on
+	 * an SMP kernel the add and the sub each may fold the writer's
+	 * share into what ext4_nonda_switch reads next. */
+	claim = fs->mb->delalloc && !fs->mb->writeback ? len : 0;
+	percpu_counter_add(&fs->mb->dirty, claim);
 	if (len > fs->g.blocks_per_group)
 		len = fs->g.blocks_per_group;
 
@@ -330,6 +336,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	*block = ex_block(fs, &ac.b);
 	*got = ac.b.len;
 	err = mb_release_context(&ac);
+	percpu_counter_add(&fs->mb->dirty, -(int64_t)claim);
 	if (!err && fs->trace) {
 		trace_mballoc(&ac, prealloc);
 		trace_allocate_blocks(fs, ar, *block, *got);

@@ -95,6 +95,9 @@ struct mb_state {
 	uint32_t group_prealloc;	/* s_mb_group_prealloc */
 	uint32_t stream_request;	/* s_mb_stream_request */
 	int delalloc;			/* mounted with delayed allocation */
+	/* the writeback is mapping delayed blocks: their clusters were
+	 * claimed when they were delayed, so its requests claim none */
+	int writeback;
 	/* a journal: freed blocks wait for the transaction's commit
 	 * before the buddy has them again (ext4_mb_free_metadata) */
 	int journal;

@@ -60,7 +60,7 @@ errcode_t delalloc_start(struct delalloc *da, uint32_t ino)
 }
 
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
-		      uint64_t lb, unsigned int possible, int *racy)
+		      uint64_t lb, unsigned int possible, int *push)
 {
 	uint64_t page = lb * fs->g.block_size / WRITE_PAGE;
 	/* EXT4_FREECLUSTERS_WATERMARK: percpu_counter_batch, of the online
@@ -68,14 +68,14 @@ int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
 	 * (batch 0) */
 	int64_t free, dirty, wm = 4 * (int64_t)fs->freeb.batch * (int64_t)possible;
 
-	*racy = 0;
+	*push = 0;
 	if (da->nonda_ino == delalloc_cur(da)->ino && da->nonda_page == page)
 		return da->nonda;
 	da->nonda_ino = delalloc_cur(da)->ino;
 	da->nonda_page = page;
 	free = percpu_counter_read_positive(&fs->freeb);
 	dirty = percpu_counter_read_positive(&fs->mb->dirty);
-	*racy = dirty && free < 2 * dirty;
+	*push = dirty && free < 2 * dirty;
 	da->nonda = 2 * free < 3 * dirty || free < dirty + wm;
 	return da->nonda;
 }
@@ -94,22 +94,32 @@ errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 	return 0;
 }
 
-/* Map @d's delayed blocks run by run and hand them to @sink. */
+/*
+ * Map @d's delayed blocks into @f and hand them to @sink, extent by
+ * extent as ext4_writepages collects them: up to 2048 contiguous blocks
+ * (MAX_WRITEPAGES_EXTENT_LEN).  When fewer are mapped and the rest
+ * starts inside a page, the next request is the rest of that page alone
+ * (mpage_process_page), then extents from the next page on.
+ */
 static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
+				struct ifile *f,
 				const struct writeback_sink *sink)
 {
-	uint32_t bs = fs->g.block_size;
+	uint32_t bs = fs->g.block_size, bpp = WRITE_PAGE / bs, cap = 2048;
 	errcode_t err = 0;
 	size_t i;
 
 	for (i = 0; !err && i < d->n;) {
 		uint32_t l = d->lb[i], n = 1, phys, got;
 
-		while (i + n < d->n && n < 2048 && d->lb[i + n] == l + n)
+		while (i + n < d->n && n < cap && d->lb[i + n] == l + n)
 			n++;
-		err = bmap_map_blocks(fs, d->f, 1, l, n, &phys, &got);
+		err = bmap_map_blocks(fs, f, 1, l, n, &phys, &got);
+		cap = got < n && (l + got) % bpp ? bpp - (l + got) % bpp : 2048;
 		if (err)
 			break;
+		/* ext4_da_update_reserve_space */
+		percpu_counter_add(&fs->mb->dirty, -(int64_t)got);
 		if (got)
 			err = sink->data(sink->ctx, d->spill + (uint64_t)i * bs,
 					 phys, got);
@@ -118,24 +128,66 @@ static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
 	return err;
 }
 
+/* A closed file: all of it, then, nothing left reserved and no writer,
+ * its preallocations go (ext4_da_update_reserve_space). */
+static errcode_t writeback_closed(struct fs_state *fs, struct delayed *d,
+				  const struct writeback_sink *sink)
+{
+	errcode_t err;
+
+	d->f->mb.i_size = d->size;
+	d->f->mb.closed = 1;
+	err = writeback_file(fs, d, d->f, sink);
+	ext4_discard_inode_pa(fs, &d->f->mb);
+	return err ? err : sink->file_done(sink->ctx, d);
+}
+
 errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
 			 const struct writeback_sink *sink)
 {
 	errcode_t err = 0;
 	size_t k;
 
-	for (k = 0; !err && k < da->n; k++) {
-		struct delayed *d = &da->dl[k];
+	if (!da->n)
+		return 0;
+	fs->mb->writeback = 1;
+	for (k = 0; !err && k < da->n; k++)
+		err = writeback_closed(fs, &da->dl[k], sink);
+	fs->mb->writeback = 0;
+	return err;
+}
 
-		d->f->mb.i_size = d->size;
-		d->f->mb.closed = 1;
-		err = writeback_file(fs, d, sink);
-		/* ext4_da_update_reserve_space: nothing left reserved and
-		 * no writer, the preallocations go */
-		ext4_discard_inode_pa(fs, &d->f->mb);
-		if (!err)
-			err = sink->file_done(sink->ctx, d);
+static void delayed_free(const struct fs_state *fs, struct delayed *d)
+{
+	if (d->f)
+		ifile_release(fs, d->f);
+	free(d->f);
+	free(d->lb);
+}
+
+errcode_t ext4_writeback_sb(struct fs_state *fs, struct delalloc *da,
+			    struct ifile *cur, uint64_t isize,
+			    const struct writeback_sink *sink)
+{
+	size_t k, last = da->n - 1;
+	struct delayed *d = &da->dl[last];
+	errcode_t err = 0;
+
+	fs->mb->writeback = 1;
+	for (k = 0; !err && k < last; k++)
+		err = writeback_closed(fs, &da->dl[k], sink);
+	if (!err) {
+		cur->mb.i_size = isize;
+		err = writeback_file(fs, d, cur, sink);
 	}
+	fs->mb->writeback = 0;
+	for (k = 0; k < last; k++)
+		delayed_free(fs, &da->dl[k]);
+	da->dl[0] = *d;
+	da->dl[0].n = 0;
+	da->dl[0].spill = 0;
+	da->n = 1;
+	da->spill_len = 0;
 	return err;
 }
 
@@ -143,12 +195,8 @@ void delalloc_free(const struct fs_state *fs, struct delalloc *da)
 {
 	size_t i;
 
-	for (i = 0; i < da->n; i++) {
-		if (da->dl[i].f)
-			ifile_release(fs, da->dl[i].f);
-		free(da->dl[i].f);
-		free(da->dl[i].lb);
-	}
+	for (i = 0; i < da->n; i++)
+		delayed_free(fs, &da->dl[i]);
 	free(da->dl);
 	da->dl = NULL;
 	da->n = da->cap = 0;

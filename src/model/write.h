@@ -78,12 +78,13 @@ static inline struct delayed *delalloc_cur(struct delalloc *da)
  * those that could be added, QEMU's -smp N,maxcpus=P; the counters'
  * batch is of the online ones): 1 when it writes without delaying (past
  * two thirds of the free space delayed, or within the watermark).
- * *racy is set when delayed data passed half the free space: ext4 then
- * starts writeback in the background, which is not modelled (the kernel
- * repeats itself there under the reference conditions: a model gap).
+ * *push is set when delayed data passed half the free space: ext4 then
+ * writes back every file before this page (try_to_writeback_inodes_sb
+ * waits for it), and the caller must do so with ext4_writeback_sb before
+ * the page; the answer is still the one read before it, as the kernel's.
  */
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
-		      uint64_t lb, unsigned int possible, int *racy);
+		      uint64_t lb, unsigned int possible, int *push);
 
 /* ext4_da_write_begin of block @lb of the current file: no block, only a
  * reservation (ext4_da_reserve_space); its data is kept by the caller at
@@ -109,6 +110,19 @@ struct writeback_sink {
  */
 errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
 			 const struct writeback_sink *sink);
+
+/*
+ * The writeback ext4_nonda_switch waits for: the flusher writes back
+ * every dirty inode in the order they were dirtied, each whole (the
+ * work is tagged), the current file @cur too, up to i_size @isize, while
+ * its writer holds it open (its preallocations stay; its block map is
+ * the caller's, who still writes it).  What is written is forgotten: @da
+ * keeps the current file alone, with nothing delayed, and the spill
+ * starts again at 0.
+ */
+errcode_t ext4_writeback_sb(struct fs_state *fs, struct delalloc *da,
+			    struct ifile *cur, uint64_t isize,
+			    const struct writeback_sink *sink);
 
 void delalloc_free(const struct fs_state *fs, struct delalloc *da);
 

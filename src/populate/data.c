@@ -130,23 +130,51 @@ static errcode_t writeback_done(void *ctx, const struct delayed *d)
 	return image_stage_inode(c->img, d->ino, &in);
 }
 
+static const struct writeback_sink sink_ops = {
+	.data = writeback_data, .file_done = writeback_done,
+};
+
+/* The spill file read from here on: the last run out first, since
+ * c->data.run is the writeback's buffer. */
+static errcode_t writeback_begin(struct ctx *c)
+{
+	errcode_t err = run_flush(c);
+
+	if (!err && c->data.spill && fflush(c->data.spill))
+		err = errno;
+	return err;
+}
+
 errcode_t writeback(struct ctx *c)
 {
-	struct writeback_sink sink = {
-		.data = writeback_data, .file_done = writeback_done, .ctx = c,
-	};
-	errcode_t err;
+	struct writeback_sink sink = sink_ops;
+	errcode_t err = writeback_begin(c);
 
-	/* the last run, and c->data.run is the writeback's buffer */
-	err = run_flush(c);
-	if (err)
-		return err;
-	if (c->data.spill && fflush(c->data.spill))
-		return fail(c, errno, "writing data of", c->o->source);
-	err = ext4_writeback(&c->fs, &c->data.da, &sink);
+	sink.ctx = c;
+	if (!err)
+		err = ext4_writeback(&c->fs, &c->data.da, &sink);
 	if (!err)
 		err = writeback_flush(c);
 	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
+}
+
+/* ext4_nonda_switch's writeback, before a page of @e (@f, at i_size
+ * @isize); the spill file is all written, so it starts again. */
+static errcode_t writeback_now(struct ctx *c, const struct src_entry *e,
+			       struct ifile *f, uint64_t isize)
+{
+	struct writeback_sink sink = sink_ops;
+	errcode_t err = writeback_begin(c);
+
+	sink.ctx = c;
+	if (!err)
+		err = ext4_writeback_sb(&c->fs, &c->data.da, f, isize, &sink);
+	if (!err)
+		err = writeback_flush(c);
+	if (!err && fseeko(c->data.spill, 0, SEEK_SET))
+		err = errno;
+	c->res->writebacks++;
+	return err ? fail(c, err, "writing back delayed data before", e->path) : 0;
 }
 
 /* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
@@ -164,11 +192,14 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 	if (c->data.spill) {
 		unsigned int possible = c->o->possible_cpus ?
 					c->o->possible_cpus : c->o->cpus;
-		int racy, nonda = ext4_nonda_switch(&c->fs, &c->data.da, lb,
-						    possible, &racy);
+		int push, nonda = ext4_nonda_switch(&c->fs, &c->data.da, lb,
+						    possible, &push);
 
-		if (racy && !c->res->racy_at)
-			c->res->racy_at = source_path(c, e->path);
+		if (push) {
+			err = writeback_now(c, e, f, isize);
+			if (err)
+				return err;
+		}
 		if (!nonda)
 			return delay_block(c, e, lb, blk);
 	}

@@ -20,10 +20,9 @@ struct populate_result {
 	uint32_t block_size;
 	/* The filesystem's size (--dry-run --create: what would be made). */
 	uint64_t fs_blocks, fs_inodes;
-	/* --delalloc: the first file at which delayed data reached half the
-	 * free space (ext4 then starts writeback in the background, which
-	 * the model leaves out: what follows may differ), or NULL. */
-	char *racy_at;
+	/* --delalloc: how many times delayed data reached half the free
+	 * space and was written back there, as ext4_nonda_switch does. */
+	unsigned int writebacks;
 	/* No mount table to check IMAGE against (warned about, as mke2fs). */
 	int mount_unknown;
 	/* An image file written in place for want of a copy: why. */

@@ -240,6 +240,10 @@ void print_summary(const struct populate_opts *o,
 		       (unsigned long long)res->entries,
 		       (unsigned long long)res->bytes, res->groups_used,
 		       res->seconds);
+		if (res->writebacks && o->verbosity > 0)
+			printf("delayed data written back %u time%s before the "
+			       "end: it reached half the free space\n",
+			       res->writebacks, res->writebacks == 1 ? "" : "s");
 	}
 }
 

@@ -383,6 +383,4 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 void populate_result_free(struct populate_result *res)
 {
 	errctx_clear(&res->ec);
-	free(res->racy_at);
-	res->racy_at = NULL;
 }

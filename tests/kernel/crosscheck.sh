@@ -54,9 +54,6 @@
 #   --driver  the tool's --driver (default ext2; ext4: the ext4 driver's
 #             model, for --kernel debian; with --fstype ext4 also the
 #             tool's --delalloc)
-#   A case for which the tool warns that delayed data reached half the
-#   free space (--delalloc: ext4 starts writeback in the background
-#   there) is measured as with --measure.
 #   A case with measured=WHY in cases.list is measured too, WHY said.
 #   --ext4-events LIST  (--kernel debian) the kernel's own ext4 tracepoints
 #             (comma-separated names under events/ext4, e.g.
@@ -563,11 +560,6 @@ for i in $(seq 0 $((ncases - 1))); do
 	elif [ -n "${measureds[$i]}" ] && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
 		# cases.list says what the model does not do yet here
 		echo "ok $num - $n $p/$si/$sb # measured: ${measureds[$i]}"
-	elif grep -q 'warning: delayed data reached half the free space' \
-		"$work/log/$n.tool" && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
-		# the tool says ext4 would start writeback in the background
-		# here: not reproducible, so measured
-		echo "ok $num - $n $p/$si/$sb # measured: background writeback"
 	else
 		echo "not ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 		grep -v 'paths=' "$work/log/$n.layout" | head -n 5 | sed 's/^/# /'

@@ -8,12 +8,12 @@
 #
 # Mounted -t ext2 (no delayed allocation) the tool must be exact: every
 # case identical, inode for inode and block for block.  Mounted -t ext4
-# (delayed allocation, the tool with --delalloc; the guest flushes only at
-# the final sync, from the writer's CPU) too, except where the tool warns
-# that delayed data reached half the free space: ext4 then starts
-# writeback in the background, which the tool does not model (the kernel
-# repeats itself there: measured in two boots), and those cases are
-# measured (crosscheck.sh marks them).  The guest replay, the
+# (delayed allocation, the tool with --delalloc; the guest's flusher on
+# the writer's CPU, no periodic or background flush) too: the delayed data
+# is written back at the final sync, and wherever it passes half the free
+# space (ext4_nonda_switch waits for a writeback of every dirty file
+# there; b1k-fill, b1k-small-tight, b1k-wide, b4k-fill, c1k-csum-wide and
+# e1k-fill-ssd do that), as the tool's model does.  The guest replay, the
 # tree read back in the guest, the tool's run and e2fsck -fn of both
 # images must pass for every case.  A table of paths and the share of
 # paths with the same inode and the same blocks ends the output.
