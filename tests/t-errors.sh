@@ -315,32 +315,4 @@ else
 	echo "unreadable: not checked (needs root, setpriv and user nobody)"
 fi
 
-# --delalloc: once delayed data passes half the free space ext4 writes
-# back every dirty file, the one being written too, before the next page
-# (ext4_nonda_switch): here twice; no warning, and the image as the model
-# makes it (tests/kernel's corpus checks such cases against the kernel:
-# b1k-fill, b4k-fill, e1k-fill-ssd...)
-d=$T_TMP/dl
-mkdir -p "$d/src"
-t_mkimage "$d/img" 4M -t ext2 -b 1024 -N 64
-for f in a b c d e; do
-	head -c 700000 /dev/zero | tr '\0' "$f" >"$d/src/$f"
-done
-"$ORLOV_POPULATE" -v --driver ext4 --delalloc --cpus 2 "$d/img" "$d/src" \
-	>"$T_TMP/out" 2>"$T_TMP/err" || { cat "$T_TMP/err" >&2; t_fail "delalloc-half: exit status"; }
-[ ! -s "$T_TMP/err" ] || { cat "$T_TMP/err" >&2; t_fail "delalloc-half: a warning"; }
-grep -q "^delayed data written back 2 times before the end: it reached half the free space$" \
-	"$T_TMP/out" || { cat "$T_TMP/out" >&2; t_fail "delalloc-half: not written back twice"; }
-t_fsck "$d/img"
-t_verify "$d/img" "$d/src" /
-"$ORLOV_LAYOUT" dump "$d/img" | grep '^/[a-e] ' >"$T_TMP/dump"
-cat >"$T_TMP/want" <<'EOF2'
-/a ino=12 group=0 file blocks=1025-1036,42,1037-1292,43-44,1293-1548,45,1549-1708
-/b ino=13 group=0 file blocks=2049-2060,46,2061-2316,47-48,2317-2572,1709,2573-2732
-/c ino=14 group=0 file blocks=2733-2744,1710,2745-3000,1711-1712,3001-3256,3757,3257-3416
-/d ino=15 group=0 file blocks=49-60,3758,61-316,3759-3760,317-572,3753,573-732
-/e ino=16 group=0 file blocks=1713-1724,3754,1725-1980,3755-3756,1981-2048,3417-3604,733,3605-3752,4081-4092
-EOF2
-diff -u "$T_TMP/want" "$T_TMP/dump" >&2 || t_fail "delalloc-half: layout"
-echo "delalloc-half: ok: written back twice, the layout as expected"
 exit 0
