@@ -114,9 +114,10 @@ struct orlov_result {
 	double seconds;
 	/* Warnings the command line prints, on success: */
 	char *in_place;		/* the image was written in place: why */
-	char *racy_at;		/* always NULL: kept for the layout (the
-				   writeback ext4 starts when delayed data
-				   reaches half the free space is modelled) */
+	char *racy_at;		/* --delalloc: the file from which the
+				   layout is not necessarily the kernel's
+				   (written back while being written, to
+				   unwritten extents), or NULL */
 	int mount_unknown;	/* no mount table to check the image against */
 	unsigned int stale_removed;	/* stale copies of killed runs removed */
 };

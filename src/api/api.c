@@ -236,6 +236,7 @@ static void result_out(struct orlov_result *out, struct populate_result *r,
 		full.groups_used = r->groups_used;
 		full.seconds = r->seconds;
 		full.in_place = dup_or_null(r->in_place_why);
+		full.racy_at = dup_or_null(r->unwritten_at);
 		full.mount_unknown = r->mount_unknown;
 		full.stale_removed = r->stale_removed;
 	}
@@ -243,6 +244,8 @@ static void result_out(struct orlov_result *out, struct populate_result *r,
 	/* a string that does not fit in the caller's structure is not kept */
 	if (n < offsetof(struct orlov_result, in_place) + sizeof(char *))
 		free(full.in_place), full.in_place = NULL;
+	if (n < offsetof(struct orlov_result, racy_at) + sizeof(char *))
+		free(full.racy_at), full.racy_at = NULL;
 	if (n < offsetof(struct orlov_result, usage) + sizeof(char *)) {
 		free(full.what), full.what = NULL;
 		free(full.path), full.path = NULL;

@@ -66,6 +66,13 @@ int main(int argc, char **argv)
 			"killed while it commits, it needs e2fsck -fy (--undo "
 			"FILE makes the run undoable)\n", prog, o.p.image,
 			res.in_place_why);
+	if (res.unwritten_at)
+		fprintf(stderr, "%s: warning: delayed data of %s was written back "
+			"while the file was being written: ext4 maps it to "
+			"unwritten extents that it converts when their writes "
+			"complete, which orlov-populate does not model; the layout "
+			"from there on is not necessarily the kernel's\n", prog,
+			res.unwritten_at);
 	populate_result_free(&res);
 	options_free(&o);
 	return 0;

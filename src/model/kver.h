@@ -57,6 +57,14 @@ static inline int kver_mb_optimize_indirect(uint32_t v)
  * xarrays walked by group number: model/mballoc.h). */
 #define KVER_MB_612 KVER(6, 12, 77)
 
+/* dioread_nolock, the default mount's: at writeback a delayed extent is
+ * mapped unwritten and converted when its write completes (any block
+ * size from 6.8 on, e89fdcc425b6; before, only blocks of a page). */
+static inline int kver_dioread_nolock(uint32_t v, uint32_t block_size)
+{
+	return block_size == 4096 || (v >= KVER(6, 8, 0) && block_size < 4096);
+}
+
 /* --driver ext4 models every release kver_parse takes: the 6.1 line,
  * 6.8 and the 6.12 line. */
 static inline int kver_ext4_modelled(uint32_t v)

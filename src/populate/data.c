@@ -167,6 +167,14 @@ static errcode_t writeback_now(struct ctx *c, const struct src_entry *e,
 	errcode_t err = writeback_begin(c);
 
 	sink.ctx = c;
+	/* Part of this file is written back now, the rest later: with
+	 * dioread_nolock its extents are unwritten until their writes
+	 * complete, and whether the later ones can merge with the earlier
+	 * ones depends on when that was (6.12.118: an extent-tree block
+	 * taken and freed again in e1k-fill-ssd). */
+	if (f->extents && delalloc_cur(&c->data.da)->n && !c->res->unwritten_at &&
+	    kver_dioread_nolock(c->fs.kver, c->fs.g.block_size))
+		c->res->unwritten_at = source_path(c, e->path);
 	if (!err)
 		err = ext4_writeback_sb(&c->fs, &c->data.da, f, isize, &sink);
 	if (!err)

@@ -23,6 +23,9 @@ struct populate_result {
 	/* --delalloc: how many times delayed data reached half the free
 	 * space and was written back there, as ext4_nonda_switch does. */
 	unsigned int writebacks;
+	/* The first file written back in part while it was being written,
+	 * under dioread_nolock (not modelled: see data.c), or NULL. */
+	char *unwritten_at;
 	/* No mount table to check IMAGE against (warned about, as mke2fs). */
 	int mount_unknown;
 	/* An image file written in place for want of a copy: why. */

@@ -382,5 +382,7 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 
 void populate_result_free(struct populate_result *res)
 {
+	free(res->unwritten_at);
+	res->unwritten_at = NULL;
 	errctx_clear(&res->ec);
 }
