@@ -132,3 +132,15 @@ t_label() {
 	debugfs -R "ea_get \"$2\" security.selinux" "$1" 2>/dev/null |
 		sed -n 's/^security\.selinux ([0-9]*) = "\(.*\)\\000"$/\1/p'
 }
+
+# t_ramdir: a directory in RAM for scratch files (/dev/shm), else TMPDIR's:
+# for tests whose many small runs would otherwise wait on the syncs of
+# copies and commits (a SIGKILL leaves what was written in the page cache
+# either way, so a disk proves nothing more).
+t_ramdir() {
+	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		echo /dev/shm
+	else
+		echo "${TMPDIR:-/tmp}"
+	fi
+}

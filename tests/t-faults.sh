@@ -41,12 +41,10 @@
 command -v setfacl >/dev/null 2>&1 || t_skip "setfacl not found (acl)"
 
 stride=${T_FAULT_STRIDE:-1}
-# Each point's image in RAM when there is a tmpfs: its e2fsck -fy, --undo
-# and the copy a kill commits through sync to disk, and waiting for that
-# was half a journal kill point's time (a kill leaves what it wrote in the
-# page cache, so a disk proves nothing more).
-ptmp=${TMPDIR:-/tmp}
-[ -d /dev/shm ] && [ -w /dev/shm ] && ptmp=/dev/shm
+# Each point's image in RAM: its e2fsck -fy, --undo and the copy a kill
+# commits through sync to disk, and waiting for that was half a journal
+# kill point's time.
+ptmp=$(t_ramdir)
 kstride=${T_FAULT_KILL_STRIDE:-$stride}
 D=${T_KEEP:-$T_TMP}
 
