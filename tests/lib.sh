@@ -95,3 +95,52 @@ t_sample_tree() {
 	printf 'u' >"$d/home/_"
 	t_pin_times "$d"
 }
+
+# t_same_image WHAT FILL-A FILL-B: on a 4 MiB ext2 image of 128-byte
+# inodes and on an ext4 one of 256-byte inodes, the commands FILL-A IMAGE
+# and FILL-B IMAGE (each an orlov-populate run) give cmp-identical images
+# (else "MKE2FS-OPTIONS: WHAT differ").
+t_same_image() {
+	local mk
+	for mk in "-t ext2 -b 1024 -I 128" "-t ext4 -b 1024 -I 256"; do
+		# shellcheck disable=SC2086
+		t_mkimage "$T_TMP/same-a.img" 4M $mk
+		cp "$T_TMP/same-a.img" "$T_TMP/same-b.img"
+		$2 "$T_TMP/same-a.img" || t_fail "$2 ($mk)"
+		$3 "$T_TMP/same-b.img" || t_fail "$3 ($mk)"
+		cmp "$T_TMP/same-a.img" "$T_TMP/same-b.img" || t_fail "$mk: $1 differ"
+	done
+}
+
+# Labels (--file-contexts), as setfiles gives them and the kernel stores
+# them.  t_ctype LETTER: t_m, the type matchpathcon -m looks up a path of
+# find -printf's %y LETTER with; t_context FILE_CONTEXTS TYPE PATH: the
+# label matchpathcon gives (nothing for <<none>>); t_label IMAGE PATH:
+# PATH's security.selinux in IMAGE without its NUL (nothing without one).
+t_ctype() {
+	case $1 in
+	d) t_m=dir ;; l) t_m=lnk_file ;; p) t_m=pipe ;; c) t_m=chr_file ;;
+	*) t_m=file ;;
+	esac
+}
+t_context() {
+	local want
+	want=$(matchpathcon -n -f "$1" -m "$2" "$3") || return 1
+	[ "$want" = "<<none>>" ] || printf '%s\n' "$want"
+}
+t_label() {
+	debugfs -R "ea_get \"$2\" security.selinux" "$1" 2>/dev/null |
+		sed -n 's/^security\.selinux ([0-9]*) = "\(.*\)\\000"$/\1/p'
+}
+
+# t_ramdir: a directory in RAM for scratch files (/dev/shm), else TMPDIR's:
+# for tests whose many small runs would otherwise wait on the syncs of
+# copies and commits (a SIGKILL leaves what was written in the page cache
+# either way, so a disk proves nothing more).
+t_ramdir() {
+	if [ -d /dev/shm ] && [ -w /dev/shm ]; then
+		echo /dev/shm
+	else
+		echo "${TMPDIR:-/tmp}"
+	fi
+}

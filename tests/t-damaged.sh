@@ -101,7 +101,8 @@ groups=$(( $(sb 'Inode count') / ipg ))
 } >"$D/regions"
 [ "$(wc -l <"$D/regions")" -ge 20 ] || t_fail "regions: $(cat "$D/regions")"
 
-seq 1 "$step" "$count" | T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one >"$D/out" 2>&1
+# each image in RAM: the commit's copy and e2fsck's syncs not waited for
+seq 1 "$step" "$count" | TMPDIR=$(t_ramdir) T_FAULT_DIR=$D xargs -P 2 -n 8 sh "$0" --one >"$D/out" 2>&1
 if grep -v -E '^[0-9]+ (clean-written|clean-refused|damaged-refused)$' "$D/out" >"$D/bad"; then
 	head -5 "$D/bad" >&2
 	t_fail "$(wc -l <"$D/bad") bad images"

@@ -85,22 +85,32 @@ for gone in ./etc/old.conf ./usr/lib/a.so ./usr/lib/sub ./usr/bin/tool2 ./home/u
 	! grep -qx "$gone" "$T_TMP/ref.list" || t_fail "reference has $gone"
 done
 
+# layered WHAT REF REF-IMAGE IMAGE LAYER...: on copies of base.img, the
+# tree REF copied alone into REF-IMAGE and the LAYERs into IMAGE: e2fsck
+# -fn clean, the same layout (IMAGE.dump), verify clean against REF (its
+# summary in verify.out), the same image.
+layered() {
+	local what=$1 ref=$2 rimg=$3 img=$4
+	shift 4
+	cp "$T_TMP/base.img" "$rimg"
+	cp "$T_TMP/base.img" "$img"
+	"$ORLOV_POPULATE" -q --all-root "$rimg" "$ref" || t_fail "$what: reference"
+	"$ORLOV_POPULATE" -q "$img" "$@" || t_fail "$what: layers"
+	t_fsck "$img"
+	"$ORLOV_LAYOUT" dump "$rimg" >"$rimg.dump" || t_fail "dump"
+	"$ORLOV_LAYOUT" dump "$img" >"$img.dump" || t_fail "dump"
+	cmp -s "$rimg.dump" "$img.dump" ||
+		{ diff "$rimg.dump" "$img.dump" >&2; t_fail "$what: layout differs from the reference tree's"; }
+	t_verify --all-root "$img" "$ref"
+	cmp "$rimg" "$img" || t_fail "$what: image differs from the reference tree's"
+}
+
 for geo in "-b 1024 -N 256" "-b 4096 -I 256"; do
 	t_mkimage "$T_TMP/base.img" 16M -t ext2 $geo
-	cp "$T_TMP/base.img" "$T_TMP/ref.img"
-	cp "$T_TMP/base.img" "$T_TMP/lay.img"
-	"$ORLOV_POPULATE" -q --all-root "$T_TMP/ref.img" "$T_TMP/ref" || t_fail "$geo: reference"
-	"$ORLOV_POPULATE" -q "$T_TMP/lay.img" "$T_TMP/l1.tar" "$T_TMP/l2.tar" "$T_TMP/l3.tar" ||
-		t_fail "$geo: layers"
-	t_fsck "$T_TMP/lay.img"
-	"$ORLOV_LAYOUT" dump "$T_TMP/ref.img" >"$T_TMP/ref.dump" || t_fail "dump"
-	"$ORLOV_LAYOUT" dump "$T_TMP/lay.img" >"$T_TMP/lay.dump" || t_fail "dump"
-	cmp -s "$T_TMP/ref.dump" "$T_TMP/lay.dump" ||
-		{ diff "$T_TMP/ref.dump" "$T_TMP/lay.dump" >&2; t_fail "$geo: layout differs from the reference tree's"; }
-	t_verify --all-root "$T_TMP/lay.img" "$T_TMP/ref"
+	layered "$geo" "$T_TMP/ref" "$T_TMP/ref.img" "$T_TMP/lay.img" \
+		"$T_TMP/l1.tar" "$T_TMP/l2.tar" "$T_TMP/l3.tar"
 	echo "$geo: orlov-layout verify of the layered image against the reference tree: $(tail -n 1 "$T_TMP/verify.out")"
-	cmp "$T_TMP/ref.img" "$T_TMP/lay.img" || t_fail "$geo: image differs from the reference tree's"
-	echo "$geo: three layers give the reference tree's image ($(wc -l <"$T_TMP/lay.dump") paths)"
+	echo "$geo: three layers give the reference tree's image ($(wc -l <"$T_TMP/lay.img.dump") paths)"
 done
 # Directories as layers, mixed with archives: the same image.
 cp "$T_TMP/base.img" "$T_TMP/mix.img"
@@ -108,8 +118,8 @@ cp "$T_TMP/base.img" "$T_TMP/mix.img"
 	t_fail "directories as layers"
 cmp "$T_TMP/ref.img" "$T_TMP/mix.img" || t_fail "directory layers: image differs from the reference tree's"
 echo "layers 1 and 3 as directories: the same image"
-grep -q '^/usr/bin/tool ino=\([0-9]*\) .*' "$T_TMP/lay.dump" || t_fail "no tool"
-[ "$(grep -c "^/usr/bin/tool3\? ino=$(sed -n 's|^/usr/bin/tool ino=\([0-9]*\) .*|\1|p' "$T_TMP/lay.dump") " "$T_TMP/lay.dump")" = 2 ] ||
+grep -q '^/usr/bin/tool ino=\([0-9]*\) .*' "$T_TMP/lay.img.dump" || t_fail "no tool"
+[ "$(grep -c "^/usr/bin/tool3\? ino=$(sed -n 's|^/usr/bin/tool ino=\([0-9]*\) .*|\1|p' "$T_TMP/lay.img.dump") " "$T_TMP/lay.img.dump")" = 2 ] ||
 	t_fail "the layer's hard link is not one inode"
 
 # A directory read as a layer gives what the directory walk gives: the
@@ -161,14 +171,8 @@ python3 "$T_TMP/ref.py" "$T_TMP/oref" "$T_TMP/o1.tar" "$T_TMP/o2.tar" "$T_TMP/o3
 (cd "$T_TMP/oref" && find . | sort | tr '\n' ' ') >"$T_TMP/oref.list"
 [ "$(cat "$T_TMP/oref.list")" = ". ./a ./a/d ./a/d/mine ./a/new ./b ./b/y ./c ./e ./e/n ./e/n/new ./h1 ./h3 ./s ./s/in " ] ||
 	t_fail "reference of the order case: $(cat "$T_TMP/oref.list")"
-cp "$T_TMP/base.img" "$T_TMP/oref.img"
-cp "$T_TMP/base.img" "$T_TMP/o.img"
-"$ORLOV_POPULATE" -q --all-root "$T_TMP/oref.img" "$T_TMP/oref" || t_fail "order: reference"
-"$ORLOV_POPULATE" -q "$T_TMP/o.img" "$T_TMP/o1.tar" "$T_TMP/o2.tar" "$T_TMP/o3.tar" ||
-	t_fail "order: layers"
-t_fsck "$T_TMP/o.img"
-t_verify --all-root "$T_TMP/o.img" "$T_TMP/oref"
-cmp "$T_TMP/oref.img" "$T_TMP/o.img" || t_fail "order: image differs from the reference tree's"
+layered order "$T_TMP/oref" "$T_TMP/oref.img" "$T_TMP/o.img" \
+	"$T_TMP/o1.tar" "$T_TMP/o2.tar" "$T_TMP/o3.tar"
 echo "members in any order, whiteouts of the same layer's names, a hard link's name removed, a directory back only as a parent: the reference's image"
 
 # One archive: its .wh. names are entries, unless --whiteouts.

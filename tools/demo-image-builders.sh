@@ -31,9 +31,10 @@ for c in sfdisk e2fsck debugfs matchpathcon cmp; do
 	command -v $c >/dev/null 2>&1 || { echo "demo: $c not found" >&2; exit 2; }
 done
 [ -x "$P" ] && [ -x "$L" ] || { echo "demo: no $P or $L (build first)" >&2; exit 2; }
-
-W=$(mktemp -d "${TMPDIR:-/tmp}/orlov-demo.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+# the tests' helpers (t_context, t_label) and scratch directory
+ORLOV_POPULATE=$P ORLOV_LAYOUT=$L top_srcdir=$top
+. "$top/tests/lib.sh"
+W=$T_TMP
 fails=0
 say() { printf '\n== %s\n' "$*"; }
 run() { printf '$ %s\n' "$*"; "$@"; }
@@ -153,11 +154,10 @@ n=0 same_n=0
 (cd "$root" && find . -printf '%y %p\n') | sort -k2 >"$W/paths"
 while read -r y p; do
 	case $p in .) p=/ ;; *) p=/${p#./} ;; esac
-	case $y in d) m=dir ;; l) m=lnk_file ;; p) m=pipe ;; *) m=file ;; esac
-	want=$(matchpathcon -n -f "$fc" -m $m "$p")
-	[ "$want" = "<<none>>" ] && want=
-	got=$(debugfs -R "ea_get \"$p\" security.selinux" "$disk?offset=$o1" 2>/dev/null |
-	      sed -n 's/^security\.selinux ([0-9]*) = "\(.*\)\\000"$/\1/p')
+	t_ctype "$y"
+	m=$t_m
+	want=$(t_context "$fc" $m "$p")
+	got=$(t_label "$disk?offset=$o1" "$p")
 	n=$((n + 1))
 	if [ "$got" = "$want" ]; then
 		same_n=$((same_n + 1))

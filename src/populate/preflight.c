@@ -27,9 +27,10 @@
 
 /* What a mistaken command line most often means, before anything is
  * written: the arguments swapped, an archive or a file given as SOURCE,
- * an image that does not exist (yet). */
+ * an image that does not exist (yet).  *missing is stat's errno for src
+ * (a lone SOURCE's is the walker's to report, a layer's the caller's). */
 static errcode_t check_args(const struct populate_opts *o, const char *src,
-			    int *archive)
+			    int *archive, int *missing)
 {
 	unsigned char head[SUPERBLOCK_OFFSET + 64];
 	struct stat st, ist;
@@ -38,7 +39,8 @@ static errcode_t check_args(const struct populate_opts *o, const char *src,
 	int fd;
 
 	*archive = !strcmp(src, "-");
-	if (!*archive && stat(src, &st) == 0 && !S_ISDIR(st.st_mode)) {
+	*missing = !*archive && stat(src, &st) ? errno : 0;
+	if (!*archive && !*missing && !S_ISDIR(st.st_mode)) {
 		fd = open(src, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 		if (fd >= 0) {
 			n = pread(fd, head, sizeof(head), 0);
@@ -111,19 +113,19 @@ errcode_t before_open(const struct populate_opts *o,
 		      struct populate_result *res, struct inputs *in)
 {
 	unsigned int line;
-	int archive;
-	errcode_t err;
-	size_t i;
+	int archive, missing;
+	const char *src = o->source;
+	size_t i, n = o->whiteouts && o->nlayers ? o->nlayers : 1;
+	errcode_t err = 0;
 
 	in->src.dir = o->source;
-	err = check_args(o, o->source, &archive);
-	/* layers: archives or directories, all read before IMAGE opens */
-	for (i = 0; !err && o->whiteouts && i < o->nlayers; i++) {
-		struct stat st;
-
-		err = check_args(o, o->layers[i], &archive);
-		if (!err && !archive && stat(o->layers[i], &st))
-			err = (errcode_t)errno;
+	/* layers: archives or directories, all read before IMAGE opens;
+	 * the first is SOURCE, checked once */
+	for (i = 0; i < n; i++) {
+		src = i ? o->layers[i] : o->source;
+		err = check_args(o, src, &archive, &missing);
+		if (!err && o->whiteouts && !archive && missing)
+			err = (errcode_t)missing;
 		if (err)
 			break;
 	}
@@ -134,8 +136,7 @@ errcode_t before_open(const struct populate_opts *o,
 		return errctx_set(&res->ec, err,
 				  err == ORLOV_ERR_NO_IMAGE ? "opening" :
 				  img ? "checking" : "reading",
-				  img ? o->image : o->whiteouts ?
-				  o->layers[i < o->nlayers ? i : 0] : o->source);
+				  img ? o->image : src);
 	}
 	/* --trace truncates its file, --undo writes one: never the image,
 	 * never in the source. */

@@ -159,6 +159,28 @@ kt_layout_figures() {
 	sb=$(sed -n 's/.*same_blocks=\([0-9]*\).*/\1/p' <<<"$summary")
 }
 
+# ---- watching a guest's console ---------------------------------------------
+# What a kernel prints when it will not finish by itself: a CPU stuck
+# (soft or hard lockup), an RCU grace period stalled, a task blocked for
+# minutes, a panic.  A guest that prints one is killed and retried at once
+# (run-guest.sh) instead of waiting out its timeout: one Debian guest hung
+# 1,500 s in soft lockups that way.  A guest that is only slow prints none
+# of them (their thresholds are 20 s to 120 s with no progress at all), so
+# there is no tighter timeout.  The texts are Linux 6.1's and 6.12's
+# (kernel/watchdog.c, watchdog_hld.c, rcu/tree_stall.h, rcu/tree_exp.h,
+# hung_task.c, panic.c), after the console's optional timestamp.
+kt_console_fatal_re='watchdog: BUG: soft lockup - CPU#|watchdog: Watchdog detected hard LOCKUP'
+kt_console_fatal_re=$kt_console_fatal_re'|rcu: INFO: [a-z_]+ (self-detected stall|detected (expedited )?stalls)'
+kt_console_fatal_re=$kt_console_fatal_re'|INFO: task .*:[0-9]+ blocked for more than [0-9]+ seconds'
+kt_console_fatal_re=$kt_console_fatal_re'|Kernel panic - not syncing'
+
+# kt_console_fatal LOG: the first such line of LOG, from the message on
+# (status 1 and nothing when there is none)
+kt_console_fatal() {
+	grep -a -m1 -o -E "($kt_console_fatal_re).*" "$1" 2>/dev/null |
+		tr -d '\r' | cut -c1-160 | grep .
+}
+
 kt_tmpdir() {
 	local d
 	d=$(mktemp -d "${TMPDIR:-/tmp}/orlov-kt.XXXXXX") || kt_die "mktemp failed"

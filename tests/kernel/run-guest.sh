@@ -28,7 +28,9 @@
 #   -a  extra kernel command line arguments
 #   -l  keep the full serial console log of the last try here
 #   -n  tries (default 3): a boot that stalls or times out is killed and
-#       retried with every IMAGE restored to its content before the first try
+#       retried with every IMAGE restored to its content before the first try;
+#       so is, at once, a guest whose console shows a soft or hard lockup,
+#       an RCU stall, a hung task or a panic (kt_console_fatal in lib.sh)
 #   -r  bulk results channel: the guest script writes files under /results
 #       (in RAM); init tars /results onto an extra virtio disk (attached
 #       after the -d images, its name is in $ORLOV_RESULT_DEV) and the host
@@ -77,7 +79,7 @@ while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
 	c) cpus=$OPTARG ;;
 	i) interactive=true ;;
 	M) moddir=$OPTARG ;;
-	h) sed -n '3,53p' "$0"; exit 0 ;;
+	h) sed -n '3,55p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -318,10 +320,22 @@ for try in $(seq 1 "$tries"); do
 			done
 			break
 		fi
+		# a kernel that will not finish by itself (lib.sh): the retry
+		# now rather than the timeout
+		if fatal=$(kt_console_fatal "$serial"); then
+			why="killed after $((now - t0))s, the console shows: $fatal"
+			break
+		fi
 		sleep 0.5
 	done
 	if kill -0 "$qpid" 2>/dev/null; then
 		kill "$qpid" 2>/dev/null || true
+		# a QEMU that does not stop on SIGTERM would hang the wait
+		for _ in 1 2 3 4 5 6 7 8 9 10; do
+			kill -0 "$qpid" 2>/dev/null || break
+			sleep 0.5
+		done
+		kill -KILL "$qpid" 2>/dev/null || true
 	fi
 	wait "$qpid" 2>/dev/null || true
 	qpid=
