@@ -85,7 +85,7 @@ else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
 	gxmax=${BENCH_GENEXT2FS_MAX:-300}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-120}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
-rm -f "$out"/times.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
+rm -f "$out"/times.tsv "$out"/cpu.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
 rm -rf "$out/aging" "$out/guest" "$out/aging-ext4" "$out/guest-ext4"
 
 note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
@@ -129,9 +129,16 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/orlov-bench.XXXXXX") || exit 1
 # (BENCH_SRCDIR, default /dev/shm with 8 GiB free): making and deleting a
 # million files there takes seconds, not minutes, and a tree in the page
 # cache of the scratch disk would be read from memory all the same.
+# BENCH_TREES=DIR: the trees are built there once (MODE-NAME, with a
+# MODE-NAME.built stamp), kept, and reused by later runs: the million tree
+# alone takes minutes to generate.
+trees=${BENCH_TREES-}
+if [ -n "$trees" ]; then
+	mkdir -p "$trees" && trees=$(cd "$trees" && pwd) || exit 1
+fi
 shm=
 sd=${BENCH_SRCDIR-/dev/shm}
-if [ -n "$sd" ] && [ -d "$sd" ] && [ -w "$sd" ] &&
+if [ -z "$trees" ] && [ -n "$sd" ] && [ -d "$sd" ] && [ -w "$sd" ] &&
    [ "$(df -Pk "$sd" 2>/dev/null | awk 'NR==2 {print $4}')" -gt $((8 << 20)) ] 2>/dev/null; then
 	shm=$(mktemp -d "$sd/orlov-bench-src.XXXXXX") || shm=
 fi
@@ -161,7 +168,9 @@ start_all=$(date +%s)
 	rev=$(git -C "$srcdir" describe --always --dirty 2>/dev/null) || rev=
 	echo "- orlov-populate: $tool${rev:+ (source $rev)}"
 	fst=$(df -PT "$work" | awk 'NR==2 {print $2}')
-	if [ -n "$shm" ]; then
+	if [ -n "$trees" ]; then
+		echo "- scratch: $work ($fst); source trees kept in $trees ($(df -PT "$trees" | awk 'NR==2 {print $2}'))"
+	elif [ -n "$shm" ]; then
 		echo "- scratch: $work ($fst); source trees other than huge's in $shm ($(df -PT "$shm" | awk 'NR==2 {print $2}'))"
 	else
 		echo "- scratch: $work ($fst)"
@@ -169,6 +178,7 @@ start_all=$(date +%s)
 	echo "- load average at the start: $(cut -d' ' -f1-3 /proc/loadavg) (1, 5, 15 min; 2 CPUs are shared with whatever else runs)"
 } >"$out/machine.txt"
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
+printf 'workload\ttool\trun\tseconds\tuser_s\tsys_s\trss_kib\n' >"$out/cpu.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
@@ -183,7 +193,8 @@ note "The traversal model visits entries in sorted dump order on every image (a 
 # ------------------------------------------------------------------ workloads
 # srcof NAME: where the tree of workload NAME goes
 srcof() {
-	if [ -n "$shm" ] && [ "$1" != huge ]; then echo "$shm/$1"; else echo "$work/src/$1"; fi
+	if [ -n "$trees" ]; then echo "$trees/$mode-$1"
+	elif [ -n "$shm" ] && [ "$1" != huge ]; then echo "$shm/$1"; else echo "$work/src/$1"; fi
 }
 
 # mkwl NAME: builds $(srcof NAME), sets size (bytes) and inodes.
@@ -236,7 +247,10 @@ PYEOF
 mkwl() {
 	w=$1
 	s=$(srcof "$w")
-	rm -rf "$s"
+	if [ -n "$trees" ] && [ -f "$s.built" ]; then
+		:	# built by an earlier run (BENCH_TREES): the generators are deterministic
+	else
+	rm -rf "$s" "$s.built"
 	case $w in
 	kernel)
 		[ -f "$ksrc" ] || { echo "no $ksrc (package linux-source-6.1)"; return 1; }
@@ -261,6 +275,8 @@ mkwl() {
 		gen_py huge "$s" $n || return 1 ;;
 	*) echo "unknown workload $w"; return 1 ;;
 	esac
+	[ -z "$trees" ] || : >"$s.built"
+	fi
 	entries=$(find "$s" | wc -l)
 	inodes=$(( (entries * 5 / 4 + 4096 + 4095) / 4096 * 4096 ))
 	if [ "$w" = kernel ]; then
@@ -292,11 +308,12 @@ timeit() {
 	sync
 	log=$out/logs/$tw.$tt.$tr.log
 	t0=$(date +%s.%N)
-	/usr/bin/time -f '%M' -o "$work/rss" "$@" >"$log" 2>&1
+	/usr/bin/time -f '%M %U %S' -o "$work/rss" "$@" >"$log" 2>&1
 	rc=$?
 	if [ -n "$timg" ] && [ -f "$timg" ]; then sync "$timg"; fi
 	t1=$(date +%s.%N)
-	rss=$(tail -1 "$work/rss" 2>/dev/null | tr -cd 0-9)
+	rss=$(tail -1 "$work/rss" 2>/dev/null | cut -d' ' -f1 | tr -cd 0-9)
+	cpu=$(tail -1 "$work/rss" 2>/dev/null | awk 'NF == 3 {printf "%.2f\t%.2f", $2, $3}')
 	sec=$(echo "$t0 $t1" | awk '{printf "%.4f", $2 - $1}')
 	if [ $rc = 0 ]; then st=ok
 	elif [ $rc = 124 ] && [ "$tt" = debugfs ]; then
@@ -306,11 +323,12 @@ timeit() {
 		st="stopped: still running after ${sec%??} s (the limit), no image"
 	else st="failed (exit $rc, log logs/$tw.$tt.$tr.log)"; fi
 	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${rss:-0}" "$st" >>"$out/times.tsv"
+	printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$tw" "$tt" "$tr" "$sec" "${cpu:-0	0}" "${rss:-0}" >>"$out/cpu.tsv"
 	# debugfs echoes every command: keep the end of it only
 	if [ "$tt" = debugfs ] && [ "$(wc -l <"$log")" -gt 200 ]; then
 		tail -n 100 "$log" >"$log.tail" && mv "$log.tail" "$log"
 	fi
-	printf '   %-13s run %s: %8ss  %6s KiB  %s\n' "$tt" "$tr" "$sec" "${rss:-?}" "$st" >&2
+	printf '   %-13s run %s: %8ss  cpu %s  %6s KiB  %s\n' "$tt" "$tr" "$sec" "$(echo "${cpu:-?}" | tr '\t' +)" "${rss:-?}" "$st" >&2
 	return $rc
 }
 
@@ -346,6 +364,7 @@ skip() { # W T reason
 analyse() {
 	aw=$1 at=$2 aimg=$3
 	case $aw in scale-*|empty-big*) return 0 ;; esac	# timing only
+	[ "${BENCH_LAYOUT:-1}" = 0 ] && return 0
 	if ! e2fsck -fn "$aimg" >"$out/logs/$aw.$at.fsck.log" 2>&1; then
 		note "$aw: e2fsck -fn reports problems in the $at image (logs/$aw.$at.fsck.log)"
 	fi
@@ -520,7 +539,7 @@ for w in $wl; do
 		say "$wk: done in $(( $(date +%s) - tw0 )) s after building"
 	done
 	use_fs ext2
-	[ $keep = 1 ] || rm -rf "$src"
+	[ $keep = 1 ] || [ -n "$trees" ] || rm -rf "$src"
 done
 
 if [ -f "$out/workloads.txt" ]; then

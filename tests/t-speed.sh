@@ -38,7 +38,10 @@ done
 # them in its own order: the image is the one --jobs 1 writes, byte for
 # byte.  The tree mixes what the reader does (regular files, past its
 # 16-name ring), what it stops at (directories) and what it leaves to the
-# walk (symlinks, FIFOs), with attributes and hard links.
+# walk (symlinks, FIFOs), with attributes and hard links; in the write
+# pass it also reads small dense files whole (up to 64 KiB) and finds
+# where the first data ends: files at and past that size, and sparse ones
+# (a hole first, a hole last) are the walk's to read.
 mix=$T_TMP/mix
 t_sample_tree "$mix"
 mkdir -p "$mix/m" || t_fail "mkdir"
@@ -53,6 +56,12 @@ while [ $i -lt 60 ]; do
 	esac || t_fail "mix $i"
 	i=$((i + 1))
 done
+seq 100000 | head -c 65536 >"$mix/m/s64k" &&
+	seq 100000 | head -c 65537 >"$mix/m/s64k1" &&
+	seq 100000 | head -c 5000 >"$mix/m/shole" &&
+	truncate -s 300000 "$mix/m/shole" &&
+	printf tail | dd of="$mix/m/sdata" bs=1 seek=200000 conv=notrunc 2>/dev/null ||
+	t_fail "mix: sizes and holes"
 find "$mix" -type f -exec setfattr -n user.k -v v {} + 2>/dev/null ||
 	echo "no user attributes in TMPDIR: the images are compared without"
 t_pin_times "$mix"

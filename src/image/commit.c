@@ -9,10 +9,12 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "image/bridge.h"
+#include "image/capture.h"
 #include "image/image_int.h"
 #include "image/io_guard.h"
 #include "lib/util.h"
@@ -94,14 +96,16 @@ static errcode_t commit_in_place(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
-/* Every block the commit changes in place, in memory, none written. */
+/* Every block the commit changes in place, captured (capture.h), none
+ * written. */
 static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
-				struct io_captured **c, size_t *n)
+				struct io_capture **c)
 {
 	ext2_filsys e = img->fs;
 	errcode_t err;
 
 	e->super->s_feature_incompat &= ~(uint32_t)EXT3_FEATURE_INCOMPAT_RECOVER;
+	io_guard_capture_budget(e->io, img->stage_budget);
 	io_guard_capture(e->io, 1);
 	err = image_store_state(img, fs);
 	if (!err)
@@ -115,7 +119,7 @@ static errcode_t capture_commit(struct image *img, const struct fs_state *fs,
 	if (!err)
 		err = ext2fs_flush2(e, 0);
 	io_guard_capture(e->io, 0);
-	io_guard_take_captured(e->io, c, n);
+	*c = io_guard_take_captured(e->io);
 	return err;
 }
 
@@ -129,14 +133,18 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 			     const char **what)
 {
 	ext2_filsys e = img->fs;
-	struct io_captured *c = NULL;
+	struct io_capture *c = NULL;
 	enum temp_step step;
-	size_t n = 0, i;
+	size_t n, i;
+	unsigned char *buf = NULL;
 	errcode_t err;
 	int fd = -1;
 
 	*what = "preparing the commit of";
-	err = capture_commit(img, fs, &c, &n);
+	err = capture_commit(img, fs, &c);
+	n = capture_count(c);
+	if (!err && !(buf = malloc(e->blocksize)))
+		err = ENOMEM;
 	if (!err) {
 		*what = "copying for the commit";
 		err = make_shadow(img, 1, &img->shadow_fd, &step);
@@ -147,9 +155,11 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 	for (i = 0; !err && i < n; i++) {
 		err = io_guard_tick(e->io);
 		if (!err)
-			err = pwrite_all(fd, c[i].data, e->blocksize,
+			err = capture_read(c, i, 1, buf);
+		if (!err)
+			err = pwrite_all(fd, buf, e->blocksize,
 					 (off_t)(img->region.offset +
-						 c[i].blk * e->blocksize));
+						 capture_blk(c, i) * e->blocksize));
 	}
 	if (!err)
 		err = io_guard_tick(e->io);	/* written, not yet renamed */
@@ -162,7 +172,8 @@ static errcode_t commit_copy(struct image *img, const struct fs_state *fs,
 		ext2fs_free(e);
 		img->fs = NULL;
 	}
-	io_guard_free_captured(c, n);
+	capture_free(c);
+	free(buf);
 	return err;
 }
 
@@ -171,14 +182,13 @@ static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 				const struct journal *j, const char **what)
 {
 	ext2_filsys e = img->fs;
-	struct io_captured *c = NULL;
-	size_t n = 0;
+	struct io_capture *c = NULL;
 	errcode_t err;
 
 	*what = "preparing the journal transaction of";
-	err = capture_commit(img, fs, &c, &n);
+	err = capture_commit(img, fs, &c);
 	if (!err)
-		err = journal_commit(img, j, c, n, what);
+		err = journal_commit(img, j, c, what);
 	if (!err) {
 		/* all written: nothing left for libext2fs to write */
 		e->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
@@ -187,7 +197,7 @@ static errcode_t commit_journal(struct image *img, const struct fs_state *fs,
 		if (!err)
 			img->fs = NULL;
 	}
-	io_guard_free_captured(c, n);
+	capture_free(c);
 	return err;
 }
 

@@ -129,13 +129,12 @@ struct journal {
 	uint32_t len, first, seq;
 	struct journal_superblock_s *sb;	/* as read */
 };
-struct io_captured;
+struct io_capture;
 
 errcode_t journal_open(struct image *img, size_t need, struct journal *j);
 void journal_free(struct journal *j);
 size_t commit_bound(const struct image *img);
 errcode_t journal_commit(struct image *img, const struct journal *j,
-			 const struct io_captured *c, size_t n,
-			 const char **what);
+			 struct io_capture *c, const char **what);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/capture.h"
 #include "image/io_guard.h"
 #include "lib/keymap.h"
 #include "lib/util.h"
@@ -28,11 +29,10 @@ struct guard {
 	struct saved *saved;
 	size_t n, cap;
 	struct keymap saved_at;	/* offsets in saved */
-	/* capture: writes held in memory, block by block, for a journal */
+	/* capture: writes held back, block by block, for a journal */
 	int capturing;
-	struct io_captured *cb;
-	size_t ncb, cbcap;
-	struct keymap cb_at;	/* blocks in cb */
+	struct io_capture *capt;	/* NULL until the first captured write */
+	size_t cap_budget;	/* bytes of it in memory (0: its default) */
 	int whole_super;	/* io_guard_whole_super */
 };
 
@@ -158,8 +158,6 @@ static errcode_t save_range(io_channel ch, unsigned long long off,
 	return 0;
 }
 
-static void capture_free(struct guard *g);
-
 static errcode_t guard_close(io_channel ch)
 {
 	struct guard *g = guard_of(ch);
@@ -178,7 +176,7 @@ static errcode_t guard_close(io_channel ch)
 		free(g->saved[i].data);
 	free(g->saved);
 	keymap_free(&g->saved_at);
-	capture_free(g);
+	capture_free(g->capt);
 	free(g);
 	free(ch->name);
 	free(ch);
@@ -200,62 +198,25 @@ static unsigned long long span(io_channel ch, int count)
 			   (unsigned long long)count * (unsigned)ch->block_size;
 }
 
-static struct io_captured *captured(const struct guard *g,
-				    unsigned long long blk)
-{
-	size_t i;
-
-	return keymap_get(&g->cb_at, blk, &i) ? &g->cb[i] : NULL;
-}
-
-/* The captured copy of block @blk, made from the disk's on first use. */
-static errcode_t capture_block(io_channel ch, unsigned long long blk,
-			       struct io_captured **out)
-{
-	struct guard *g = guard_of(ch);
-	struct io_captured *c = captured(g, blk);
-	errcode_t err;
-
-	if (c) {
-		*out = c;
-		return 0;
-	}
-	if (grow_array(&g->cb, &g->cbcap, g->ncb + 1, sizeof(*g->cb), 256))
-		return ENOMEM;
-	c = &g->cb[g->ncb];
-	c->blk = blk;
-	c->data = malloc((size_t)ch->block_size);
-	if (!c->data)
-		return ENOMEM;
-	err = io_channel_read_blk64(g->real, blk, 1, c->data);
-	if (err) {
-		free(c->data);
-		return err;
-	}
-	err = keymap_add(&g->cb_at, blk, g->ncb);
-	if (err) {
-		free(c->data);
-		return err;
-	}
-	g->ncb++;
-	*out = c;
-	return 0;
-}
-
 /* A write while capturing: into the copies, bytes @off to @off + @len. */
 static errcode_t capture_write(io_channel ch, unsigned long long off,
 			       unsigned long long len, const unsigned char *p)
 {
 	unsigned long long bs = (unsigned)ch->block_size;
 
-	while (len) {
-		struct io_captured *c;
-		unsigned long long in = off % bs, n = bs - in < len ? bs - in : len;
-		errcode_t err = capture_block(ch, off / bs, &c);
+	struct guard *g = guard_of(ch);
+	errcode_t err;
 
+	if (!g->capt && (err = capture_new((size_t)bs, g->cap_budget, &g->capt)))
+		return err;
+	while (len) {
+		unsigned char *data;
+		unsigned long long in = off % bs, n = bs - in < len ? bs - in : len;
+
+		err = capture_block(g->capt, g->real, off / bs, &data);
 		if (err)
 			return err;
-		memcpy(c->data + in, p, (size_t)n);
+		memcpy(data + in, p, (size_t)n);
 		off += n;
 		p += n;
 		len -= n;
@@ -268,38 +229,48 @@ void io_guard_capture(io_channel ch, int on)
 	guard_of(ch)->capturing = on;
 }
 
-void io_guard_take_captured(io_channel ch, struct io_captured **list,
-			    size_t *n)
+void io_guard_capture_budget(io_channel ch, size_t bytes)
+{
+	guard_of(ch)->cap_budget = bytes;
+}
+
+struct io_capture *io_guard_take_captured(io_channel ch)
 {
 	struct guard *g = guard_of(ch);
+	struct io_capture *c = g->capt;
 
-	*list = g->cb;
-	*n = g->ncb;
-	/* reads see the disk again */
-	keymap_free(&g->cb_at);
-	g->cb = NULL;
-	g->ncb = g->cbcap = 0;
+	g->capt = NULL;		/* reads see the disk again */
+	return c;
 }
 
-void io_guard_free_captured(struct io_captured *list, size_t n)
+/* A read while blocks are captured: they read back as written. */
+static errcode_t read_captured(io_channel ch, unsigned long long block,
+			       int count, void *data)
 {
+	struct guard *g = guard_of(ch);
+	unsigned long long bs = (unsigned)ch->block_size, k;
+	unsigned long long len = span(ch, count);
+	unsigned char *p = data, *tail = NULL;
+	errcode_t err = io_channel_read_blk64(g->real, block, count, data);
 	size_t i;
 
-	for (i = 0; i < n; i++)
-		free(list[i].data);
-	free(list);
-}
-
-static void capture_free(struct guard *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->ncb; i++)
-		free(g->cb[i].data);
-	free(g->cb);
-	keymap_free(&g->cb_at);
-	g->cb = NULL;
-	g->ncb = g->cbcap = 0;
+	for (k = 0; !err && k * bs < len; k++) {
+		if (!capture_find(g->capt, block + k, &i))
+			continue;
+		if (len - k * bs >= bs) {
+			err = capture_read(g->capt, i, 1, p + k * bs);
+			continue;
+		}
+		/* a read of part of a block (a byte count) */
+		tail = malloc((size_t)bs);
+		if (!tail)
+			return ENOMEM;
+		err = capture_read(g->capt, i, 1, tail);
+		if (!err)
+			memcpy(p + k * bs, tail, (size_t)(len - k * bs));
+		free(tail);
+	}
+	return err;
 }
 
 static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
@@ -309,22 +280,8 @@ static errcode_t guard_read_blk64(io_channel ch, unsigned long long block,
 
 	if (++g->reads == g->fault.at && g->fault.kind == IO_FAULT_EIO_READ)
 		return EIO;
-	if (g->ncb) {
-		/* what was written while capturing reads back as written */
-		unsigned long long bs = (unsigned)ch->block_size, k;
-		unsigned long long len = span(ch, count);
-		unsigned char *p = data;
-		errcode_t err = io_channel_read_blk64(g->real, block, count, data);
-
-		for (k = 0; !err && k * bs < len; k++) {
-			const struct io_captured *c = captured(g, block + k);
-
-			if (c)
-				memcpy(p + k * bs, c->data,
-				       (size_t)(len - k * bs < bs ? len - k * bs : bs));
-		}
-		return err;
-	}
+	if (capture_count(g->capt))
+		return read_captured(ch, block, count, data);
 	return io_channel_read_blk64(g->real, block, count, data);
 }
 

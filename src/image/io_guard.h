@@ -46,19 +46,15 @@ errcode_t io_guard_rollback(io_channel ch);
  * image): numbered, and faulted, as the channel's own. */
 errcode_t io_guard_tick(io_channel ch);
 
-/* One block written while capturing. */
-struct io_captured {
-	unsigned long long blk;
-	unsigned char *data;
-};
+struct io_capture;
 
-/* While on, writes go to copies in memory (reads see them), for a
- * journal to commit; flushes do nothing.  io_guard_take_captured hands
- * the blocks over, in the order first written, and reads see the disk
- * again; io_guard_free_captured frees them. */
+/* While on, writes go to copies (capture.h: in memory up to @bytes of
+ * io_guard_capture_budget, 0 its default, then in a spill file; reads
+ * see them), for a journal or a copy to commit; flushes do nothing.
+ * io_guard_take_captured hands the blocks over (NULL: none), in the order
+ * first written, and reads see the disk again; capture_free frees them. */
 void io_guard_capture(io_channel ch, int on);
-void io_guard_take_captured(io_channel ch, struct io_captured **list,
-			    size_t *n);
-void io_guard_free_captured(struct io_captured *list, size_t n);
+void io_guard_capture_budget(io_channel ch, size_t bytes);
+struct io_capture *io_guard_take_captured(io_channel ch);
 
 #endif

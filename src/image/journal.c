@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "image/capture.h"
 #include "image/image_int.h"
 #include "image/io_guard.h"
 #include "image/jbd2.h"
@@ -284,11 +285,11 @@ static void block_csum_set(const struct journal *j, unsigned char *d,
 		*be = ext2fs_cpu_to_be32(ext2fs_crc32c_le(jseed(j->sb), d, bs));
 }
 
-/* @d: the descriptor of the @cnt blocks @c, in the order their copies
- * follow it in the log. */
+/* @d: the descriptor of the @cnt blocks from the @i-th of @c, whose
+ * contents are at @data, in the order their copies follow it in the log. */
 static void fill_descriptor(unsigned char *d, const struct journal *j,
-			    uint32_t bs, const struct io_captured *c,
-			    size_t cnt)
+			    uint32_t bs, const struct io_capture *c, size_t i,
+			    const unsigned char *data, size_t cnt)
 {
 	size_t off = sizeof(journal_header_t), t;
 	uint32_t tb = tag_bytes(j->sb);
@@ -298,17 +299,17 @@ static void fill_descriptor(unsigned char *d, const struct journal *j,
 		journal_block_tag_t *tag = (journal_block_tag_t *)(d + off);
 		uint32_t flags = t ? JBD2_FLAG_SAME_UUID : 0;
 
-		if (journal_magic_at(c[t].data))
+		if (journal_magic_at(data + t * bs))
 			flags |= JBD2_FLAG_ESCAPE;
 		if (t + 1 == cnt)
 			flags |= JBD2_FLAG_LAST_TAG;
-		tag->t_blocknr = ext2fs_cpu_to_be32((uint32_t)c[t].blk);
+		tag->t_blocknr = ext2fs_cpu_to_be32((uint32_t)capture_blk(c, i + t));
 		tag->t_checksum = 0;
 		/* (in a tag3, the low half of its 32-bit t_flags) */
 		tag->t_flags = ext2fs_cpu_to_be16(flags);
 		if (jcsum(j->sb))
 			((journal_block_tag3_t *)tag)->t_checksum =
-				ext2fs_cpu_to_be32(tag_csum(j, c[t].data, bs,
+				ext2fs_cpu_to_be32(tag_csum(j, data + t * bs, bs,
 					flags & JBD2_FLAG_ESCAPE));
 		off += tb;
 		if (!t) {
@@ -321,25 +322,30 @@ static void fill_descriptor(unsigned char *d, const struct journal *j,
 }
 
 /* The log, from the journal's first block: descriptors each followed by
- * the copies of their blocks, then the commit block.  @d and @copy are
- * room for one block each. */
+ * the copies of their blocks, then the commit block.  @d is room for one
+ * block, @copy for a descriptor's worth. */
 static errcode_t write_log(struct image *img, const struct journal *j,
-			   const struct io_captured *c, size_t n,
-			   unsigned char *d, unsigned char *copy)
+			   struct io_capture *c, unsigned char *d,
+			   unsigned char *copy)
 {
+	size_t n = capture_count(c);
 	uint32_t bs = img->fs->blocksize, k = j->first;
 	size_t per = tags_per_descriptor(j->sb, bs), i, t, cnt;
 	errcode_t err = 0;
 
 	for (i = 0; !err && i < n; i += cnt) {
 		cnt = n - i < per ? n - i : per;
-		fill_descriptor(d, j, bs, c + i, cnt);
+		err = capture_read(c, i, cnt, copy);
+		if (err)
+			break;
+		fill_descriptor(d, j, bs, c, i, copy, cnt);
 		err = jwrite(img, j, k++, d);
 		for (t = 0; !err && t < cnt; t++) {
-			memcpy(copy, c[i + t].data, bs);
-			if (journal_magic_at(copy))
-				memset(copy, 0, 4);
-			err = jwrite(img, j, k++, copy);
+			unsigned char *b = copy + t * bs;
+
+			if (journal_magic_at(b))
+				memset(b, 0, 4);
+			err = jwrite(img, j, k++, b);
 		}
 	}
 	if (!err) {
@@ -366,26 +372,29 @@ static errcode_t write_jsb(struct image *img, const struct journal *j,
 	return jwrite(img, j, 0, d);
 }
 
-/* The blocks of the transaction home. */
-static errcode_t write_home(struct image *img, const struct io_captured *c,
-			    size_t n, unsigned char *copy)
+/* The blocks of the transaction home, read back @per at a time into
+ * @copy. */
+static errcode_t write_home(struct image *img, struct io_capture *c,
+			    size_t per, unsigned char *copy)
 {
 	ext2_filsys e = img->fs;
 	uint32_t bs = e->blocksize;
+	size_t n = capture_count(c), i, t, cnt;
 	errcode_t err = 0;
-	size_t i;
 
-	for (i = 0; !err && i < n; i++) {
-		const unsigned char *b = c[i].data;
+	for (i = 0; !err && i < n; i += cnt) {
+		cnt = n - i < per ? n - i : per;
+		err = capture_read(c, i, cnt, copy);
+		for (t = 0; !err && t < cnt; t++) {
+			unsigned long long blk = capture_blk(c, i + t);
+			unsigned char *b = copy + t * bs;
 
-		if (c[i].blk == SUPERBLOCK_OFFSET / bs) {
 			/* the new superblock, still needing recovery until
 			 * the journal is empty again */
-			memcpy(copy, b, bs);
-			set_recover(e, copy, 1);
-			b = copy;
+			if (blk == SUPERBLOCK_OFFSET / bs)
+				set_recover(e, b, 1);
+			err = io_channel_write_blk64(e->io, blk, 1, b);
 		}
-		err = io_channel_write_blk64(e->io, c[i].blk, 1, b);
 	}
 	return err;
 }
@@ -402,9 +411,9 @@ static errcode_t write_home(struct image *img, const struct io_captured *c,
  * needs_recovery); s_start is cleared; needs_recovery is cleared.
  */
 errcode_t journal_commit(struct image *img, const struct journal *j,
-			 const struct io_captured *c, size_t n,
-			 const char **what)
+			 struct io_capture *c, const char **what)
 {
+	size_t n = capture_count(c);
 	ext2_filsys e = img->fs;
 	uint32_t bs = e->blocksize;
 	uint32_t per = (uint32_t)tags_per_descriptor(j->sb, bs);
@@ -414,7 +423,7 @@ errcode_t journal_commit(struct image *img, const struct journal *j,
 	if (n + (n + per - 1) / per + 1 > j->len - j->first)
 		return ORLOV_ERR_CORRUPT;	/* commit_bound was wrong */
 	d = calloc(1, bs);
-	copy = malloc(bs);
+	copy = malloc((size_t)per * bs);
 	if (!d || !copy) {
 		err = ENOMEM;
 		goto out;
@@ -423,7 +432,7 @@ errcode_t journal_commit(struct image *img, const struct journal *j,
 	err = mark_recovery(img, 1);
 	*what = "writing the journal of";
 	if (!err)
-		err = write_log(img, j, c, n, d, copy);
+		err = write_log(img, j, c, d, copy);
 	if (!err)
 		err = io_channel_flush(e->io);
 	/* from here on, recovery gives the new filesystem */
@@ -434,7 +443,7 @@ errcode_t journal_commit(struct image *img, const struct journal *j,
 		err = io_channel_flush(e->io);
 	*what = "writing the journalled blocks of";
 	if (!err)
-		err = write_home(img, c, n, copy);
+		err = write_home(img, c, per, copy);
 	if (!err)
 		err = io_channel_flush(e->io);
 	*what = "finishing the journal transaction of";

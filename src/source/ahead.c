@@ -228,6 +228,7 @@ void ahead_dir_free(struct ahead_dir *d)
 		if (d->ring[i].fd >= 0)
 			close(d->ring[i].fd);
 		host_xattrs_free(d->ring[i].xattrs, d->ring[i].nxattrs);
+		free(d->ring[i].data);
 	}
 	free(d);
 }

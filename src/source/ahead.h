@@ -26,6 +26,8 @@ struct ahead_slot {
 	struct src_xattr *xattrs;
 	size_t nxattrs;
 	errcode_t xerr;		/* from listing its attributes */
+	off_t hole0;		/* lseek(fd, 0, SEEK_HOLE) when > 0, else 0 */
+	unsigned char *data;	/* its st_size bytes, read ahead, or NULL */
 };
 
 /* Read one name of @dirfd into @s (s->fd -1 when not done): the walk's

@@ -25,6 +25,9 @@
 struct host_file {
 	int dirfd;
 	int fd;			/* opened on first data access */
+	off_t hole0;		/* ahead_slot.hole0 */
+	unsigned char *pre;	/* ahead_slot.data, st_size bytes */
+	int *reads_data;	/* walker.reads_data */
 };
 
 struct walker {
@@ -34,7 +37,14 @@ struct walker {
 	const char *root;
 	int have_proc;		/* /proc/self/fd names what we hold open */
 	struct ahead *ahead;	/* the reader thread, or NULL */
+	/* The visitor reads data (the write pass, not the check pass): the
+	 * reader thread then reads small files ahead too.  Set by the walk,
+	 * read by the reader, both atomically. */
+	int reads_data;
 };
+
+/* Small files the reader reads whole, at most HELD (ahead.c) at a time. */
+#define AHEAD_DATA (64u << 10)
 
 int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
 {
@@ -123,11 +133,17 @@ static errcode_t host_next_data(const struct src_entry *e, uint64_t off,
 	*start = *end = size;
 	if (off >= size)
 		return 0;
+	/* Data at @off runs to the next hole: one lseek, not two, for the
+	 * dense files that are most of a tree (at 0, made by the reader
+	 * thread when it opened the file). */
+	if (!off && h->hole0 > 0) {
+		*start = 0;
+		*end = (uint64_t)h->hole0 < size ? (uint64_t)h->hole0 : size;
+		return 0;
+	}
 	err = host_open(e);
 	if (err)
 		return err;
-	/* Data at @off runs to the next hole: one lseek, not two, for the
-	 * dense files that are most of a tree. */
 	t = lseek(h->fd, (off_t)off, SEEK_HOLE);
 	if (t > (off_t)off) {
 		*start = off;
@@ -158,8 +174,15 @@ static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
 {
 	struct host_file *h = e->priv;
 	char *p = buf;
-	errcode_t err = host_open(e);
+	errcode_t err;
 
+	if (!__atomic_load_n(h->reads_data, __ATOMIC_RELAXED))
+		__atomic_store_n(h->reads_data, 1, __ATOMIC_RELAXED);
+	if (h->pre && off + len <= (uint64_t)e->st.st_size) {
+		memcpy(buf, h->pre + off, len);
+		return 0;
+	}
+	err = host_open(e);
 	if (err)
 		return err;
 	while (len) {
@@ -325,11 +348,36 @@ static int open_by_type(const struct walker *w, int dirfd, unsigned char type,
 	return fd;
 }
 
+/* The first data range's end, and the data of a small dense file once the
+ * walk reads data, for the walk (host_next_data, host_read), on the
+ * reader: the same calls on the same descriptor, made earlier. */
+static void fetch_data(struct walker *w, struct ahead_slot *s)
+{
+	size_t size = (size_t)s->st.st_size;
+	off_t t = lseek(s->fd, 0, SEEK_HOLE);
+
+	s->hole0 = t > 0 ? t : 0;
+	if (t < s->st.st_size || size > AHEAD_DATA ||
+	    !__atomic_load_n(&w->reads_data, __ATOMIC_RELAXED))
+		return;
+	s->data = malloc(size);
+	/* short (the file changed): the walk reads it, and finds out */
+	if (s->data && pread(s->fd, s->data, size, 0) != (ssize_t)size) {
+		free(s->data);
+		s->data = NULL;
+	}
+	/* all read: the walk needs no descriptor, nor to close it */
+	if (s->data) {
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
 /* open_by_type of a regular file, and its attributes, on the reader */
 static void fetch_ahead(void *arg, int dirfd, const char *name,
 			struct ahead_slot *s)
 {
-	const struct walker *w = arg;
+	struct walker *w = arg;
 	struct src_entry e;
 
 	memset(&e, 0, sizeof(e));
@@ -345,6 +393,8 @@ static void fetch_ahead(void *arg, int dirfd, const char *name,
 	if (S_ISREG(s->st.st_mode) && s->st.st_size == 0) {
 		close(s->fd);
 		s->fd = -1;
+	} else if (S_ISREG(s->st.st_mode) && w->opts->want_data) {
+		fetch_data(w, s);
 	}
 }
 
@@ -515,7 +565,8 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 	while (!err && *depth > 0) {
 		struct frame *f = &(*stack)[*depth - 1];
 		struct src_entry e;
-		struct host_file h = { .dirfd = f->fd, .fd = -1 };
+		struct host_file h = { .dirfd = f->fd, .fd = -1,
+				       .reads_data = &w->reads_data };
 		struct ahead_slot pre;
 		char *target = NULL;
 		size_t mark = w->path.len;
@@ -540,15 +591,20 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		e.priv = &h;
 		err = read_entry(w, f->fd, type, &e, &target, &fd, &skip,
 				 got ? &pre : NULL);
-		if (got)
+		if (got) {
 			host_xattrs_free(pre.xattrs, pre.nxattrs);
+			h.hole0 = pre.hole0;
+			h.pre = pre.data;
+		}
 		if (!err && skip) {
+			free(h.pre);
 			sb_truncate(&w->path, mark);
 			continue;
 		}
 		if (!err && S_ISDIR(e.st.st_mode)) {
 			/* its own entries follow it; the path keeps its name */
 			err = push_dir(w, stack, cap, depth, fd, &e, mark);
+			free(h.pre);
 			free(target);
 			free_xattrs(&e);
 			continue;
@@ -558,6 +614,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 			err = w->v->leaf(w->v->ctx, &e);
 		if (h.fd >= 0)
 			close(h.fd);
+		free(h.pre);
 		free(target);
 		free_xattrs(&e);
 		sb_truncate(&w->path, mark);
