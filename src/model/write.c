@@ -85,7 +85,7 @@ errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 {
 	struct delayed *d = delalloc_cur(da);
 
-	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 64))
+	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 4))
 		return ENOMEM;
 	d->lb[d->n++] = (uint32_t)lb;
 	da->spill_len += fs->g.block_size;
