@@ -10,6 +10,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "image/image.h"
+#include "lib/clock.h"
 #include "lib/keymap.h"
 
 /* A write to a block in use on disk before this run, held until commit. */
@@ -32,13 +33,6 @@ struct ichunk {
 };
 
 /* A chunk's records in memory. */
-struct islot {
-	unsigned char *data;
-	uint64_t chunk;
-	int ref, dirty;		/* used since the clock last passed; changed
-				   since read from the spill file */
-};
-
 /* The staged inodes: the cache the engine reads back and edits
  * (image_read_staged) and the commit writes, in inode order.  Records
  * are held by inode number in chunks; beyond a budget of chunks in
@@ -50,9 +44,8 @@ struct inode_cache {
 	uint64_t nchunks;
 	struct ichunk **leaf;	/* by chunk number, in leaves made on use */
 	size_t nleaf;
-	struct islot *slot;
-	size_t nslot, maxslot, hand;
-	int fd, spilled;	/* the spill file, once a chunk went there */
+	struct slot_clock clk;	/* chunks in memory, chunk n at n on its
+				   spill file */
 	unsigned char *rbuf;	/* a chunk read back for the commit */
 	uint64_t rbuf_chunk;	/* ... which one, + 1 */
 };

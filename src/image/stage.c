@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "image/image_int.h"
-#include "lib/spill.h"
+#include "lib/clock.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -146,14 +146,10 @@ static errcode_t icache_init(struct image *img)
 	c->recsz = (uint32_t)sizeof(struct ext2_inode_large) + c->tailsz;
 	c->nchunks = (uint64_t)img->fs->super->s_inodes_count / ICHUNK + 1;
 	c->nleaf = (size_t)(c->nchunks / LEAF + 1);
-	c->maxslot = budget / chunk_bytes(c);
-	if (c->maxslot < 4)
-		c->maxslot = 4;
 	c->leaf = calloc(c->nleaf, sizeof(*c->leaf));
-	c->slot = calloc(c->maxslot, sizeof(*c->slot));
-	if (!c->leaf || !c->slot) {
+	if (!c->leaf || clock_init(&c->clk, chunk_bytes(c), budget)) {
 		free(c->leaf);
-		free(c->slot);
+		clock_free(&c->clk);
 		memset(c, 0, sizeof(*c));
 		return ENOMEM;
 	}
@@ -166,12 +162,9 @@ static void icache_free(struct inode_cache *c)
 
 	for (k = 0; k < c->nleaf; k++)
 		free(c->leaf[k]);
-	for (k = 0; k < c->nslot; k++)
-		free(c->slot[k].data);
-	if (c->spilled)
-		close(c->fd);
+	if (c->recsz)
+		clock_free(&c->clk);
 	free(c->leaf);
-	free(c->slot);
 	free(c->rbuf);
 	memset(c, 0, sizeof(*c));
 }
@@ -190,44 +183,21 @@ static struct ichunk *chunk_of(const struct inode_cache *c, uint64_t n,
 	return *l ? &(*l)[n % LEAF] : NULL;
 }
 
-/* A slot for a chunk: a new one within the budget, else the clock's
- * choice, its chunk written to the spill file if changed there. */
-static errcode_t free_slot(struct inode_cache *c, size_t *s)
+/* A slot for chunk @n; the chunk it held is on the spill file from now
+ * on if it changed there. */
+static errcode_t take_slot(struct inode_cache *c, uint64_t n, size_t *s)
 {
-	struct islot *sl;
-	errcode_t err;
+	uint64_t old;
+	int written;
+	errcode_t err = clock_take(&c->clk, n, s, &old, &written);
 
-	if (c->nslot < c->maxslot) {
-		sl = &c->slot[c->nslot];
-		sl->data = malloc(chunk_bytes(c));
-		if (!sl->data)
-			return ENOMEM;
-		*s = c->nslot++;
-		return 0;
+	if (!err && old != CLOCK_NONE) {
+		struct ichunk *o = chunk_of(c, old, 0);
+
+		o->on_file |= written;
+		o->slot = 0;
 	}
-	for (;; c->hand = (c->hand + 1) % c->nslot) {
-		sl = &c->slot[c->hand];
-		if (!sl->ref)
-			break;
-		sl->ref = 0;
-	}
-	if (sl->dirty) {
-		if (!c->spilled) {
-			err = spill_open(&c->fd);
-			if (err)
-				return err;
-			c->spilled = 1;
-		}
-		err = spill_write(c->fd, sl->data, chunk_bytes(c),
-				  sl->chunk * chunk_bytes(c));
-		if (err)
-			return err;
-		chunk_of(c, sl->chunk, 0)->on_file = 1;
-	}
-	chunk_of(c, sl->chunk, 0)->slot = 0;
-	*s = c->hand;
-	c->hand = (c->hand + 1) % c->nslot;
-	return 0;
+	return err;
 }
 
 /*
@@ -242,7 +212,7 @@ static errcode_t record_of(struct image *img, uint32_t ino, int make,
 	struct inode_cache *c = &img->icache;
 	uint64_t n = (uint64_t)(ino - 1) / ICHUNK;
 	uint32_t k = (ino - 1) % ICHUNK;
-	struct islot *sl;
+	struct clock_slot *sl;
 	errcode_t err;
 	size_t s;
 
@@ -256,20 +226,14 @@ static errcode_t record_of(struct image *img, uint32_t ino, int make,
 	if (!make && !((*ch)->staged >> k & 1))
 		return 0;
 	if (!(*ch)->slot) {
-		err = free_slot(c, &s);
-		if (err)
-			return err;
-		sl = &c->slot[s];
-		sl->chunk = n;
-		sl->dirty = 0;
-		if ((*ch)->on_file)
-			err = spill_read(c->fd, sl->data, chunk_bytes(c),
-					 n * chunk_bytes(c));
+		err = take_slot(c, n, &s);
+		if (!err && (*ch)->on_file)
+			err = clock_read(&c->clk, s);
 		if (err)
 			return err;
 		(*ch)->slot = (uint32_t)s + 1;
 	}
-	sl = &c->slot[(*ch)->slot - 1];
+	sl = &c->clk.slot[(*ch)->slot - 1];
 	sl->ref = 1;
 	sl->dirty |= make;
 	*rec = sl->data + (size_t)k * c->recsz;
@@ -285,15 +249,14 @@ static errcode_t chunk_peek(struct inode_cache *c, uint64_t n,
 	errcode_t err;
 
 	if (ch->slot) {
-		*data = c->slot[ch->slot - 1].data;
+		*data = c->clk.slot[ch->slot - 1].data;
 		return 0;
 	}
 	if (!c->rbuf && !(c->rbuf = malloc(chunk_bytes(c))))
 		return ENOMEM;
 	if (c->rbuf_chunk != n + 1) {
 		c->rbuf_chunk = 0;
-		err = spill_read(c->fd, c->rbuf, chunk_bytes(c),
-				 n * chunk_bytes(c));
+		err = clock_read_file(&c->clk, n, 1, c->rbuf);
 		if (err)
 			return err;
 		c->rbuf_chunk = n + 1;
@@ -378,7 +341,7 @@ errcode_t image_stage_inode_tail(struct image *img, uint32_t ino,
 	if (!rec || !n)
 		return ORLOV_ERR_CORRUPT;
 	/* changed: the chunk must go to the spill file again */
-	img->icache.slot[ch->slot - 1].dirty = 1;
+	img->icache.clk.slot[ch->slot - 1].dirty = 1;
 	ch->tailed |= 1ULL << ((ino - 1) % ICHUNK);
 	memcpy(rec + sizeof(struct ext2_inode_large), tail, n);
 	return 0;
