@@ -115,9 +115,9 @@ static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
 		while (i + n < d->n && n < cap && d->lb[i + n] == l + n)
 			n++;
 		err = bmap_map_blocks(fs, f, 1, l, n, &phys, &got);
-		cap = got < n && (l + got) % bpp ? bpp - (l + got) % bpp : 2048;
 		if (err)
 			break;
+		cap = got < n && (l + got) % bpp ? bpp - (l + got) % bpp : 2048;
 		/* ext4_da_update_reserve_space */
 		percpu_counter_add(&fs->mb->dirty, -(int64_t)got);
 		if (got)
