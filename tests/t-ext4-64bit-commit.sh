@@ -105,7 +105,8 @@ done
 [ "$(run $lo)" = before ] || t_fail "killed before operation $lo, the commit record not written: not the old image"
 echo "# commit record on disk from operation $hi of $total (commit from $first)"
 dd if="$W/base.img" of="$T_TMP/blk.base" bs=4096 skip="$blk" count=1 2>/dev/null
-run $hi >/dev/null
+[ "$(run $hi)" = after ] ||
+	t_fail "killed before operation $hi, the commit record written: not the new image"
 cmp -s "$T_TMP/blk.$hi" "$T_TMP/blk.base" ||
 	t_fail "block $blk already written in place at the commit record: the replay proves nothing"
 for n in $((hi + 1)) $((hi + 2)) $((hi + 3)) $((hi + 4)); do
