@@ -220,7 +220,7 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
 	    (j.map || !img->copy_at_commit)) {
 		*what = "reserving host space for the commit of";
-		err = reserve_commit(img, j.map,
+		err = reserve_commit(img, fs, j.map,
 				     j.map ? j.first + commit_bound(img, fs) : 0);
 	}
 	if (!err) {

@@ -13,6 +13,8 @@
 #include "lib/clock.h"
 #include "lib/keymap.h"
 
+struct fs_state;
+
 /* A write to a block in use on disk before this run, held until commit. */
 struct late {
 	blk64_t blk;
@@ -113,8 +115,14 @@ errcode_t write_late(struct image *img, const struct held_writes *h, int link);
 
 /* reserve.c: every block the in-place commit writes (and @extra)
  * allocated in the image file first; ORLOV_ERR_NO_HOST_SPACE. */
-errcode_t reserve_commit(struct image *img, const blk64_t *extra,
-			 size_t nextra);
+errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
+			 const blk64_t *extra, size_t nextra);
+/* Does the commit's flush write group @g's block bitmap (@inode 0) or
+ * inode bitmap (@inode 1)?  With the descriptors' checksums libext2fs
+ * skips a bitmap its group's flags (ext4_group_after's, after the run)
+ * call uninitialised: on an image of many groups, nearly all. */
+int commit_writes_bitmap(ext2_filsys e, const struct fs_state *fs,
+			 uint32_t g, int inode);
 
 /* journal.c: the commit through the image's own JBD2 journal */
 struct journal {
@@ -123,7 +131,6 @@ struct journal {
 	struct journal_superblock_s *sb;	/* as read */
 };
 struct io_capture;
-struct fs_state;
 
 errcode_t journal_open(struct image *img, const struct fs_state *fs,
 		       size_t need, struct journal *j);

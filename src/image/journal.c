@@ -14,7 +14,6 @@
 #include "image/io_guard.h"
 #include "image/jbd2.h"
 #include "lib/orlov_err.h"
-#include "model/ext4_group.h"
 
 #define be32(x) ext2fs_be32_to_cpu(x)
 
@@ -106,23 +105,15 @@ static size_t tags_per_descriptor(const journal_superblock_t *jsb, uint32_t bs)
 			sizeof(struct jbd2_journal_block_tail) : 0);
 }
 
-/* The bitmap blocks the flush writes: every group's, but with the
- * descriptors' checksums (uninit_bg, metadata_csum) libext2fs skips a
- * bitmap its group's flags call uninitialised, which after the run are
- * ext4_group_after's; on an image of many groups that is nearly all. */
+/* The bitmap blocks the flush writes (commit_writes_bitmap). */
 static size_t bitmap_blocks(const struct image *img, const struct fs_state *fs)
 {
 	size_t n = 0;
-	uint32_t i, unused;
-	uint16_t flags;
+	uint32_t i;
 
-	if (!fs->ext4 || !ext2fs_has_group_desc_csum(img->fs))
-		return 2 * (size_t)img->fs->group_desc_count;
-	for (i = 0; i < fs->g.ngroups; i++) {
-		ext4_group_after(fs, i, &flags, &unused);
-		n += !(flags & EXT2_BG_BLOCK_UNINIT);
-		n += !(flags & EXT2_BG_INODE_UNINIT);
-	}
+	for (i = 0; i < img->fs->group_desc_count; i++)
+		n += (size_t)commit_writes_bitmap(img->fs, fs, i, 0) +
+		     (size_t)commit_writes_bitmap(img->fs, fs, i, 1);
 	return n;
 }
 

@@ -14,6 +14,7 @@
 #include "image/image_int.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
+#include "model/ext4_group.h"
 
 struct blist {
 	blk64_t *b;
@@ -72,7 +73,20 @@ static errcode_t fill_holes(int fd, off_t off, off_t len)
 
 /* Superblocks and descriptor tables (each copy) and the bitmaps, of
  * every group. */
-static errcode_t add_group_meta(ext2_filsys e, struct blist *l)
+int commit_writes_bitmap(ext2_filsys e, const struct fs_state *fs,
+			 uint32_t g, int inode)
+{
+	uint32_t unused;
+	uint16_t flags;
+
+	if (!fs->ext4 || !ext2fs_has_group_desc_csum(e))
+		return 1;
+	ext4_group_after(fs, g, &flags, &unused);
+	return !(flags & (inode ? EXT2_BG_INODE_UNINIT : EXT2_BG_BLOCK_UNINIT));
+}
+
+static errcode_t add_group_meta(ext2_filsys e, const struct fs_state *fs,
+				struct blist *l)
 {
 	errcode_t err = 0;
 	dgrp_t g;
@@ -91,9 +105,9 @@ static errcode_t add_group_meta(ext2_filsys e, struct blist *l)
 			if (!err && new_desc)
 				err = bl_add(l, new_desc, 1);
 		}
-		if (!err)
+		if (!err && commit_writes_bitmap(e, fs, g, 0))
 			err = bl_add(l, ext2fs_block_bitmap_loc(e, g), 1);
-		if (!err)
+		if (!err && commit_writes_bitmap(e, fs, g, 1))
 			err = bl_add(l, ext2fs_inode_bitmap_loc(e, g), 1);
 	}
 	return err;
@@ -131,8 +145,8 @@ static errcode_t add_itable_runs(ext2_filsys e, const struct inode_cache *c,
  * staged inodes' table blocks, the held writes and @extra, the journal's)
  * is allocated first; when it cannot be, nothing has been written.
  */
-errcode_t reserve_commit(struct image *img, const blk64_t *extra,
-			 size_t nextra)
+errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
+			 const blk64_t *extra, size_t nextra)
 {
 	ext2_filsys e = img->fs;
 	uint32_t bs = e->blocksize;
@@ -143,7 +157,7 @@ errcode_t reserve_commit(struct image *img, const blk64_t *extra,
 
 	if (img->lock_fd < 0 || fstat(img->lock_fd, &st) || !S_ISREG(st.st_mode))
 		return 0;
-	err = add_group_meta(e, &l);
+	err = add_group_meta(e, fs, &l);
 	if (!err)
 		err = add_itable_runs(e, &img->icache, &l);
 	for (i = 0; !err && i < img->held.n; i++)

@@ -195,8 +195,6 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	p = &c->st.v[c->st.depth - 2];
 	n = top(c);
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group, image_has_filetype(c->img));
-	if (c->fs.g.extents)
-		ifile_use_extents(&c->fs, &n->d.map, 0);
 	err = ibody_new(c, &n->d.map);
 	if (err)
 		return fail(c, err, "creating directory", e->path);
@@ -206,6 +204,11 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	err = init_acl(c, p, &n->d.map, e, &n->xblk);
 	if (err)
 		return err;
+	/* after the ACL, as __ext4_new_inode sets EXTENTS_FL: an inherited
+	 * ACL's block is allocated as for an inode without extents (below
+	 * 2^32, and off the optimize_scan lists before their backport) */
+	if (c->fs.g.extents)
+		ifile_use_extents(&c->fs, &n->d.map, 0);
 	new_inode_done(c, p, e, 1, &fig, ino);
 	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
 	if (err)
@@ -311,17 +314,19 @@ static errcode_t inode_begin(struct ctx *c, const struct src_entry *e,
 	flags = mask_flags(e->st.st_mode, top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &n->in);
 	ifile_init(&n->f, ino, c->fs.g.inodes_per_group);
-	/* ext4_symlink takes the flag off a fast symlink again */
-	if (c->fs.g.extents && (S_ISREG(e->st.st_mode) ||
-				(S_ISLNK(e->st.st_mode) &&
-				 e->link_len + 1 > sizeof(n->in.i_block))))
-		ifile_use_extents(&c->fs, &n->f, S_ISREG(e->st.st_mode));
 	err = ibody_new(c, &n->f);
 	if (err)
 		return fail(c, err, "creating", e->path);
 	err = init_acl(c, top(c), &n->f, e, &n->xblk);
 	if (err)
 		return err;
+	/* EXTENTS_FL after the ACL, as in __ext4_new_inode (the ACL's
+	 * block goes where an inode without extents gets one); and
+	 * ext4_symlink takes the flag off a fast symlink again */
+	if (c->fs.g.extents && (S_ISREG(e->st.st_mode) ||
+				(S_ISLNK(e->st.st_mode) &&
+				 e->link_len + 1 > sizeof(n->in.i_block))))
+		ifile_use_extents(&c->fs, &n->f, S_ISREG(e->st.st_mode));
 	new_inode_done(c, top(c), e, 0, &fig, ino);
 	return 0;
 }
