@@ -1,0 +1,123 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# An ext4 image of more than 2^32 blocks (64bit block numbers): 24 TiB of
+# 4 KiB blocks, 196,608 groups, a sparse file on /dev/shm (a file past 16
+# TiB does not fit on an ext4 /tmp; tmpfs holds it and only what is
+# written takes memory, about 400 MiB here).  Forty directories at the
+# root, each in the flex group its name hashes to (a third of the flex
+# groups lie past block 2^32), each with a file whose attributes need a
+# block and a file of five extents (one more than the inode holds: an
+# extent-tree leaf).  The tool fills it with and without delayed
+# allocation; e2fsck -fn is clean, the contents read back, and directory
+# blocks, attribute blocks and extent-tree leaves lie past block 2^32
+# (and data below it too).  Where the kernel puts them is checked in QEMU
+# by tests/kernel/cases.list's e4k-64bit-26t (t-crosscheck-debian.sh).
+# Skipped, with the reason, when /dev/shm is missing, no tmpfs, or short
+# of room.
+. "$(dirname "$0")/lib.sh"
+
+shm=${ORLOV_SHM:-/dev/shm}
+[ -d "$shm" ] && [ -w "$shm" ] || t_skip "no writable $shm"
+[ "$(stat -f -c %T "$shm")" = tmpfs ] || t_skip "$shm is not a tmpfs"
+avail=$(df -Pm "$shm" | awk 'NR == 2 { print $4 }')
+# the base image and one filled copy at a time, 400 MiB each, and a margin
+[ "${avail:-0}" -ge 1536 ] || t_skip "$shm has ${avail:-?} MiB free, this needs 1536"
+S=$(mktemp -d "$shm/orlov-t64.XXXXXX") || t_skip "cannot create a directory in $shm"
+trap 'rm -rf "$T_TMP" "$S"' EXIT
+truncate -s 24T "$S/base" 2>/dev/null || t_skip "$shm cannot hold a sparse file of 24 TiB"
+rm -f "$S/base"
+
+# the tree: 40 directories at the root, each with an attribute too big
+# for a 128-byte inode, five islands of 4 KiB (holes between, also on a
+# source filesystem of 4 KiB blocks), a subdirectory and a small file
+src=$T_TMP/src
+i=0
+while [ $i -lt 40 ]; do
+	d=$src/d$i
+	mkdir -p "$d/sub" || t_fail "mkdir $d"
+	printf 'file %s\n' $i >"$d/sub/small"
+	printf 'attributes %s\n' $i >"$d/attr"
+	setfattr -n user.big -v "$(printf 'v%0300d' $i)" "$d/attr" 2>/dev/null ||
+		t_skip "cannot set user.* attributes in $T_TMP"
+	: >"$d/islands"
+	for k in 0 3 9 20 42; do
+		printf 'island %s' $k | dd of="$d/islands" bs=4096 seek=$k \
+			conv=notrunc status=none
+	done
+	i=$((i + 1))
+done
+printf 'at the root\n' >"$src/rootfile"
+t_pin_times "$src"
+
+# mke2fs -t ext4 (Debian 12's features, 64bit among them) with few
+# inodes (32 a group) and lazy inode tables and journal: nothing but the
+# metadata written
+truncate -s 24T "$S/base"
+t_mkimage "$S/base" 24T -t ext4 -b 4096 -I 128 -N 4096 \
+	-E lazy_itable_init=1,lazy_journal_init=1
+dumpe2fs -h "$S/base" 2>/dev/null | grep -q '^Filesystem features:.* 64bit' ||
+	t_fail "mke2fs made no 64bit image"
+
+# past2 IMAGE: "PATHS HIGH LOW" from orlov-layout dump: paths with a
+# block (data, tree, attributes) at or past 2^32, and with one below
+past2() {
+	"$ORLOV_LAYOUT" dump "$1" >"$T_TMP/dump" || t_fail "$2: orlov-layout dump"
+	awk '{
+		hi = lo = 0
+		for (f = 2; f <= NF; f++) {
+			if ($f !~ /^(blocks|xattr)=/) continue
+			v = $f; sub(/^[a-z]+=/, "", v)
+			n = split(v, r, /[,-]/)
+			for (k = 1; k <= n; k++)
+				if (r[k] ~ /^[0-9]+$/) {
+					if (r[k] + 0 >= 4294967296) hi = 1; else lo = 1
+				}
+		}
+		p++; H += hi; L += lo
+	} END { print p + 0, H + 0, L + 0 }' "$T_TMP/dump"
+}
+
+# high WHAT NUMBERS...: at least one of NUMBERS is at or past 2^32
+high() {
+	w=$1
+	shift
+	echo "$*" | tr ' ,-' '\n\n\n' |
+		awk '/^[0-9]+$/ && $1 + 0 >= 4294967296 { f = 1 } END { exit !f }'
+}
+
+for mode in delalloc nodelalloc; do
+	img=$S/$mode.img
+	cp --sparse=always "$S/base" "$img" || t_fail "cp"
+	opt=--delalloc
+	[ $mode = nodelalloc ] && opt=--no-delalloc
+	"$ORLOV_POPULATE" -q --driver ext4 $opt --cpus 2 "$img" "$src" \
+		>"$T_TMP/out" 2>&1 || { cat "$T_TMP/out" >&2; t_fail "$mode: orlov-populate failed"; }
+	t_fsck "$img"
+	t_verify "$img" "$src" /
+	set -- $(past2 "$img" $mode)
+	[ $# = 3 ] || t_fail "$mode: no figures from the dump"
+	echo "$mode: $1 paths, $2 with a block past 2^32, $3 with one below"
+	[ "$2" -ge 40 ] || t_fail "$mode: only $2 paths with a block past 2^32"
+	[ "$3" -ge 40 ] || t_fail "$mode: only $3 paths with a block below 2^32"
+	# what lies past 2^32, one kind at a time
+	dirs=0 xattrs=0 leaves=0
+	i=0
+	while [ $i -lt 40 ]; do
+		b=$(debugfs -R "blocks /d$i" "$img" 2>/dev/null)
+		! high dir $b || dirs=$((dirs + 1))
+		x=$(debugfs -R "stat /d$i/attr" "$img" 2>/dev/null |
+			sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
+		[ -n "$x" ] && [ "$x" != 0 ] || t_fail "$mode: /d$i/attr has no attribute block"
+		! high xattr $x || xattrs=$((xattrs + 1))
+		# debugfs ex: the leaf under the inode's index (level 0 of 1)
+		l=$(debugfs -R "ex /d$i/islands" "$img" 2>/dev/null |
+			awk '$1 == "0/" && $2 == "1" { print $(NF - 1) }' | head -n 1)
+		[ -n "$l" ] || t_fail "$mode: /d$i/islands has no extent-tree leaf"
+		! high leaf $l || leaves=$((leaves + 1))
+		i=$((i + 1))
+	done
+	echo "$mode: past 2^32: $dirs of 40 directories' blocks, $xattrs attribute blocks, $leaves extent-tree leaves"
+	[ $dirs -gt 0 ] && [ $xattrs -gt 0 ] && [ $leaves -gt 0 ] ||
+		t_fail "$mode: not every kind of block past 2^32"
+	rm -f "$img"
+done
