@@ -10,8 +10,9 @@
 # (one more than the inode holds: an extent-tree leaf).  The tool fills
 # it with and without delayed allocation; e2fsck -fn is clean, the
 # contents read back, and directory blocks, attribute blocks and
-# extent-tree leaves lie past block 2^32 (and data below it too).  Where the kernel puts them is checked in QEMU
-# by tests/kernel/cases.list's e4k-64bit-26t (t-crosscheck-debian.sh).
+# extent-tree leaves lie past block 2^32 (and data below it too).
+# Where the kernel puts them is checked in QEMU by
+# tests/kernel/cases.list's e4k-64bit-26t (t-crosscheck-debian.sh).
 # Skipped, with the reason, when /dev/shm is missing, no tmpfs, or short
 # of room.
 . "$(dirname "$0")/lib.sh"
