@@ -15,7 +15,10 @@
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
-#   --keep    keep all artefacts (images, trees, logs) in DIR
+#   --keep    keep all artefacts (images, trees, logs) in DIR (a case
+#             marked shm in cases.list keeps its images in a directory on
+#             /dev/shm, symlinked from DIR; without --keep it is removed
+#             at exit, after a failure too)
 #   --policy  allocator: passed to the tool as --policy and, for oldalloc,
 #             to the guest's mount as -o oldalloc (default orlov)
 #   --kernel  which kernel/build-kernel.sh build to boot (default stock;
