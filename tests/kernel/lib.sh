@@ -292,20 +292,24 @@ kt_shm_room() {
 }
 
 # kt_group_state IMAGE: per group, the descriptor's lazy-init state and
-# counts as dumpe2fs prints them: flags (ITABLE_ZEROED left out: the
-# kernel's lazyinit thread sets it in the background) and the free
-# blocks, free inodes, directories and unused inodes line (dumpe2fs
-# leaves the last out when 0).
+# counts as debugfs's stats prints them: the flags (INODE_UNINIT and
+# BLOCK_UNINIT; ITABLE_ZEROED, which the kernel's lazyinit thread sets in
+# the background, is not among them, and the checksum, which covers it,
+# is left out) and the free blocks, free inodes, directories and unused
+# inodes line (without uninit_bg or metadata_csum debugfs has no unused
+# count nor flags).  Not dumpe2fs: it lists every group's free ranges
+# from the bitmaps, 15 s for 212,992 groups where this takes 1.4 s.
 kt_group_state() {
-	dumpe2fs "$1" 2>/dev/null | awk '
-	/^Group [0-9]+:/ {
-		f = ""
-		if (match($0, /\[.*\]/)) f = substr($0, RSTART, RLENGTH)
-		gsub(/(, )?ITABLE_ZEROED/, "", f); sub(/^\[, /, "[", f)
+	debugfs -R stats "$1" 2>/dev/null | awk '
+	function flush() { if (g != "") print g " " f " " c; g = "" }
+	/^ Group +[0-9]+:/ { flush(); g = $2; sub(/:$/, "", g); f = c = ""; next }
+	g != "" && / free blocks, .* free inodes, / { c = $0; sub(/^ +/, "", c); next }
+	g != "" && /^ +\[.*\]$/ {
+		f = $0; sub(/^ +/, "", f)
+		gsub(/(, )?Checksum 0x[0-9a-f]+/, "", f); sub(/^\[, /, "[", f)
 		if (f == "[]") f = ""
-		g = $2 " " f
 	}
-	/free blocks, .* free inodes/ { print g " " $0 }'
+	END { flush() }'
 }
 
 # pre-existing content: N files (1..~120 KiB of non-zero data, so that
