@@ -302,10 +302,10 @@ for i in $(seq 0 $((ncases - 1))); do
 		/^Block size/ { s = $2 }
 		END { if (g) printf "%d", (b + g - 1) / g * 3 * s / 1048576 + 0.5 }')
 	if [ "${shms[$i]}" = true ]; then
-		# base, K, T and run-guest.sh's copy of K for a retry, as
-		# sparse as the base, and the tool's and e2fsck's own work
-		# elsewhere: a margin of 512 MiB
-		need=$(( $(du -m "$(readlink -- "$base")" | cut -f1) * 4 + 512 ))
+		# three copies as sparse as the base at a time (base, K, T;
+		# then K, T and run-guest.sh's copy of K for a retry) and a
+		# margin of 512 MiB
+		need=$(( $(du -m "$(readlink -- "$base")" | cut -f1) * 3 + 512 ))
 		if ! why=$(kt_shm_room "${sizes[$i]}" "$need"); then
 			shmskip[$i]=$why
 			kt_log "$n: left out: $why"
@@ -322,6 +322,8 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ ! -L "$dst" ] || dst=$(readlink -- "$dst")
 		cp --sparse=always "$base" "$dst" || kt_die "$n: cannot copy the image"
 	done
+	# a shm case's base is RAM that nothing reads again (unless --keep)
+	[ "${shms[$i]}" != true ] || [ -n "$keep" ] || rm -f "$(readlink -- "$base")"
 	if $have_tool; then
 		targs=() dargs=()
 		{ $trace || $ext4trace; } && targs=(--trace "$work/log/$n.ttrace")
