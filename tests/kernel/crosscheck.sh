@@ -410,6 +410,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
 		fi
 		echo 'run_case() {'
+		echo '	tc=$(date +%s)'
 		# MOUNT: TYPE:OPTIONS, the case's own mount (see mount_of)
 		echo "	name=\$1 dev=\$2 colour=\$3 mt=\${4%%:*} mx=\${4#*:} merge=\$5 o='$mo'"
 		echo '	[ -z "$mx" ] || o=${o:+$o,}$mx'
@@ -453,7 +454,8 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
 		echo '	umount /mnt || rc=91'
 		echo '	echo $rc >/results/$name.rc'
-		echo '	echo "case $name rc=$rc"'
+		# (the seconds: what a case costs in the guest)
+		echo '	echo "case $name rc=$rc in $(( $(date +%s) - tc ))s"'
 		echo '}'
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
