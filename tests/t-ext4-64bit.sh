@@ -23,7 +23,7 @@ shm=${ORLOV_SHM:-/dev/shm}
 avail=$(df -Pm "$shm" | awk 'NR == 2 { print $4 }')
 # the base image and one filled copy at a time, 400 MiB each, and a margin
 [ "${avail:-0}" -ge 1536 ] || t_skip "$shm has ${avail:-?} MiB free, this needs 1536"
-S=$(mktemp -d "$shm/orlov-t64.XXXXXX") || t_skip "cannot create a directory in $shm"
+S=$(mktemp -d "$shm/orlov-t-ext4-64bit.XXXXXX") || t_skip "cannot create a directory in $shm"
 trap 'rm -rf "$T_TMP" "$S"' EXIT
 truncate -s 24T "$S/base" 2>/dev/null || t_skip "$shm cannot hold a sparse file of 24 TiB"
 rm -f "$S/base"
@@ -106,9 +106,10 @@ for mode in delalloc nodelalloc; do
 	while [ $i -lt 40 ]; do
 		b=$(debugfs -R "blocks /d$i" "$img" 2>/dev/null)
 		! high $b || dirs=$((dirs + 1))
-		x=$(debugfs -R "stat /d$i/attr" "$img" 2>/dev/null |
-			sed -n 's/.*File ACL: \([0-9]*\).*/\1/p')
-		[ -n "$x" ] && [ "$x" != 0 ] || t_fail "$mode: /d$i/attr has no attribute block"
+		debugfs -R "stat /d$i/attr" "$img" >"$T_TMP/stat" 2>/dev/null
+		x=$(sed -n 's/.*File ACL: \([0-9]*\).*/\1/p' "$T_TMP/stat")
+		[ -n "$x" ] && [ "$x" != 0 ] ||
+			{ cat "$T_TMP/stat" >&2; t_fail "$mode: /d$i/attr has no attribute block"; }
 		! high $x || xattrs=$((xattrs + 1))
 		# debugfs ex: the leaf under the inode's index (level 0 of 1)
 		l=$(debugfs -R "ex /d$i/islands" "$img" 2>/dev/null |

@@ -261,7 +261,7 @@ letters=abcdefghijklmnopqrstuvwxyz
 shmdir=
 shm_dir() {
 	[ -z "$shmdir" ] || return 0
-	shmdir=$(mktemp -d "$KT_SHM/orlov-kt.XXXXXX") || return 1
+	shmdir=$(mktemp -d "$KT_SHM/orlov-crosscheck.XXXXXX") || return 1
 	if [ -z "$keep" ]; then
 		trap 'rm -rf "$work" "$shmdir"' EXIT
 	else

@@ -278,7 +278,7 @@ kt_shm_room() {
 		{ echo "$KT_SHM missing or not writable"; return 1; }
 	[ "$(stat -f -c %T "$KT_SHM")" = tmpfs ] ||
 		{ echo "$KT_SHM is not a tmpfs"; return 1; }
-	probe=$(mktemp "$KT_SHM/orlov-kt-probe.XXXXXX") ||
+	probe=$(mktemp "$KT_SHM/orlov-crosscheck-probe.XXXXXX") ||
 		{ echo "cannot create a file in $KT_SHM"; return 1; }
 	if ! truncate -s "$1" "$probe" 2>/dev/null; then
 		rm -f "$probe"
