@@ -17,10 +17,12 @@
 #include "model/ext4_group.h"
 
 /* The counts of group @i (@nb blocks) from its descriptor, checked
- * against the bitmaps just loaded; the bits past the end of the last
- * group set. */
+ * against the bitmaps just loaded (@bmap, the block bitmap, goes into
+ * the model only where it has a bit set: the model's bitmaps start out
+ * as zero pages, and an image of many empty groups keeps them so); the
+ * bits past the end of the last group set. */
 static errcode_t load_group(ext2_filsys e, struct fs_state *fs, uint32_t i,
-			    uint32_t nb)
+			    uint32_t nb, uint8_t *bmap)
 {
 	fs->free_inodes[i] = ext2fs_bg_free_inodes_count(e, i);
 	fs->free_blocks[i] = ext2fs_bg_free_blocks_count(e, i);
@@ -33,15 +35,18 @@ static errcode_t load_group(ext2_filsys e, struct fs_state *fs, uint32_t i,
 	 * kernel does; counts that disagree with the bitmaps are
 	 * damage e2fsck would repair, and writing on top of it
 	 * would make it worse. */
-	if (count_zero_bits(group_bbitmap(fs, i), nb) != fs->free_blocks[i] ||
+	if (count_zero_bits(bmap, nb) != fs->free_blocks[i] ||
 	    count_zero_bits(group_ibitmap(fs, i), fs->g.inodes_per_group) !=
 	    fs->free_inodes[i])
 		return ORLOV_ERR_BAD_COUNTS;
 	/* Past the end of the last group: in use, as on disk. */
 	for (; nb < fs->g.blocks_per_group; nb++)
-		bit_set(group_bbitmap(fs, i), nb);
+		bit_set(bmap, nb);
+	if (fs->free_blocks[i] != fs->g.blocks_per_group)
+		memcpy(group_bbitmap(fs, i), bmap, fs->bytes_per_group);
 	return 0;
 }
+
 
 /* Group @i's counts into its descriptor, its checksum updated. */
 static void store_group(ext2_filsys e, const struct fs_state *fs, uint32_t i)
@@ -73,10 +78,11 @@ static errcode_t bridge_groups(ext2_filsys e, struct fs_state *load,
 {
 	const struct fs_state *fs = load ? load : store;
 	const struct fs_geom *g = &fs->g;
-	errcode_t err;
+	uint8_t *bmap = calloc(1, fs->bytes_per_group);
+	errcode_t err = bmap ? 0 : ENOMEM;
 	uint32_t i;
 
-	for (i = 0; i < g->ngroups; i++) {
+	for (i = 0; !err && i < g->ngroups; i++) {
 		blk64_t first = g->first_data_block + (blk64_t)i * g->blocks_per_group;
 		uint32_t nb = g->blocks_per_group;
 		ext2_ino_t ifirst = (ext2_ino_t)i * g->inodes_per_group + 1;
@@ -84,14 +90,27 @@ static errcode_t bridge_groups(ext2_filsys e, struct fs_state *load,
 		if (first + nb > g->blocks_count)
 			nb = (uint32_t)(g->blocks_count - first);
 		if (load) {
+			memset(bmap, 0, fs->bytes_per_group);
 			err = ext2fs_get_block_bitmap_range2(e->block_map, first,
-						nb, group_bbitmap(fs, i));
+						nb, bmap);
 			if (!err)
 				err = ext2fs_get_inode_bitmap_range2(e->inode_map,
 					ifirst, g->inodes_per_group,
 					group_ibitmap(fs, i));
 			if (!err)
-				err = load_group(e, load, i, nb);
+				err = load_group(e, load, i, nb, bmap);
+		} else if (fs->free_blocks[i] == nb) {
+			/* a group with no block in use (the counts follow
+			 * the bitmap): a cheap clear in either of libext2fs's
+			 * bitmap kinds, where a range set of zeros is not,
+			 * and the model's page of zeros is never read */
+			ext2fs_unmark_block_bitmap_range2(e->block_map, first,
+							  nb);
+			err = ext2fs_set_inode_bitmap_range2(e->inode_map,
+					ifirst, g->inodes_per_group,
+					group_ibitmap(fs, i));
+			if (!err)
+				store_group(e, store, i);
 		} else {
 			err = ext2fs_set_block_bitmap_range2(e->block_map, first,
 						nb, group_bbitmap(fs, i));
@@ -102,10 +121,9 @@ static errcode_t bridge_groups(ext2_filsys e, struct fs_state *load,
 			if (!err)
 				store_group(e, store, i);
 		}
-		if (err)
-			return err;
 	}
-	return 0;
+	free(bmap);
+	return err;
 }
 
 errcode_t image_load_state(struct image *img, struct fs_state *fs)
@@ -119,7 +137,7 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 	g.inodes_per_group = e->super->s_inodes_per_group;
 	g.blocks_per_group = e->super->s_blocks_per_group;
 	g.inodes_count = e->super->s_inodes_count;
-	g.blocks_count = (uint32_t)ext2fs_blocks_count(e->super);
+	g.blocks_count = ext2fs_blocks_count(e->super);
 	g.first_data_block = e->super->s_first_data_block;
 	g.first_ino = EXT2_FIRST_INODE(e->super);
 	g.block_size = e->blocksize;
@@ -247,7 +265,8 @@ errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
 			 const struct ext2_inode_large *inode,
 			 struct dirbuf *d)
 {
-	uint32_t bs = fs->g.block_size, nblocks, lb, phys;
+	uint32_t bs = fs->g.block_size, nblocks, lb;
+	fsblk_t phys;
 	errcode_t err = load_map(img, fs, inode, &d->map);
 
 	if (err)
@@ -430,7 +449,7 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 	return err ? err : image_write_indirect(img, fs, &d->map);
 }
 
-errcode_t image_write_xattr_block(struct image *img, uint32_t blk,
+errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data)
 {
 	struct ext2_ext_attr_header *h = (struct ext2_ext_attr_header *)img->buf;

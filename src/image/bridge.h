@@ -35,7 +35,7 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d);
 /* An attribute block, its checksum set (metadata_csum). */
-errcode_t image_write_xattr_block(struct image *img, uint32_t blk,
+errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data);
 
 /* Write inodes, bitmaps, counters and the superblock, and close; @img is

@@ -215,13 +215,13 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 	memset(&j, 0, sizeof(j));
 	/* A copy, or a file nobody sees, needs no journal. */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN)
-		err = journal_open(img, commit_bound(img), &j);
+		err = journal_open(img, fs, commit_bound(img, fs), &j);
 	/* the image file itself is written: room for it first */
 	if (!err && !img->shadow && img->commit != IMAGE_COMMIT_UNSEEN &&
 	    (j.map || !img->copy_at_commit)) {
 		*what = "reserving host space for the commit of";
 		err = reserve_commit(img, j.map,
-				     j.map ? j.first + commit_bound(img) : 0);
+				     j.map ? j.first + commit_bound(img, fs) : 0);
 	}
 	if (!err) {
 		io_guard_begin(img->fs->io);

@@ -129,7 +129,7 @@ errcode_t image_lookup_dir(struct image *img, const char *path, uint32_t *ino);
 errcode_t image_read_inode(struct image *img, uint32_t ino,
 			   struct ext2_inode_large *inode);
 
-errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+errcode_t image_write_blocks(struct image *img, uint64_t blk, uint32_t count,
 			     const void *buf);
 
 /* Metadata: queue the inode; written at commit. */
@@ -154,6 +154,6 @@ void image_set_ext_attr(struct image *img);
 int image_posix_acl(const struct image *img);
 /* user_xattr among the default mount options: user.* can be set */
 int image_user_xattr(const struct image *img);
-errcode_t image_read_block(struct image *img, uint32_t blk, void *buf);
+errcode_t image_read_block(struct image *img, uint64_t blk, void *buf);
 
 #endif

@@ -15,7 +15,7 @@
 
 /* A write to a block in use on disk before this run, held until commit. */
 struct late {
-	uint32_t blk;
+	blk64_t blk;
 	int link;		/* a directory or its map: written last */
 	unsigned char *data;
 };
@@ -100,7 +100,7 @@ errcode_t open_shadow(struct image *img, int keep_owner, enum temp_step *step);
 void drop_shadow(struct image *img);
 
 /* stage.c */
-errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+errcode_t put_blocks(struct image *img, blk64_t blk, uint32_t count,
 		     const void *buf, int link);
 void free_held(struct image *img);
 /* The next staged inode's number after @it (0: no more). */
@@ -123,10 +123,12 @@ struct journal {
 	struct journal_superblock_s *sb;	/* as read */
 };
 struct io_capture;
+struct fs_state;
 
-errcode_t journal_open(struct image *img, size_t need, struct journal *j);
+errcode_t journal_open(struct image *img, const struct fs_state *fs,
+		       size_t need, struct journal *j);
 void journal_free(struct journal *j);
-size_t commit_bound(const struct image *img);
+size_t commit_bound(const struct image *img, const struct fs_state *fs);
 errcode_t journal_commit(struct image *img, const struct journal *j,
 			 struct io_capture *c, const char **what);
 

@@ -4,10 +4,11 @@
  * laid out as the kernel's include/linux/jbd2.h defines them.  Every
  * field is big-endian (ext2fs_cpu_to_be32 and back).  The commit writes
  * the journal mke2fs -t ext3 makes: no checksums, 32-bit block numbers,
- * so a tag is JBD2_TAG_SIZE32 bytes and t_blocknr_high is never written;
- * and that journal after the ext4 driver mounted a metadata_csum image:
- * checksums v3 (crc32c), tags of struct journal_block_tag3_s, a tail on
- * each descriptor.
+ * so a tag is JBD2_TAG_SIZE32 bytes; with 64-bit block numbers (as the
+ * ext4 driver sets them on a 64bit filesystem's journal at mount) a tag
+ * has t_blocknr_high; and that journal after the ext4 driver mounted a
+ * metadata_csum image: checksums v3 (crc32c), tags of struct
+ * journal_block_tag3_s, a tail on each descriptor.
  */
 #ifndef ORLOV_JBD2_H
 #define ORLOV_JBD2_H

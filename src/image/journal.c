@@ -14,6 +14,7 @@
 #include "image/io_guard.h"
 #include "image/jbd2.h"
 #include "lib/orlov_err.h"
+#include "model/ext4_group.h"
 
 #define be32(x) ext2fs_be32_to_cpu(x)
 
@@ -105,12 +106,33 @@ static size_t tags_per_descriptor(const journal_superblock_t *jsb, uint32_t bs)
 			sizeof(struct jbd2_journal_block_tail) : 0);
 }
 
+/* The bitmap blocks the flush writes: every group's, but with the
+ * descriptors' checksums (uninit_bg, metadata_csum) libext2fs skips a
+ * bitmap its group's flags call uninitialised, which after the run are
+ * ext4_group_after's; on an image of many groups that is nearly all. */
+static size_t bitmap_blocks(const struct image *img, const struct fs_state *fs)
+{
+	size_t n = 0;
+	uint32_t i, unused;
+	uint16_t flags;
+
+	if (!fs->ext4 || !ext2fs_has_group_desc_csum(img->fs))
+		return 2 * (size_t)img->fs->group_desc_count;
+	for (i = 0; i < fs->g.ngroups; i++) {
+		ext4_group_after(fs, i, &flags, &unused);
+		n += !(flags & EXT2_BG_BLOCK_UNINIT);
+		n += !(flags & EXT2_BG_INODE_UNINIT);
+	}
+	return n;
+}
+
 /* commit_bound with @per tags a descriptor */
-static size_t bound_for(const struct image *img, size_t per)
+static size_t bound_for(const struct image *img, const struct fs_state *fs,
+			size_t per)
 {
 	ext2_filsys e = img->fs;
 	const struct inode_cache *c = &img->icache;
-	size_t n = img->held.n + 2 * (size_t)e->group_desc_count + 8, i;
+	size_t n = img->held.n + bitmap_blocks(img, fs) + 8, i;
 	uint32_t last = UINT32_MAX, ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
 	struct icache_it it = { 0, 0 };
 	uint32_t ino;
@@ -131,24 +153,27 @@ static size_t bound_for(const struct image *img, size_t per)
 
 /* A bound on the blocks the commit writes in place, before it is made:
  * the journal must hold them all in one transaction. */
-size_t commit_bound(const struct image *img)
+size_t commit_bound(const struct image *img, const struct fs_state *fs)
 {
-	return bound_for(img, tags_per(img->fs->blocksize, JBD2_TAG_SIZE32, 0));
+	return bound_for(img, fs,
+			 tags_per(img->fs->blocksize, JBD2_TAG_SIZE32, 0));
 }
 
 /*
  * The image's own journal, if a transaction of @need blocks can go
  * through it: internal, empty, with what journal_usable allows (what
  * mke2fs -t ext3 makes, and checksums v3 as a mount -t ext4 leaves
- * them; 64-bit tags, their high half 0: the gate keeps block numbers
- * below 2^32), and long enough.  0
+ * them; 64-bit tags, which a filesystem past 2^32 blocks needs, the
+ * journal's superblock given them here if need be), and long enough.  0
  * with j->map NULL when not.
  */
-errcode_t journal_open(struct image *img, size_t need, struct journal *j)
+errcode_t journal_open(struct image *img, const struct fs_state *fs,
+		       size_t need, struct journal *j)
 {
 	ext2_filsys e = img->fs;
 	struct ext2_inode inode;
 	uint32_t bs = e->blocksize, i;
+	int usable;
 	errcode_t err;
 
 	memset(j, 0, sizeof(*j));
@@ -174,12 +199,23 @@ errcode_t journal_open(struct image *img, size_t need, struct journal *j)
 	j->len = be32(j->sb->s_maxlen);
 	j->first = be32(j->sb->s_first);
 	j->seq = be32(j->sb->s_sequence);
+	usable = journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs);
+	/* Past 2^32 blocks a tag needs its high half: the journal gets
+	 * 64-bit tags, as the ext4 driver gives them to it at mount
+	 * (jbd2_journal_set_features); a version 1 journal has none. */
+	if (usable && ext2fs_blocks_count(e->super) > UINT32_MAX &&
+	    !(jincompat(j->sb) & JBD2_FEATURE_INCOMPAT_64BIT)) {
+		usable = be32(j->sb->s_header.h_blocktype) == JBD2_SUPERBLOCK_V2;
+		j->sb->s_feature_incompat = ext2fs_cpu_to_be32(
+			jincompat(j->sb) | JBD2_FEATURE_INCOMPAT_64BIT);
+		if (jcsum(j->sb))
+			jsb_csum_set(j->sb);
+	}
 	/* commit_bound counted descriptors of 32-bit tags */
-	if (journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs))
-		need = need - commit_bound(img) +
-		       bound_for(img, tags_per_descriptor(j->sb, bs));
-	if (!journal_usable(j->sb, bs, EXT2_I_SIZE(&inode) / bs) ||
-	    need > j->len - j->first) {
+	if (usable)
+		need = need - commit_bound(img, fs) +
+		       bound_for(img, fs, tags_per_descriptor(j->sb, bs));
+	if (!usable || need > j->len - j->first) {
 		journal_free(j);
 		memset(j, 0, sizeof(*j));
 		return 0;
@@ -304,6 +340,9 @@ static void fill_descriptor(unsigned char *d, const struct journal *j,
 		if (t + 1 == cnt)
 			flags |= JBD2_FLAG_LAST_TAG;
 		tag->t_blocknr = ext2fs_cpu_to_be32((uint32_t)capture_blk(c, i + t));
+		if (jincompat(j->sb) & JBD2_FEATURE_INCOMPAT_64BIT)
+			tag->t_blocknr_high = ext2fs_cpu_to_be32(
+				(uint32_t)(capture_blk(c, i + t) >> 32));
 		tag->t_checksum = 0;
 		/* (in a tag3, the low half of its 32-bit t_flags) */
 		tag->t_flags = ext2fs_cpu_to_be16(flags);

@@ -124,9 +124,11 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 		*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, bit);
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
-	/* the model counts blocks in 32 bits */
-	if (ext2fs_blocks_count(sb) > UINT32_MAX) {
-		*feature = "64bit (more than 2^32 blocks)";
+	/* past 2^32 blocks only extent-mapped files can reach every block
+	 * (mke2fs makes no such image without extents either) */
+	if (ext2fs_blocks_count(sb) > UINT32_MAX &&
+	    !ext2fs_has_feature_extents(sb)) {
+		*feature = "64bit without extent (more than 2^32 blocks)";
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
 	bit = refused_bit(E2P_FEATURE_RO_INCOMPAT, sb->s_feature_ro_compat, ext4);
@@ -348,6 +350,10 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	return err;
 }
 
+/* Past this many blocks (a 32 MiB flat bitmap) the bitmaps are kept as
+ * runs, not bits. */
+#define BIG_FS_BLOCKS (1ULL << 28)
+
 /* What the driver would refuse, a cut image; then the bitmaps. */
 static errcode_t check_opened(struct image *img, const char *fsname,
 			      int ext4, const char **what, const char **feature)
@@ -358,6 +364,11 @@ static errcode_t check_opened(struct image *img, const char *fsname,
 		err = check_size(img->fs, fsname, &img->region);
 	if (!err) {
 		*what = "reading bitmaps";
+		/* libext2fs's default bitmap is a flat array: 640 MiB for
+		 * a 20 TiB image of 4 KiB blocks, nearly all of it zeros;
+		 * its red-black tree of runs holds such a map in a few */
+		if (ext2fs_blocks_count(img->fs->super) > BIG_FS_BLOCKS)
+			img->fs->default_bitmap_type = EXT2FS_BMAP64_RBTREE;
 		err = ext2fs_read_bitmaps(img->fs);
 	}
 	if (!err) {

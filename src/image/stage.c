@@ -61,7 +61,7 @@ errcode_t image_read_inode(struct image *img, uint32_t ino,
 				      sizeof(*inode));
 }
 
-errcode_t image_read_block(struct image *img, uint32_t blk, void *buf)
+errcode_t image_read_block(struct image *img, uint64_t blk, void *buf)
 {
 	return io_channel_read_blk64(img->fs->io, blk, 1, buf);
 }
@@ -73,7 +73,7 @@ errcode_t image_read_block(struct image *img, uint32_t blk, void *buf)
  * for image_commit, so that until then the filesystem on disk is the one
  * that was opened.
  */
-errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
+errcode_t put_blocks(struct image *img, blk64_t blk, uint32_t count,
 		     const void *buf, int link)
 {
 	ext2_filsys e = img->fs;
@@ -109,7 +109,7 @@ errcode_t put_blocks(struct image *img, uint32_t blk, uint32_t count,
 	return 0;
 }
 
-errcode_t image_write_blocks(struct image *img, uint32_t blk, uint32_t count,
+errcode_t image_write_blocks(struct image *img, uint64_t blk, uint32_t count,
 			     const void *buf)
 {
 	return put_blocks(img, blk, count, buf, 0);

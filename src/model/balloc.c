@@ -13,6 +13,20 @@
 #include "model/balloc.h"
 #include "lib/orlov_err.h"
 
+/* The ext2 driver's images have fewer than 2^32 blocks (the 64bit
+ * feature is the ext4 driver's): its block numbers are 32-bit. */
+static inline uint32_t ext2_group_first(const struct fs_state *fs,
+					uint32_t group)
+{
+	return (uint32_t)group_first_block(fs, group);
+}
+
+static inline uint32_t ext2_group_last(const struct fs_state *fs,
+				       uint32_t group)
+{
+	return (uint32_t)group_last_block(fs, group);
+}
+
 static int rsv_is_empty(const struct rsv_window *w)
 {
 	return w->end == 0;
@@ -101,8 +115,8 @@ static int goal_in_my_reservation(const struct fs_state *fs,
 				  const struct rsv_window *rsv, int grp_goal,
 				  uint32_t group)
 {
-	uint32_t first = group_first_block(fs, group);
-	uint32_t last = group_last_block(fs, group);
+	uint32_t first = ext2_group_first(fs, group);
+	uint32_t last = ext2_group_last(fs, group);
 
 	if (rsv->start > last || rsv->end < first)
 		return 0;
@@ -152,8 +166,8 @@ static int ext2_try_to_allocate(struct fs_state *fs, uint32_t group,
 				int grp_goal, unsigned long *count,
 				const struct rsv_window *my_rsv)
 {
-	uint32_t first = group_first_block(fs, group);
-	uint32_t last = group_last_block(fs, group);
+	uint32_t first = ext2_group_first(fs, group);
+	uint32_t last = ext2_group_last(fs, group);
 	uint8_t *map = group_bbitmap(fs, group);
 	int start = 0, end = (int)(last - first + 1);
 	unsigned long num = 0;
@@ -234,8 +248,8 @@ static int find_next_reservable_window(struct fs_state *fs,
 static int alloc_new_reservation(struct fs_state *fs, struct rsv_window *my_rsv,
 				 int grp_goal, uint32_t group)
 {
-	uint32_t first = group_first_block(fs, group);
-	uint32_t gend = group_last_block(fs, group);
+	uint32_t first = ext2_group_first(fs, group);
+	uint32_t gend = ext2_group_last(fs, group);
 	const uint8_t *map = group_bbitmap(fs, group);
 	struct rsv_window *search_head;
 	uint32_t start_block;
@@ -312,8 +326,8 @@ static int ext2_try_to_allocate_with_rsv(struct fs_state *fs, uint32_t group,
 	if (!my_rsv)
 		return ext2_try_to_allocate(fs, group, grp_goal, count, NULL);
 
-	first = group_first_block(fs, group);
-	last = group_last_block(fs, group);
+	first = ext2_group_first(fs, group);
+	last = ext2_group_last(fs, group);
 	for (;;) {
 		if (rsv_is_empty(my_rsv) || ret < 0 ||
 		    !goal_in_my_reservation(fs, my_rsv, grp_goal, group)) {
@@ -427,7 +441,7 @@ retry_alloc:
 	return ORLOV_ERR_NO_BLOCKS;
 
 allocated:
-	*first = (uint32_t)blk + group_first_block(fs, group_no);
+	*first = (uint32_t)blk + ext2_group_first(fs, group_no);
 	if (*first + num - 1 >= g->blocks_count)
 		return ORLOV_ERR_CORRUPT;
 	fs->free_blocks[group_no] -= (uint32_t)num;

@@ -74,7 +74,7 @@ void ifile_i_block(const struct ifile *f, uint32_t i_block[EXT2_N_BLOCKS])
 /* ext4_ext_map_blocks through mballoc: regular files with their
  * preallocation context; the file's block count follows the tree's. */
 static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
-			 uint32_t iblock, uint32_t len, uint32_t *phys,
+			 uint32_t iblock, uint32_t len, fsblk_t *phys,
 			 uint32_t *got)
 {
 	struct ext_mb m = { fs, is_reg ? &f->mb : NULL, f->ino };
@@ -90,7 +90,7 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	f->ext.nblocks = f->nblocks;
 	err = ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
 	f->nblocks = f->ext.nblocks;
-	*phys = (uint32_t)p;
+	*phys = p;
 	return err;
 }
 
@@ -161,16 +161,16 @@ static int get_branch(const struct fs_state *fs, struct ifile *f, int depth,
 }
 
 /* A damaged tree reads as a hole: the callers refuse those. */
-static uint32_t ext_lookup_block(const struct ifile *f, uint32_t iblock)
+static fsblk_t ext_lookup_block(const struct ifile *f, uint32_t iblock)
 {
 	uint64_t p;
 	uint32_t len;
 
-	return ext_lookup(&f->ext, iblock, &p, &len) ? 0 : (uint32_t)p;
+	return ext_lookup(&f->ext, iblock, &p, &len) ? 0 : p;
 }
 
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
-		 uint32_t iblock, uint32_t *phys)
+		 uint32_t iblock, fsblk_t *phys)
 {
 	uint32_t offsets[4];
 	struct chain ch[4];
@@ -201,7 +201,8 @@ static uint32_t find_near(const struct fs_state *fs, const struct ifile *f,
 			return *p;
 	if (ind->holder)
 		return ind->holder->blk;
-	return group_first_block(fs, f->group) +
+	/* the ext2 driver's images stay below 2^32 blocks */
+	return (uint32_t)group_first_block(fs, f->group) +
 	       fs->colour * (fs->g.blocks_per_group / 16);
 }
 
@@ -362,7 +363,7 @@ static errcode_t splice_branch(const struct fs_state *fs, struct ifile *f,
 }
 
 errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
-			  uint32_t iblock, uint32_t len, uint32_t *phys,
+			  uint32_t iblock, uint32_t len, fsblk_t *phys,
 			  uint32_t *got)
 {
 	uint32_t apb = apb_of(fs), offsets[4], boundary, new_blocks[4], count = 1;
@@ -405,7 +406,7 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 }
 
 errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
-			 uint32_t iblock, uint32_t *phys)
+			 uint32_t iblock, fsblk_t *phys)
 {
 	uint32_t got;
 

@@ -62,7 +62,7 @@ void ifile_i_block(const struct ifile *f, uint32_t i_block[EXT2_N_BLOCKS]);
  * block makes the kernel do.  @is_reg: regular files get reservation info.
  */
 errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
-			 uint32_t iblock, uint32_t *phys);
+			 uint32_t iblock, fsblk_t *phys);
 
 /*
  * Map up to @len blocks from logical @iblock in one request, allocating
@@ -72,12 +72,12 @@ errcode_t bmap_get_block(struct fs_state *fs, struct ifile *f, int is_reg,
  * (contiguous).
  */
 errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
-			  uint32_t iblock, uint32_t len, uint32_t *phys,
+			  uint32_t iblock, uint32_t len, fsblk_t *phys,
 			  uint32_t *got);
 
 /* Look up without allocating: 0 in *phys for a hole. */
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
-		 uint32_t iblock, uint32_t *phys);
+		 uint32_t iblock, fsblk_t *phys);
 
 /* Add an existing indirect block read from the image (slot 0..2 for
  * i_block[12..14]; @path gives the child indices below it). */

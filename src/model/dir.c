@@ -113,7 +113,7 @@ static errcode_t grow(struct dirbuf *d, uint32_t bs)
 }
 
 errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
-			   uint32_t phys, const unsigned char *data)
+			   fsblk_t phys, const unsigned char *data)
 {
 	uint32_t bs = fs->g.block_size;
 	errcode_t err = grow(d, bs);
@@ -129,7 +129,8 @@ errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
 /* A new block: ext2_get_block for the directory, then one empty entry. */
 static errcode_t new_block(struct fs_state *fs, struct dirbuf *d)
 {
-	uint32_t bs = fs->g.block_size, top = leaf_top(fs), phys;
+	uint32_t bs = fs->g.block_size, top = leaf_top(fs);
+	fsblk_t phys;
 	unsigned char *blk;
 	errcode_t err;
 

@@ -17,7 +17,7 @@
 struct dirbuf {
 	struct ifile map;
 	unsigned char *data;	/* nblocks * block_size */
-	uint32_t *phys;		/* physical block of each logical block */
+	fsblk_t *phys;		/* physical block of each logical block */
 	uint16_t *room;		/* largest name record that fits, per block */
 	uint16_t *first;	/* per block, its first entry with room */
 	/* fit[(rec_len - 12) / 4], one per record size (12 to 264 bytes):
@@ -33,7 +33,7 @@ void dirbuf_release(const struct fs_state *fs, struct dirbuf *d);
 
 /* Append an existing block read from the image. */
 errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
-			   uint32_t phys, const unsigned char *data);
+			   fsblk_t phys, const unsigned char *data);
 
 /* ext2_make_empty: the first block with "." and "..". */
 errcode_t dir_make_empty(struct fs_state *fs, struct dirbuf *d,

@@ -261,7 +261,10 @@ uint32_t ext4_goal_block(const struct fs_state *fs, uint32_t block_group,
 		.flex_size = flex_size > 0 ? (uint32_t)flex_size : 1,
 		.delalloc = delalloc, .colour = colour,
 	};
-	uint64_t goal = ext4_inode_to_goal_block(&e, block_group, is_reg);
+	/* ext4_find_goal cuts an indirect-mapped file's goal to 32 bits
+	 * (EXT4_MAX_BLOCK_FILE_PHYS): past 2^32 it wraps to a low group */
+	uint64_t goal = ext4_inode_to_goal_block(&e, block_group, is_reg) &
+			0xffffffffu;
 
 	/* mballoc (ext4_mb_initialize_context) starts a goal past the end
 	 * at the first data block: said here, for 32-bit goals */

@@ -92,12 +92,12 @@ void fs_state_set_cpus(struct fs_state *fs, unsigned int cpus)
 	fs->freei.batch = fs->freeb.batch = fs->dirs.batch = b;
 }
 
-uint32_t group_first_block(const struct fs_state *fs, uint32_t group)
+fsblk_t group_first_block(const struct fs_state *fs, uint32_t group)
 {
-	return fs->g.first_data_block + group * fs->g.blocks_per_group;
+	return fs->g.first_data_block + (fsblk_t)group * fs->g.blocks_per_group;
 }
 
-uint32_t group_last_block(const struct fs_state *fs, uint32_t group)
+fsblk_t group_last_block(const struct fs_state *fs, uint32_t group)
 {
 	if (group == fs->g.ngroups - 1)
 		return fs->g.blocks_count - 1;
@@ -108,7 +108,13 @@ uint32_t count_zero_bits(const uint8_t *map, uint32_t size)
 {
 	uint32_t i, used = 0;
 
-	for (i = 0; i + 8 <= size; i += 8)
+	for (i = 0; i + 64 <= size; i += 64) {
+		uint64_t w;
+
+		memcpy(&w, map + (i >> 3), 8);
+		used += (uint32_t)__builtin_popcountll(w);
+	}
+	for (; i + 8 <= size; i += 8)
 		used += (uint32_t)__builtin_popcount(map[i >> 3]);
 	for (; i < size; i++)
 		used += (uint32_t)bit_test(map, i);
@@ -136,10 +142,10 @@ uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start)
 	return size;
 }
 
-int block_in_use(const struct fs_state *fs, uint32_t blk)
+int block_in_use(const struct fs_state *fs, fsblk_t blk)
 {
-	uint32_t rel = blk - fs->g.first_data_block;
+	fsblk_t rel = blk - fs->g.first_data_block;
 
-	return bit_test(group_bbitmap(fs, rel / fs->g.blocks_per_group),
-			rel % fs->g.blocks_per_group);
+	return bit_test(group_bbitmap(fs, (uint32_t)(rel / fs->g.blocks_per_group)),
+			(uint32_t)(rel % fs->g.blocks_per_group));
 }

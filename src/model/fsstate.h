@@ -19,12 +19,17 @@
 
 struct mb_state;
 
+/* ext4_fsblk_t: a physical block number.  Images of more than 2^32
+ * blocks (64bit, extent-mapped files) have them past 32 bits; group
+ * numbers and offsets inside a group stay 32-bit, as in the kernel. */
+typedef uint64_t fsblk_t;
+
 struct fs_geom {
 	uint32_t ngroups;
 	uint32_t inodes_per_group;
 	uint32_t blocks_per_group;
 	uint32_t inodes_count;
-	uint32_t blocks_count;
+	fsblk_t blocks_count;
 	uint32_t first_data_block;
 	uint32_t first_ino;
 	uint32_t block_size;
@@ -175,8 +180,8 @@ static inline void fs_flex_add(struct fs_state *fs, uint32_t group,
 	fg->used_dirs += dirs;
 }
 
-uint32_t group_first_block(const struct fs_state *fs, uint32_t group);
-uint32_t group_last_block(const struct fs_state *fs, uint32_t group);
+fsblk_t group_first_block(const struct fs_state *fs, uint32_t group);
+fsblk_t group_last_block(const struct fs_state *fs, uint32_t group);
 
 static inline uint8_t *group_bbitmap(const struct fs_state *fs, uint32_t g)
 {
@@ -213,6 +218,6 @@ uint32_t count_zero_bits(const uint8_t *map, uint32_t size);
 /* First zero bit in [start, size), or size. */
 uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start);
 
-int block_in_use(const struct fs_state *fs, uint32_t blk);
+int block_in_use(const struct fs_state *fs, fsblk_t blk);
 
 #endif

@@ -13,7 +13,24 @@
 
 #include "model/mb_internal.h"
 
-static void group_refresh(const struct fs_state *fs, uint32_t group)
+/* The buddy's chunks of the free run [@i, @e). */
+static void count_run(const struct mb_state *mb, struct mb_group *gr,
+		      uint32_t i, uint32_t e)
+{
+	gr->fragments++;
+	gr->free += e - i;
+	while (i < e) {
+		unsigned int o = chunk_order(mb, i, e);
+
+		gr->counters[o]++;
+		i += 1u << o;
+	}
+}
+
+/* @all_free: the group is one free run, known without reading its
+ * bitmap (an empty group of a large image stays a page of zeros). */
+static void group_refresh(const struct fs_state *fs, uint32_t group,
+			  int all_free)
 {
 	struct mb_state *mb = fs->mb;
 	struct mb_group *gr = &mb->grp[group];
@@ -23,17 +40,14 @@ static void group_refresh(const struct fs_state *fs, uint32_t group)
 
 	gr->free = gr->fragments = 0;
 	memset(gr->counters, 0, sizeof(gr->counters));
-	while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
-		e = next_set_bit(map, mb->cpg, i);
-		gr->fragments++;
-		gr->free += e - i;
-		while (i < e) {
-			unsigned int o = chunk_order(mb, i, e);
-
-			gr->counters[o]++;
-			i += 1u << o;
+	if (all_free)
+		count_run(mb, gr, 0, mb->cpg);
+	else
+		while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
+			e = next_set_bit(map, mb->cpg, i);
+			count_run(mb, gr, i, e);
+			i = e;
 		}
-	}
 	gr->largest_order = -1;
 	for (k = (int)mb->max_order; k >= 0; k--)
 		if (gr->counters[k]) {
@@ -42,22 +56,43 @@ static void group_refresh(const struct fs_state *fs, uint32_t group)
 		}
 }
 
-static void glist_remove(struct mb_glist *l, uint32_t group)
+/* A group's links on the lists of one kind (@avg: average fragment
+ * size, else largest free order): a group is on one list of a kind. */
+static uint32_t *glink(struct mb_state *mb, uint32_t group, int avg, int next)
 {
-	unsigned int i;
+	struct mb_group *gr = &mb->grp[group];
 
-	for (i = 0; i < l->n; i++)
-		if (l->g[i] == group) {
-			memmove(l->g + i, l->g + i + 1, (l->n - i - 1) * sizeof(*l->g));
-			l->n--;
-			return;
-		}
+	if (avg)
+		return next ? &gr->avg_next : &gr->avg_prev;
+	return next ? &gr->lfo_next : &gr->lfo_prev;
 }
 
-/* Capacity is the group count: a group is on one list of a kind. */
-static void glist_append(struct mb_glist *l, uint32_t group)
+static void glist_remove(struct mb_state *mb, struct mb_glist *l, int avg,
+			 uint32_t group)
 {
-	l->g[l->n++] = group;
+	uint32_t prev = *glink(mb, group, avg, 0);
+	uint32_t next = *glink(mb, group, avg, 1);
+
+	if (prev == MB_GNONE)
+		l->head = next;
+	else
+		*glink(mb, prev, avg, 1) = next;
+	if (next == MB_GNONE)
+		l->tail = prev;
+	else
+		*glink(mb, next, avg, 0) = prev;
+}
+
+static void glist_append(struct mb_state *mb, struct mb_glist *l, int avg,
+			 uint32_t group)
+{
+	*glink(mb, group, avg, 0) = l->tail;
+	*glink(mb, group, avg, 1) = MB_GNONE;
+	if (l->tail == MB_GNONE)
+		l->head = group;
+	else
+		*glink(mb, l->tail, avg, 1) = group;
+	l->tail = group;
 }
 
 int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len)
@@ -75,21 +110,23 @@ int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len)
  * generation): the counters again, and mb_set_largest_free_order and
  * mb_update_avg_fragment_size move the group to the tail of its new
  * lists when its orders changed. */
-void mb_group_changed(const struct fs_state *fs, uint32_t group)
+static void group_changed(const struct fs_state *fs, uint32_t group,
+			  int all_free)
 {
 	struct mb_state *mb = fs->mb;
 	struct mb_group *gr = &mb->grp[group];
 	int new;
 
-	group_refresh(fs, group);
+	group_refresh(fs, group, all_free);
 	if (!mb->optimize_scan)
 		return;
 	if (gr->largest_order != gr->lfo_list || !gr->free) {
 		if (gr->lfo_list >= 0)
-			glist_remove(&mb->lfo[gr->lfo_list], group);
+			glist_remove(mb, &mb->lfo[gr->lfo_list], 0, group);
 		gr->lfo_list = -1;
 		if (gr->largest_order >= 0 && gr->free) {
-			glist_append(&mb->lfo[gr->largest_order], group);
+			glist_append(mb, &mb->lfo[gr->largest_order], 0,
+				     group);
 			gr->lfo_list = gr->largest_order;
 		}
 	}
@@ -97,11 +134,22 @@ void mb_group_changed(const struct fs_state *fs, uint32_t group)
 	      mb_avg_fragment_size_order(mb, gr->free / gr->fragments) : -1;
 	if (new != gr->avg_order) {
 		if (gr->avg_order >= 0)
-			glist_remove(&mb->avg[gr->avg_order], group);
+			glist_remove(mb, &mb->avg[gr->avg_order], 1, group);
 		gr->avg_order = new;
 		if (new >= 0)
-			glist_append(&mb->avg[new], group);
+			glist_append(mb, &mb->avg[new], 1, group);
 	}
+}
+
+void mb_group_changed(const struct fs_state *fs, uint32_t group)
+{
+	group_changed(fs, group, 0);
+}
+
+void mb_group_init(const struct fs_state *fs, uint32_t group, int all_free)
+{
+	fs->mb->grp[group].lfo_list = fs->mb->grp[group].avg_order = -1;
+	group_changed(fs, group, all_free);
 }
 
 /* mb_find_extent: from @block, whole chunks until @needed is reached or

@@ -9,6 +9,8 @@
 #ifndef ORLOV_MB_INTERNAL_H
 #define ORLOV_MB_INTERNAL_H
 
+#include <string.h>
+
 #include "model/mballoc.h"
 
 /* ac_flags, with the kernel's values (fs/ext4/ext4.h): --trace prints
@@ -61,8 +63,20 @@ static inline uint8_t *gmap(const struct fs_state *fs, uint32_t group)
 static inline uint32_t next_set_bit(const uint8_t *map, uint32_t size,
 				    uint32_t i)
 {
-	while (i < size && !bit_test(map, i))
+	while (i < size) {
+		if ((i & 63) == 0 && i + 64 <= size) {
+			uint64_t w;
+
+			memcpy(&w, map + (i >> 3), 8);
+			if (!w) {	/* a free group is mostly such words */
+				i += 64;
+				continue;
+			}
+		}
+		if (bit_test(map, i))
+			return i;
 		i++;
+	}
 	return i;
 }
 
@@ -95,24 +109,27 @@ static inline void set_range(uint8_t *map, uint32_t start, uint32_t len)
 		bit_set(map, start++);
 }
 
-static inline uint32_t ex_block(const struct fs_state *fs,
-				const struct free_ex *ex)
+static inline fsblk_t ex_block(const struct fs_state *fs,
+			       const struct free_ex *ex)
 {
-	return fs->g.first_data_block + ex->group * fs->g.blocks_per_group +
-	       ex->start;
+	return group_first_block(fs, ex->group) + ex->start;
 }
 
-static inline void block_to_ex(const struct fs_state *fs, uint32_t block,
+/* ext4_get_group_no_and_offset */
+static inline void block_to_ex(const struct fs_state *fs, fsblk_t block,
 			       struct free_ex *ex)
 {
-	uint32_t rel = block - fs->g.first_data_block;
+	fsblk_t rel = block - fs->g.first_data_block;
 
-	ex->group = rel / fs->g.blocks_per_group;
-	ex->start = rel % fs->g.blocks_per_group;
+	ex->group = (uint32_t)(rel / fs->g.blocks_per_group);
+	ex->start = (uint32_t)(rel % fs->g.blocks_per_group);
 }
 
 int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len);
 void mb_group_changed(const struct fs_state *fs, uint32_t group);
+/* The buddy's generation for @group, on none of the lists yet;
+ * @all_free: its bitmap is all zero, and need not be read. */
+void mb_group_init(const struct fs_state *fs, uint32_t group, int all_free);
 uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
 			uint32_t block, uint32_t needed, struct free_ex *ex);
 void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);

@@ -51,13 +51,13 @@ static int pa_list_remove(struct mb_pa_list *l, const struct mb_pa *pa)
 
 static errcode_t mb_use_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 {
-	uint32_t start = pa->pstart + (ac->o.logical - pa->lstart);
-	uint32_t end = pa->pstart + pa->len;
+	fsblk_t start = pa->pstart + (ac->o.logical - pa->lstart);
+	fsblk_t end = pa->pstart + pa->len;
 
 	if (start + ac->o.len < end)
 		end = start + ac->o.len;
 	block_to_ex(ac->fs, start, &ac->b);
-	ac->b.len = end - start;
+	ac->b.len = (uint32_t)(end - start);
 	ac->status = AC_FOUND;
 	ac->pa = pa;
 	pa->free -= ac->b.len;
@@ -86,7 +86,8 @@ errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 	}
 	if (ac->flags & HINT_GROUP_ALLOC) {
 		ac->f = ac->b;
-		pa->pstart = pa->lstart = ex_block(ac->fs, &ac->b);
+		pa->pstart = ex_block(ac->fs, &ac->b);
+		pa->lstart = (uint32_t)pa->pstart;
 		pa->len = pa->free = ac->b.len;
 		pa->group_pa = 1;
 		mb_use_group_pa(ac, pa);
@@ -228,7 +229,7 @@ int mb_use_preallocated(struct alloc_ctx *ac)
 {
 	struct mb_state *mb = ac->mb;
 	struct mb_pa *cpa = NULL;
-	uint32_t goal;
+	fsblk_t goal;
 	unsigned int i, k;
 
 	if (!(ac->flags & HINT_DATA))
@@ -238,6 +239,9 @@ int mb_use_preallocated(struct alloc_ctx *ac)
 
 		if (ac->o.logical < pa->lstart ||
 		    ac->o.logical >= pa->lstart + pa->len)
+			continue;
+		/* an indirect-mapped file holds no block past 2^32 */
+		if (ac->ar->indirect && pa->pstart + pa->len > 0xffffffffu)
 			continue;
 		if (pa->free) {
 			mb_use_inode_pa(ac, pa);

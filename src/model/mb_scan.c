@@ -173,15 +173,28 @@ static int mb_good_group(const struct alloc_ctx *ac, uint32_t group, int cr)
 	}
 }
 
+/* ext4_get_allocation_groups_count: an inode that is not extent-mapped
+ * can hold no block past 2^32, so only the groups wholly below it
+ * (s_blockfile_groups) are scanned; a goal in a group past them is
+ * still tried first, and the scan then starts at group 0. */
+static uint32_t alloc_ngroups(const struct alloc_ctx *ac)
+{
+	const struct fs_geom *g = &ac->fs->g;
+	uint32_t below = 0xffffffffu / g->blocks_per_group;
+
+	return ac->ar->indirect && below < g->ngroups ? below : g->ngroups;
+}
+
 /* should_optimize_scan: the list criteria (6.1: 0 and 1; from 6.5 up to
  * CR_BEST_AVAIL_LEN) when mb_optimize_scan is on; an image without the
- * extent feature has only indirect-mapped inodes, which used the lists
- * only from the backport (kver_mb_optimize_indirect). */
+ * indirect-mapped inode (every one of an image without the extent
+ * feature) used the lists only from the backport
+ * (kver_mb_optimize_indirect). */
 static int optimize(const struct alloc_ctx *ac, int cr)
 {
 	int lists = ac->fs->kver >= KVER_MB_65 ? CR_GOAL_LEN_SLOW : 2;
 
-	if (!ac->fs->g.extents && !kver_mb_optimize_indirect(ac->fs->kver))
+	if (ac->ar->indirect && !kver_mb_optimize_indirect(ac->fs->kver))
 		return 0;
 	return ac->mb->optimize_scan && cr < lists;
 }
@@ -191,12 +204,13 @@ static int optimize(const struct alloc_ctx *ac, int cr)
 static int pick_lfo(struct alloc_ctx *ac, uint32_t *group)
 {
 	const struct mb_state *mb = ac->mb;
-	unsigned int i, k;
+	unsigned int i;
+	uint32_t g;
 
 	for (i = (unsigned int)ac->order2; i <= mb->max_order; i++)
-		for (k = 0; k < mb->lfo[i].n; k++)
-			if (mb_good_group(ac, mb->lfo[i].g[k], 0)) {
-				*group = mb->lfo[i].g[k];
+		for (g = mb->lfo[i].head; g != MB_GNONE; g = mb->grp[g].lfo_next)
+			if (mb_good_group(ac, g, 0)) {
+				*group = g;
 				ac->flags |= CR0_OPTIMIZED;
 				return 1;
 			}
@@ -208,12 +222,12 @@ static int pick_lfo(struct alloc_ctx *ac, uint32_t *group)
  * CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN). */
 static int pick_avg(const struct alloc_ctx *ac, int order, uint32_t *group)
 {
-	const struct mb_glist *l = &ac->mb->avg[order];
-	unsigned int k;
+	const struct mb_state *mb = ac->mb;
+	uint32_t g;
 
-	for (k = 0; k < l->n; k++)
-		if (mb_good_group(ac, l->g[k], 1)) {
-			*group = l->g[k];
+	for (g = mb->avg[order].head; g != MB_GNONE; g = mb->grp[g].avg_next)
+		if (mb_good_group(ac, g, 1)) {
+			*group = g;
 			return 1;
 		}
 	return 0;
@@ -266,7 +280,7 @@ static void mb_choose_next_group(struct alloc_ctx *ac, int cr, int *new_cr,
 	if (!optimize(ac, cr) || *linear) {
 		if (optimize(ac, cr))
 			(*linear)--;
-		*group = *group + 1 >= ac->fs->g.ngroups ? 0 : *group + 1;
+		*group = *group + 1 >= alloc_ngroups(ac) ? 0 : *group + 1;
 		return;
 	}
 	if (cr == 0) {
@@ -331,7 +345,7 @@ static int mb_done(const struct alloc_ctx *ac, const errcode_t *err)
 static void mb_scan_linear(struct alloc_ctx *ac, uint32_t *start,
 			   uint32_t count, errcode_t *err)
 {
-	uint32_t ngroups = ac->fs->g.ngroups, group = *start, i;
+	uint32_t ngroups = alloc_ngroups(ac), group = *start, i;
 
 	for (i = 0; i < count; i++) {
 		mb_scan_group_612(ac, group, err);
@@ -372,7 +386,7 @@ static void mb_scan_lists(struct alloc_ctx *ac, uint32_t start,
 	int by_lfo = ac->cr == CR_POWER2_ALIGNED;
 	int first = by_lfo ? ac->order2 :
 		    mb_avg_fragment_size_order(ac->mb, ac->g.len);
-	uint32_t end = ac->fs->g.ngroups;
+	uint32_t end = alloc_ngroups(ac);
 	int i;
 
 wrap:
@@ -400,7 +414,7 @@ static void mb_scan_best_avail(struct alloc_ctx *ac, uint32_t start,
 {
 	int order = fls32(ac->g.len) - 1, min_order = best_avail_min_order(ac);
 	int i;
-	uint32_t end = ac->fs->g.ngroups;
+	uint32_t end = alloc_ngroups(ac);
 
 wrap:
 	for (i = order; i >= min_order; i--) {
@@ -425,7 +439,7 @@ wrap:
  * goal's group and then that many more), then the lists from the next. */
 static void mb_scan_groups_612(struct alloc_ctx *ac, errcode_t *err)
 {
-	uint32_t ngroups = ac->fs->g.ngroups;
+	uint32_t ngroups = alloc_ngroups(ac);
 	uint32_t start = ac->g.group < ngroups ? ac->g.group : 0;
 
 	if (!ac->mb->optimize_scan || ac->cr >= CR_GOAL_LEN_SLOW) {
@@ -491,7 +505,7 @@ repeat:
  * CR_BEST_AVAIL_LEN gives the goal its length back. */
 static errcode_t mb_scan_criteria_loop(struct alloc_ctx *ac)
 {
-	uint32_t ngroups = ac->fs->g.ngroups, group, i;
+	uint32_t ngroups = alloc_ngroups(ac), group, i;
 	int v65 = ac->fs->kver >= KVER_MB_65, ncr = v65 ? MB_NUM_CRS : 4;
 	int cr, new_cr;
 	unsigned int linear;

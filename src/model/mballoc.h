@@ -50,7 +50,11 @@
 struct mb_inode;
 
 struct mb_pa {
-	uint32_t pstart, lstart, len, free;
+	fsblk_t pstart;
+	/* pa_lstart, an ext4_lblk_t: a group preallocation's is its pstart
+	 * cut to 32 bits, as the kernel's assignment cuts it */
+	uint32_t lstart;
+	uint32_t len, free;
 	int group_pa;
 	struct mb_inode *owner;	/* an inode preallocation's file */
 };
@@ -75,12 +79,17 @@ struct mb_group {
 	uint32_t counters[16];	/* bb_counters[order] */
 	int lfo_list;		/* the largest-free-order list it is on, -1 */
 	int avg_order;		/* bb_avg_fragment_size_order, -1 */
+	/* its neighbours on those two lists (MB_GNONE: none), so that a
+	 * group leaves a list of a hundred thousand at once */
+	uint32_t lfo_prev, lfo_next, avg_prev, avg_next;
 };
 
-/* One of the optimize_scan lists: groups in the order they joined. */
+#define MB_GNONE UINT32_MAX
+
+/* One of the optimize_scan lists: groups in the order they joined,
+ * linked through their struct mb_group. */
 struct mb_glist {
-	uint32_t *g;
-	unsigned int n;
+	uint32_t head, tail;	/* MB_GNONE: empty */
 };
 
 struct mb_state {
@@ -121,12 +130,13 @@ errcode_t mb_state_init(struct fs_state *fs, int rotational);
 void mb_state_free(struct fs_state *fs);
 
 /*
- * ext4_mb_new_blocks(): up to @len blocks from @goal (ext4_find_near's,
- * or the group's first block for an attribute block); @mi and @logical
- * for file data (EXT4_MB_HINT_DATA), NULL for metadata, directories and
- * symlinks; @ino the inode asking (ar->inode, for --trace).  *block is
- * the first block, *got how many (at least one).  ORLOV_ERR_NO_BLOCKS
- * when the filesystem is full.
+ * ext4_mb_new_blocks() for an indirect-mapped inode: up to @len blocks
+ * from @goal (ext4_find_goal's, below 2^32, or the group's first block
+ * for an attribute block); @mi and @logical for file data
+ * (EXT4_MB_HINT_DATA), NULL for metadata, directories and symlinks; @ino
+ * the inode asking (ar->inode, for --trace).  *block is the first block,
+ * below 2^32 as the inode's block map needs, *got how many (at least
+ * one).  ORLOV_ERR_NO_BLOCKS when the filesystem is full.
  */
 errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 			     uint32_t ino,
@@ -139,9 +149,12 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
  * The neighbours: the last mapped block before @logical (@lleft at
  * @pleft) and the first after it (@lright at @pright), 0 in @pleft or
  * @pright for none.  @try_goal: EXT4_MB_HINT_TRY_GOAL from the caller.
- * Block numbers are 64-bit as in the kernel; the model's images have
- * fewer than 2^32 blocks, so a goal past the end falls back to the first
- * data block as the kernel's does.
+ * Block numbers are 64-bit as in the kernel: a goal past the end falls
+ * back to the first data block as the kernel's does.  @indirect: the
+ * inode is not extent-mapped (an indirect-mapped file or directory, a
+ * device node's or a fast symlink's attribute block), so mballoc scans
+ * only the groups wholly below block 2^32 (s_blockfile_groups) and,
+ * before the "regardless of inode format" backport, not by its lists.
  */
 struct mb_request {
 	struct mb_inode *mi;
@@ -150,11 +163,12 @@ struct mb_request {
 	uint32_t lleft, lright;
 	uint64_t pleft, pright;
 	int try_goal;
+	int indirect;
 	uint32_t ino;	/* ar->inode, for --trace only; 0: not said */
 };
 
 /* ext4_mb_new_blocks() for a full request (ext4_mb_new_blocks above is
- * it without neighbours nor TRY_GOAL).  ORLOV_ERR_CORRUPT where the
+ * it for an indirect-mapped inode, without neighbours nor TRY_GOAL).  ORLOV_ERR_CORRUPT where the
  * kernel would BUG or report corruption: neighbours that do not
  * surround @logical, or one past the end. */
 errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
@@ -177,7 +191,7 @@ void mb_inode_release(struct mb_inode *mi);
  * once the transaction commits (ext4_free_data_in_buddy), which here is
  * after the run: one transaction, the reference run being shorter than
  * the journal's 5-second commit interval. */
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, uint32_t block,
+void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
 			 uint32_t count);
 
 #endif

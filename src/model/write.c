@@ -16,7 +16,7 @@ uint64_t write_isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos)
 }
 
 errcode_t write_begin_block(struct fs_state *fs, struct ifile *f, uint32_t lb,
-			    uint64_t isize, uint32_t *phys)
+			    uint64_t isize, fsblk_t *phys)
 {
 	/* ext4's mballoc sizes its request by i_size */
 	f->mb.i_size = isize;
@@ -110,7 +110,8 @@ static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
 	size_t i;
 
 	for (i = 0; !err && i < d->n;) {
-		uint32_t l = d->lb[i], n = 1, phys, got;
+		uint32_t l = d->lb[i], n = 1, got;
+		fsblk_t phys;
 
 		while (i + n < d->n && n < cap && d->lb[i + n] == l + n)
 			n++;

@@ -26,7 +26,7 @@ uint64_t write_isize_at(uint64_t range_start, uint64_t prev_end, uint64_t pos);
 /* write_begin of logical block @lb of @f at i_size @isize, not delayed:
  * the block is mapped (allocated if new) to *phys. */
 errcode_t write_begin_block(struct fs_state *fs, struct ifile *f, uint32_t lb,
-			    uint64_t isize, uint32_t *phys);
+			    uint64_t isize, fsblk_t *phys);
 
 /* A trailing hole made with ftruncate: ext2_setsize ends in
  * __ext2_truncate_blocks, which discards the window even when the file
@@ -95,7 +95,7 @@ errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 /* Where the writeback's blocks go. */
 struct writeback_sink {
 	/* @n delayed blocks, kept from byte @spill on, mapped to @phys on */
-	errcode_t (*data)(void *ctx, uint64_t spill, uint32_t phys, uint32_t n);
+	errcode_t (*data)(void *ctx, uint64_t spill, fsblk_t phys, uint32_t n);
 	/* @d's blocks are all mapped: its block map is final */
 	errcode_t (*file_done)(void *ctx, const struct delayed *d);
 	void *ctx;

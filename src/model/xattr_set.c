@@ -10,7 +10,7 @@
 #include "lib/orlov_err.h"
 
 const unsigned char *xattr_get(const struct xattr_set *xs,
-			       const struct ifile *f, uint32_t file_acl,
+			       const struct ifile *f, fsblk_t file_acl,
 			       int index, const char *name, size_t len,
 			       size_t *size)
 {
@@ -38,10 +38,10 @@ int xattr_mode_says_all(const struct xattr_set *xs, const struct xattr_disk *d)
 }
 
 errcode_t ext2_xattr_setxattr(const struct xattr_set *xs, struct ifile *f,
-			      uint32_t *file_acl, const struct xattr_disk *d,
+			      fsblk_t *file_acl, const struct xattr_disk *d,
 			      int remove)
 {
-	return ext2_xattr_set(xs->fs, xs->xb, f->ino, f->group,
+	return ext2_xattr_set(xs->fs, xs->xb, f->ino, f->group, f->extents,
 			      f->has_alloc_info ? &f->bi : NULL, file_acl, d,
 			      remove);
 }
@@ -52,7 +52,7 @@ errcode_t ext2_xattr_setxattr(const struct xattr_set *xs, struct ifile *f,
  * inode); a removal where the attribute is.
  */
 errcode_t ext4_xattr_set_handle(const struct xattr_set *xs, struct ifile *f,
-				uint32_t *file_acl, const struct xattr_disk *d,
+				fsblk_t *file_acl, const struct xattr_disk *d,
 				int remove)
 {
 	const unsigned char *iv = NULL, *bv = NULL, *blk;
@@ -85,7 +85,7 @@ errcode_t ext4_xattr_set_handle(const struct xattr_set *xs, struct ifile *f,
 }
 
 errcode_t xattr_set_acl(const struct xattr_set *xs, struct ifile *f,
-			uint32_t *file_acl, int index, const struct acl *acl)
+			fsblk_t *file_acl, int index, const struct acl *acl)
 {
 	struct xattr_disk d = { .index = index, .name = "" };
 	errcode_t err = 0;
@@ -99,7 +99,7 @@ errcode_t xattr_set_acl(const struct xattr_set *xs, struct ifile *f,
 }
 
 errcode_t xattr_get_acl(const struct xattr_set *xs, const struct ifile *f,
-			uint32_t file_acl, int index, struct acl *acl)
+			fsblk_t file_acl, int index, struct acl *acl)
 {
 	const unsigned char *v;
 	size_t size;
@@ -117,7 +117,7 @@ errcode_t xattr_get_acl(const struct xattr_set *xs, const struct ifile *f,
  * that says no more than the mode.
  */
 errcode_t ext2_init_acl(const struct xattr_set *xs, const struct ifile *dir,
-			uint32_t dir_acl, struct ifile *f, uint32_t *file_acl,
+			fsblk_t dir_acl, struct ifile *f, fsblk_t *file_acl,
 			uint32_t mode)
 {
 	uint32_t perm = mode & 0777;
@@ -162,7 +162,7 @@ out:
  * says no more than the mode.
  */
 errcode_t xattr_chmod_acl(const struct xattr_set *xs, struct ifile *f,
-			  uint32_t *file_acl, uint32_t mode)
+			  fsblk_t *file_acl, uint32_t mode)
 {
 	struct acl acl;
 	errcode_t err;
@@ -186,7 +186,7 @@ errcode_t xattr_chmod_acl(const struct xattr_set *xs, struct ifile *f,
 /* The replay's removexattr, so that the image holds exactly the source's
  * attributes. */
 errcode_t xattr_drop_acls(const struct xattr_set *xs, struct ifile *f,
-			  uint32_t *file_acl, uint32_t mode, int has_access,
+			  fsblk_t *file_acl, uint32_t mode, int has_access,
 			  int has_default)
 {
 	errcode_t err = 0;

@@ -20,7 +20,7 @@ struct xattr_set;
 /* setxattr (@remove: removexattr) of @d on @f, whose attribute block is
  * *file_acl (updated). */
 typedef errcode_t xattr_set_fn(const struct xattr_set *xs, struct ifile *f,
-			       uint32_t *file_acl, const struct xattr_disk *d,
+			       fsblk_t *file_acl, const struct xattr_disk *d,
 			       int remove);
 /* ext2_xattr_set: the block only. */
 xattr_set_fn ext2_xattr_setxattr;
@@ -38,7 +38,7 @@ struct xattr_set {
 /* ext4_xattr_get: the inode first, then the block; ext2 has only the
  * block (and no ibody).  NULL when @f has no such attribute. */
 const unsigned char *xattr_get(const struct xattr_set *xs,
-			       const struct ifile *f, uint32_t file_acl,
+			       const struct ifile *f, fsblk_t file_acl,
 			       int index, const char *name, size_t len,
 			       size_t *size);
 
@@ -49,23 +49,23 @@ int xattr_mode_says_all(const struct xattr_set *xs,
 
 /* __ext2_set_acl: store @acl in its attribute, or remove it (NULL). */
 errcode_t xattr_set_acl(const struct xattr_set *xs, struct ifile *f,
-			uint32_t *file_acl, int index, const struct acl *acl);
+			fsblk_t *file_acl, int index, const struct acl *acl);
 /* One ACL of the inode or its block @file_acl (a copy), or none
  * (acl->n == 0). */
 errcode_t xattr_get_acl(const struct xattr_set *xs, const struct ifile *f,
-			uint32_t file_acl, int index, struct acl *acl);
+			fsblk_t file_acl, int index, struct acl *acl);
 
 /* ext2_init_acl for a new inode @f of @mode in the directory @dir (its
  * block @dir_acl). */
 errcode_t ext2_init_acl(const struct xattr_set *xs, const struct ifile *dir,
-			uint32_t dir_acl, struct ifile *f, uint32_t *file_acl,
+			fsblk_t dir_acl, struct ifile *f, fsblk_t *file_acl,
 			uint32_t mode);
 /* The chmod to @mode: posix_acl_chmod of an access ACL. */
 errcode_t xattr_chmod_acl(const struct xattr_set *xs, struct ifile *f,
-			  uint32_t *file_acl, uint32_t mode);
+			  fsblk_t *file_acl, uint32_t mode);
 /* removexattr of the inherited ACLs the source does not have. */
 errcode_t xattr_drop_acls(const struct xattr_set *xs, struct ifile *f,
-			  uint32_t *file_acl, uint32_t mode, int has_access,
+			  fsblk_t *file_acl, uint32_t mode, int has_access,
 			  int has_default);
 
 #endif

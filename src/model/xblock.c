@@ -38,6 +38,11 @@ static size_t bucket(const struct xattr_blocks *xb, uint32_t key)
 	return (size_t)((key * 2654435769U) >> 7) & (xb->nbuckets - 1);
 }
 
+static uint32_t blk_key(fsblk_t blk)
+{
+	return (uint32_t)(blk ^ (blk >> 32));
+}
+
 static void cache_unlink(struct xattr_blocks *xb, size_t i)
 {
 	size_t *p = &xb->by_hash[bucket(xb, xb->b[i].chash)];
@@ -100,7 +105,7 @@ static errcode_t rehash(struct xattr_blocks *xb)
 		cache_insert(xb, order[i]);
 	}
 	for (i = 0; i < xb->n; i++) {
-		size_t *head = &bb[bucket(xb, xb->b[i].blk)];
+		size_t *head = &bb[bucket(xb, blk_key(xb->b[i].blk))];
 
 		xb->b[i].next_blk = *head;
 		*head = i + 1;
@@ -109,7 +114,7 @@ static errcode_t rehash(struct xattr_blocks *xb)
 	return 0;
 }
 
-static errcode_t add_blk(struct xattr_blocks *xb, uint32_t blk,
+static errcode_t add_blk(struct xattr_blocks *xb, fsblk_t blk,
 			 const unsigned char *data, size_t *idx)
 {
 	struct xattr_blk *b;
@@ -126,39 +131,39 @@ static errcode_t add_blk(struct xattr_blocks *xb, uint32_t blk,
 		return ENOMEM;
 	memcpy(b->data, data, xb->block_size);
 	b->blk = blk;
-	head = &xb->by_blk[bucket(xb, blk)];
+	head = &xb->by_blk[bucket(xb, blk_key(blk))];
 	b->next_blk = *head;
 	*head = xb->n + 1;
 	*idx = xb->n++;
 	return 0;
 }
 
-static struct xattr_blk *find_blk(const struct xattr_blocks *xb, uint32_t blk)
+static struct xattr_blk *find_blk(const struct xattr_blocks *xb, fsblk_t blk)
 {
 	size_t i;
 
 	if (!blk || !xb->nbuckets)
 		return NULL;
-	for (i = xb->by_blk[bucket(xb, blk)]; i; i = xb->b[i - 1].next_blk)
+	for (i = xb->by_blk[bucket(xb, blk_key(blk))]; i; i = xb->b[i - 1].next_blk)
 		if (xb->b[i - 1].blk == blk)
 			return &xb->b[i - 1];
 	return NULL;
 }
 
 const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
-				       uint32_t blk)
+				       fsblk_t blk)
 {
 	const struct xattr_blk *b = find_blk(xb, blk);
 
 	return b ? b->data : NULL;
 }
 
-int xattr_blocks_known(const struct xattr_blocks *xb, uint32_t blk)
+int xattr_blocks_known(const struct xattr_blocks *xb, fsblk_t blk)
 {
 	return find_blk(xb, blk) != NULL;
 }
 
-errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
+errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, fsblk_t blk,
 			     const unsigned char *data)
 {
 	size_t i;
@@ -166,7 +171,7 @@ errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
 	return add_blk(xb, blk, data, &i);
 }
 
-void xattr_blocks_cache_insert(struct xattr_blocks *xb, uint32_t blk)
+void xattr_blocks_cache_insert(struct xattr_blocks *xb, fsblk_t blk)
 {
 	struct xattr_blk *b = find_blk(xb, blk);
 
@@ -206,7 +211,7 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 		if (fs->mb)
 			ext4_mb_free_blocks(fs, ino, b->blk, 1);
 		else
-			ext2_free_blocks(fs, ino, b->blk, 1);
+			ext2_free_blocks(fs, ino, (uint32_t)b->blk, 1);
 		if (b->cached)
 			cache_unlink(xb, (size_t)(b - xb->b));
 		b->blk = 0;
@@ -215,9 +220,35 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 	xattr_block_set_refcount(b->data, refs - 1);
 }
 
+/* A new block at the inode's group: ext4_new_meta_blocks (an inode that
+ * is not extent-mapped scans only the groups below 2^32), or the ext2
+ * driver's ext2_new_blocks, whose images stay below 2^32. */
+static errcode_t new_block(struct fs_state *fs, struct xattr_blocks *xb,
+			   uint32_t ino, uint32_t group, int extents,
+			   struct blk_alloc_info *bi, fsblk_t *blk)
+{
+	unsigned long count = 1;
+	uint32_t got, b32;
+	errcode_t err;
+
+	if (fs->mb) {
+		struct mb_request ar = {
+			.len = 1, .goal = group_first_block(fs, group),
+			.indirect = !extents, .ino = ino,
+		};
+
+		return ext4_mb_new_blocks_ar(fs, &ar, blk, &got);
+	}
+	err = ext2_new_blocks(fs, ino, xb->noreserve ? NULL : bi,
+			      (uint32_t)group_first_block(fs, group), &count,
+			      &b32);
+	*blk = b32;
+	return err;
+}
+
 errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
-			 uint32_t ino, uint32_t group,
-			 struct blk_alloc_info *bi, uint32_t *file_acl,
+			 uint32_t ino, uint32_t group, int extents,
+			 struct blk_alloc_info *bi, fsblk_t *file_acl,
 			 const struct xattr_disk *d, int remove)
 {
 	uint32_t bs = xb->block_size;
@@ -266,17 +297,9 @@ errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
 			new = old;
 			cache_insert(xb, old - 1);
 		} else {
-			unsigned long count = 1;
-			uint32_t blk;
+			fsblk_t blk;
 
-			if (fs->mb)	/* ext4_new_meta_blocks */
-				err = ext4_mb_new_block(fs, NULL, ino, 0,
-						group_first_block(fs, group), &blk);
-			else
-				err = ext2_new_blocks(fs, ino,
-						xb->noreserve ? NULL : bi,
-						group_first_block(fs, group),
-						&count, &blk);
+			err = new_block(fs, xb, ino, group, extents, bi, &blk);
 			if (!err)
 				err = add_blk(xb, blk, header, &new);
 			if (err)

@@ -20,7 +20,7 @@
 #include "model/xattr.h"
 
 struct xattr_blk {
-	uint32_t blk;		/* 0: freed again */
+	fsblk_t blk;		/* 0: freed again */
 	int cached;		/* in the mbcache emulation */
 	uint32_t chash;		/* the hash it is cached under */
 	size_t next_hash;	/* cache chain, newer to older (index + 1) */
@@ -55,27 +55,28 @@ void xattr_blocks_free(struct xattr_blocks *xb);
 /*
  * setxattr of @d (with @remove: removexattr) on inode @ino of @group whose
  * attribute block is *file_acl (0: none); *file_acl is updated.  @bi is the
- * inode's reservation info, NULL when it has none.  Removing an attribute
- * that is not there changes nothing.
+ * inode's reservation info, NULL when it has none.  @extents: the inode
+ * is extent-mapped (ext4), so its block may lie past 2^32.  Removing an
+ * attribute that is not there changes nothing.
  */
 errcode_t ext2_xattr_set(struct fs_state *fs, struct xattr_blocks *xb,
-			 uint32_t ino, uint32_t group,
-			 struct blk_alloc_info *bi, uint32_t *file_acl,
+			 uint32_t ino, uint32_t group, int extents,
+			 struct blk_alloc_info *bi, fsblk_t *file_acl,
 			 const struct xattr_disk *d, int remove);
 
 /* A block that was on disk before the run (the target directory's): known
  * from now on, not in the cache until ext2 reads it
  * (xattr_blocks_cache_insert). */
 /* Is block @blk one of ours (adopted or allocated)? */
-int xattr_blocks_known(const struct xattr_blocks *xb, uint32_t blk);
-errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, uint32_t blk,
+int xattr_blocks_known(const struct xattr_blocks *xb, fsblk_t blk);
+errcode_t xattr_blocks_adopt(struct xattr_blocks *xb, fsblk_t blk,
 			     const unsigned char *data);
 /* ext2_xattr_cache_insert after a read (ext2_xattr_get): a block already
  * cached keeps its place. */
-void xattr_blocks_cache_insert(struct xattr_blocks *xb, uint32_t blk);
+void xattr_blocks_cache_insert(struct xattr_blocks *xb, fsblk_t blk);
 
 /* The current image of block @blk made by this run, or NULL. */
 const unsigned char *xattr_blocks_data(const struct xattr_blocks *xb,
-				       uint32_t blk);
+				       fsblk_t blk);
 
 #endif

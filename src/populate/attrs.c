@@ -25,7 +25,7 @@ int has_src_xattr(const struct src_entry *e, const char *name)
 /* ext2_init_acl, inside ext2_new_inode (model/xattr_set.h): the
  * directory's attribute block joins the cache when ext2 first reads it. */
 errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
-		   const struct src_entry *e, uint32_t *file_acl)
+		   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err;
 
@@ -33,17 +33,17 @@ errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 		return 0;
 	if (p->existing && p->acl_unread) {
 		/* get_acl reads the directory's block: it joins the cache */
-		xattr_blocks_cache_insert(&c->xa.xb, p->inode.i_file_acl);
+		xattr_blocks_cache_insert(&c->xa.xb, p->xblk);
 		p->acl_unread = 0;
 	}
-	err = ext2_init_acl(&c->xa.xs, &p->d.map, p->inode.i_file_acl, f, file_acl,
+	err = ext2_init_acl(&c->xa.xs, &p->d.map, p->xblk, f, file_acl,
 			    e->st.st_mode);
 	return err ? fail(c, err, "inheriting the default ACL for", e->path) : 0;
 }
 
 /* The replay's chmod: posix_acl_chmod of an access ACL. */
 static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
-			   const struct src_entry *e, uint32_t *file_acl)
+			   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err = xattr_chmod_acl(&c->xa.xs, f, file_acl, e->st.st_mode);
 
@@ -53,7 +53,7 @@ static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
 /* Last, the ACLs the entry inherited but its source does not have are
  * removed (the replay's removexattr). */
 static errcode_t drop_acls(struct ctx *c, struct ifile *f,
-			   const struct src_entry *e, uint32_t *file_acl)
+			   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err = xattr_drop_acls(&c->xa.xs, f, file_acl, e->st.st_mode,
 			has_src_xattr(e, "system.posix_acl_access"),
@@ -65,7 +65,7 @@ static errcode_t drop_acls(struct ctx *c, struct ifile *f,
 /* The file's attributes, set one by one in table order (ext2_xattr_set
  * for each), which is how the replay sets them. */
 errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
-		       struct ifile *f, uint32_t *file_acl)
+		       struct ifile *f, fsblk_t *file_acl)
 {
 	struct xattr_disk *d;
 	errcode_t err = 0;
@@ -97,7 +97,7 @@ errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 /* What the replay does after creating an inode: chmod, the source's
  * attributes, then the inherited ACLs it does not have removed. */
 errcode_t set_attrs(struct ctx *c, const struct src_entry *e, struct ifile *f,
-		    uint32_t *file_acl)
+		    fsblk_t *file_acl)
 {
 	errcode_t err = chmod_acl(c, f, e, file_acl);
 

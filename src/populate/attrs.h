@@ -8,12 +8,12 @@
 int has_src_xattr(const struct src_entry *e, const char *name);
 /* A new inode @f in @p inherits @p's default ACL. */
 errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
-		   const struct src_entry *e, uint32_t *file_acl);
+		   const struct src_entry *e, fsblk_t *file_acl);
 /* The file's attributes, set one by one in table order. */
 errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
-		       struct ifile *f, uint32_t *file_acl);
+		       struct ifile *f, fsblk_t *file_acl);
 /* chmod, write_xattrs, and the inherited ACLs the source has not dropped. */
 errcode_t set_attrs(struct ctx *c, const struct src_entry *e, struct ifile *f,
-		    uint32_t *file_acl);
+		    fsblk_t *file_acl);
 
 #endif

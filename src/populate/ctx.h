@@ -52,6 +52,7 @@ struct inputs {
 struct frame {
 	struct dirbuf d;
 	struct ext2_inode_large inode;
+	fsblk_t xblk;		/* its attribute block (i_file_acl, 48 bits) */
 	uint32_t flags;		/* i_flags, for inheritance and TOPDIR */
 	int is_target;
 	int existing;		/* in the image already: the target, or a
@@ -140,10 +141,13 @@ struct attrs {
 /* File data on its way to the image. */
 struct data {
 	unsigned char *run, *chunk;
-	uint32_t run_start, run_len;
+	fsblk_t run_start;	/* the run's first image block */
+	uint32_t run_len;
 	struct strbuf run_path;	/* the file whose data starts the run */
-	uint64_t wb_spill;	/* the writeback's pending run: spill */
-	uint32_t wb_phys, wb_len;	/* offset, image block, blocks */
+	/* the writeback's pending run: spill offset, image block, blocks */
+	uint64_t wb_spill;
+	fsblk_t wb_phys;
+	uint32_t wb_len;
 	/* --delalloc: file data waits in a spill file for the writeback */
 	FILE *spill;
 	char *spill_buf;	/* its stdio buffer, SPILL_BUF bytes */

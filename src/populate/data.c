@@ -34,7 +34,7 @@ static errcode_t run_flush(struct ctx *c)
 }
 
 static errcode_t run_add(struct ctx *c, const struct src_entry *e,
-			 uint32_t phys, const unsigned char *blk)
+			 fsblk_t phys, const unsigned char *blk)
 {
 	uint32_t bs = c->fs.g.block_size;
 	errcode_t err;
@@ -73,7 +73,8 @@ static errcode_t writeback_flush(struct ctx *c)
 {
 	uint32_t bs = c->fs.g.block_size;
 	uint64_t spill = c->data.wb_spill;
-	uint32_t phys = c->data.wb_phys, n = c->data.wb_len;
+	fsblk_t phys = c->data.wb_phys;
+	uint32_t n = c->data.wb_len;
 	errcode_t err = 0;
 
 	c->data.wb_len = 0;
@@ -97,7 +98,7 @@ static errcode_t writeback_flush(struct ctx *c)
  * the image at @phys.  Small files written back one after the other are
  * as adjacent in the image as in the spill file: they join one run, one
  * read and one write for many files. */
-static errcode_t writeback_data(void *ctx, uint64_t spill, uint32_t phys,
+static errcode_t writeback_data(void *ctx, uint64_t spill, fsblk_t phys,
 				uint32_t n)
 {
 	struct ctx *c = ctx;
@@ -126,7 +127,7 @@ static errcode_t writeback_done(void *ctx, const struct delayed *d)
 
 	if (err || image_read_staged(c->img, d->ino, &in))
 		return err;
-	set_blocks(c, &in, d->f, in.i_file_acl != 0);
+	set_blocks(c, &in, d->f, inode_xattr_block(&in));
 	return image_stage_inode(c->img, d->ino, &in);
 }
 
@@ -192,7 +193,7 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 			   struct ifile *f, uint64_t lb, uint64_t isize,
 			   const unsigned char *blk)
 {
-	uint32_t phys;
+	fsblk_t phys;
 	errcode_t err;
 
 	if (lb == UINT64_MAX)

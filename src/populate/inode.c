@@ -61,11 +61,12 @@ void fill_inode(const struct ctx *c, const struct src_entry *e,
 }
 
 void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
-		const struct ifile *f, int has_xattr)
+		const struct ifile *f, fsblk_t xblk)
 {
-	uint64_t sectors = (f->nblocks + (has_xattr ? 1 : 0)) *
+	uint64_t sectors = (f->nblocks + (xblk ? 1 : 0)) *
 			   (c->fs.g.block_size / 512);
 
+	inode_set_xattr_block(in, xblk);
 	ifile_i_block(f, in->i_block);
 	if (f->extents)
 		in->i_flags |= EXT4_EXTENTS_FL;

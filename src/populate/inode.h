@@ -20,9 +20,10 @@ uint32_t mask_flags(mode_t mode, uint32_t flags);
 /* A new inode of @e's metadata with @flags, one link. */
 void fill_inode(const struct ctx *c, const struct src_entry *e,
 		uint32_t flags, struct ext2_inode_large *in);
-/* @f's block map and i_blocks (with its attribute block) into @in. */
+/* @f's block map, its attribute block @xblk (0: none) and i_blocks
+ * into @in. */
 void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
-		const struct ifile *f, int has_xattr);
+		const struct ifile *f, fsblk_t xblk);
 /* Mode bits, owners and times of @e onto an inode the image has. */
 void take_attrs(const struct ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in);
@@ -35,5 +36,21 @@ errcode_t stage_inode(struct ctx *c, const struct ifile *f,
 errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
 		   struct dirbuf *d);
 void inode_set_rdev(struct ext2_inode_large *in, dev_t rdev);
+
+/* i_file_acl with its high 16 bits (ext2fs_file_acl_block): on an image
+ * of more than 2^32 blocks the attribute block may lie past 2^32; the
+ * high half is 0 on every other image. */
+static inline fsblk_t inode_xattr_block(const struct ext2_inode_large *in)
+{
+	return in->i_file_acl |
+	       (fsblk_t)in->osd2.linux2.l_i_file_acl_high << 32;
+}
+
+static inline void inode_set_xattr_block(struct ext2_inode_large *in,
+					 fsblk_t blk)
+{
+	in->i_file_acl = (uint32_t)blk;
+	in->osd2.linux2.l_i_file_acl_high = (uint16_t)(blk >> 32);
+}
 
 #endif

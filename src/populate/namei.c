@@ -86,15 +86,15 @@ static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino,
 	n->inode = *in;
 	n->existing = 1;
 	n->flags = n->inode.i_flags;
-	if (!err && n->inode.i_file_acl &&
-	    !xattr_blocks_known(&c->xa.xb, n->inode.i_file_acl)) {
+	n->xblk = inode_xattr_block(&n->inode);
+	if (!err && n->xblk && !xattr_blocks_known(&c->xa.xb, n->xblk)) {
 		/* Its default ACL is inherited, and its block can be shared
 		 * once ext2 has read it. */
-		err = image_read_block(c->img, n->inode.i_file_acl, c->xblock);
+		err = image_read_block(c->img, n->xblk, c->xblock);
 		if (!err && !xattr_block_valid(c->xblock, c->fs.g.block_size))
 			err = ORLOV_ERR_CORRUPT;
 		if (!err)
-			err = xattr_blocks_adopt(&c->xa.xb, n->inode.i_file_acl,
+			err = xattr_blocks_adopt(&c->xa.xb, n->xblk,
 						 c->xblock);
 		n->acl_unread = 1;
 	}
@@ -137,11 +137,11 @@ static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
 	 * attributes, as cp -a SOURCE/. TARGET gives them */
 	take_attrs(c, e, &n->inode);
 	if (c->o->xattrs && e->nxattrs &&
-	    (n->inode.i_file_acl || (n->d.map.ibody &&
+	    (n->xblk || (n->d.map.ibody &&
 	     !xattr_ibody_empty(n->d.map.ibody, n->d.map.ibody_size))))
 		return fail_at(c, ORLOV_ERR_TARGET_XATTRS,
 			       "applying SOURCE's attributes to", c->o->target);
-	return write_xattrs(c, e, &n->d.map, &n->inode.i_file_acl);
+	return write_xattrs(c, e, &n->d.map, &n->xblk);
 }
 
 /* --merge: into the directory @ino that is there, as cp -a does after
@@ -203,7 +203,7 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	n->flags = flags;
 	fill_inode(c, e, flags, &n->inode);
 	n->inode.i_links_count = 2;
-	err = init_acl(c, p, &n->d.map, e, &n->inode.i_file_acl);
+	err = init_acl(c, p, &n->d.map, e, &n->xblk);
 	if (err)
 		return err;
 	new_inode_done(c, p, e, 1, &fig, ino);
@@ -216,7 +216,7 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 		return fail(c, err, "adding a directory entry for", e->path);
 	p->inode.i_links_count = dir_links_inc(c, p->inode.i_links_count,
 					       p->d.indexed);
-	return set_attrs(c, e, &n->d.map, &n->inode.i_file_acl);
+	return set_attrs(c, e, &n->d.map, &n->xblk);
 }
 
 static errcode_t enter_dir(void *ctx, const struct src_entry *e)
@@ -255,7 +255,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 	if (n->existing && !c->fs.dx.enabled)
 		n->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
 	n->inode.i_size = (uint32_t)dir_size(&n->d, c->fs.g.block_size);
-	set_blocks(c, &n->inode, &n->d.map, n->inode.i_file_acl != 0);
+	set_blocks(c, &n->inode, &n->d.map, n->xblk);
 	if (n->d.indexed)
 		n->inode.i_flags |= EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &n->d);
@@ -292,7 +292,7 @@ static errcode_t do_link(struct ctx *c, const struct src_entry *e,
 struct new_file {
 	struct ifile f;
 	struct ext2_inode_large in;
-	uint32_t xblk;		/* its attribute block */
+	fsblk_t xblk;		/* its attribute block */
 };
 
 /* ext2_new_inode for anything but a directory, with the ACLs it
@@ -333,7 +333,7 @@ static errcode_t inode_finish(struct ctx *c, const struct src_entry *e,
 {
 	errcode_t err;
 
-	n->in.i_file_acl = n->xblk;
+	inode_set_xattr_block(&n->in, n->xblk);
 	err = stage_inode(c, &n->f, &n->in);
 	if (!err && e->st.st_nlink > 1)
 		err = link_add(&c->links, e->st.st_dev, e->st.st_ino, n->f.ino);
@@ -390,7 +390,7 @@ static errcode_t do_create(struct ctx *c, const struct src_entry *e)
 		image_set_large_file(c->img);
 	n.in.i_size = (uint32_t)e->st.st_size;
 	n.in.i_size_high = (uint32_t)((uint64_t)e->st.st_size >> 32);
-	set_blocks(c, &n.in, &n.f, n.xblk != 0);
+	set_blocks(c, &n.in, &n.f, n.xblk);
 	err = inode_finish(c, e, &n);
 	if (!err && c->data.spill)
 		err = keep_delayed(c, e, &n.f);
@@ -404,7 +404,8 @@ out:
 static errcode_t do_symlink(struct ctx *c, const struct src_entry *e)
 {
 	struct new_file n;
-	uint32_t bs = c->fs.g.block_size, phys;
+	uint32_t bs = c->fs.g.block_size;
+	fsblk_t phys;
 	int slow = e->link_len + 1 > sizeof(n.in.i_block);
 	errcode_t err = inode_begin(c, e, &n);
 
@@ -431,7 +432,7 @@ static errcode_t do_symlink(struct ctx *c, const struct src_entry *e)
 		goto out;
 	n.in.i_size = (uint32_t)e->link_len;
 	if (slow)
-		set_blocks(c, &n.in, &n.f, n.xblk != 0);
+		set_blocks(c, &n.in, &n.f, n.xblk);
 	else
 		n.in.i_blocks = n.xblk ? bs / 512 : 0;
 	err = inode_finish(c, e, &n);

@@ -182,7 +182,7 @@ static errcode_t target_has_xattrs(struct ctx *c)
 	struct ifile f;
 	errcode_t err = image_read_inode(c->img, c->target.ino, &in);
 
-	if (err || in.i_file_acl)
+	if (err || inode_xattr_block(&in))
 		return err ? err : ORLOV_ERR_TARGET_XATTRS;
 	memset(&f, 0, sizeof(f));
 	if (in.i_extra_isize == 32)

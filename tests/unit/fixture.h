@@ -4,6 +4,7 @@
 #define ORLOV_FIXTURE_H
 
 #include "model/fsstate.h"
+#include "model/mballoc.h"
 
 /* @ngroups groups of @bpg blocks of 1 KiB and @ipg inodes, first data block
  * 1; the first @used blocks of each group in use (metadata), all inodes
@@ -14,7 +15,8 @@ static inline void fixture_state(struct fs_state *fs, uint32_t ngroups,
 	struct fs_geom g = {
 		.ngroups = ngroups, .inodes_per_group = ipg,
 		.blocks_per_group = bpg, .inodes_count = ngroups * ipg,
-		.blocks_count = ngroups * bpg + 1, .first_data_block = 1,
+		.blocks_count = (fsblk_t)ngroups * bpg + 1,
+		.first_data_block = 1,
 		.first_ino = 11, .block_size = 1024, .inode_size = 128,
 	};
 	uint32_t i, b;
@@ -27,6 +29,20 @@ static inline void fixture_state(struct fs_state *fs, uint32_t ngroups,
 		fs->free_inodes[i] = ipg;
 	}
 	fs_state_sum(fs);
+}
+
+/* Up to @len blocks for an extent-mapped inode (@mi: a regular file's
+ * data, NULL: metadata), where ext4_mb_new_blocks asks for an
+ * indirect-mapped one's; 0 when none. */
+static inline uint32_t ext_new_blocks(struct fs_state *fs,
+				      struct mb_inode *mi, uint32_t goal,
+				      uint32_t len)
+{
+	struct mb_request ar = { .mi = mi, .len = len, .goal = goal };
+	uint64_t b;
+	uint32_t got;
+
+	return ext4_mb_new_blocks_ar(fs, &ar, &b, &got) ? 0 : (uint32_t)b;
 }
 
 #endif

@@ -147,7 +147,8 @@ static void test_bmap(void)
 {
 	struct fs_state fs = { .colour = 0 };
 	struct ifile f;
-	uint32_t phys, i;
+	fsblk_t phys;
+	uint32_t i;
 
 	mkstate(&fs);
 	ifile_init(&f, 129, 128);	/* group 1 */

@@ -77,11 +77,12 @@ static void test_ialloc(void)
 
 struct sink_log {
 	uint64_t spill[4];
-	uint32_t phys[4], n[4];
+	fsblk_t phys[4];
+	uint32_t n[4];
 	int calls, done;
 };
 
-static errcode_t log_data(void *ctx, uint64_t spill, uint32_t phys, uint32_t n)
+static errcode_t log_data(void *ctx, uint64_t spill, fsblk_t phys, uint32_t n)
 {
 	struct sink_log *l = ctx;
 
@@ -170,7 +171,7 @@ static void test_xattr_set(void)
 	struct acl def = { de, 5 }, got;
 	struct xattr_set xs = { &fs, &xb, ext2_xattr_setxattr, 1 };
 	struct ifile dir, file, sub, ino4;
-	uint32_t dir_acl = 0, file_acl = 0, sub_acl = 0, acl4 = 0;
+	fsblk_t dir_acl = 0, file_acl = 0, sub_acl = 0, acl4 = 0;
 
 	fixture_state(&fs, 2, 4096, 8192, 99);
 	xattr_blocks_init(&xb, 1024);

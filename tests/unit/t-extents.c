@@ -593,7 +593,8 @@ static void test_mballoc(void)
 	struct ext_fs efs;
 	struct ext_tree t;
 	uint64_t p;
-	uint32_t lb, pb;
+	fsblk_t pb;
+	uint32_t lb;
 	int ok;
 
 	if (!mb_fixture(&a) || !mb_fixture(&b)) {

@@ -57,7 +57,13 @@ static uint32_t scan_pick(uint32_t kver, int extents)
 		fs.free_blocks[g] = 0;
 	fs.free_blocks[15] = (8192 - 300) / 2;
 	fs_state_sum(&fs);
-	if (mb_state_init(&fs, 1) || ext4_mb_new_block(&fs, NULL, 0, 0, 1, &blk))
+	if (mb_state_init(&fs, 1))
+		exit(99);
+	if (extents)
+		blk = ext_new_blocks(&fs, NULL, 1, 1);
+	else if (ext4_mb_new_block(&fs, NULL, 0, 0, 1, &blk))
+		blk = 0;
+	if (!blk)
 		exit(99);
 	mb_state_free(&fs);
 	fs_state_free(&fs);

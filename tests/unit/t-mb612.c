@@ -195,7 +195,7 @@ static void test_best_avail(void)
 	f.i_size = 64 * 1024;
 	mkstate(&fs, 16, K61276, shape_runs32);
 	fs.g.extents = 1;
-	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
+	b = ext_new_blocks(&fs, &f, gblock(7, 0), 1);
 	is_int(b, gblock(0, 320),
 	       "6.12.76: CR_BEST_AVAIL_LEN trims the goal to 32 and takes the "
 	       "head of that list, which groups joined in order: group 0");
@@ -206,8 +206,9 @@ static void test_best_avail(void)
 
 	f.i_size = 64 * 1024;
 	mkstate(&fs, 16, K68, shape_runs32_g0);
-	fs.g.extents = 1;	/* 6.8 keeps indirect-mapped files off the lists */
-	ext4_mb_new_block(&fs, &f, 0, 0, gblock(7, 0), &b);
+	/* 6.8 keeps indirect-mapped files off the lists */
+	fs.g.extents = 1;
+	b = ext_new_blocks(&fs, &f, gblock(7, 0), 1);
 	is_int(b, gblock(0, 320),
 	       "6.8: group 0's one run of 32 heads the trimmed goal's list "
 	       "(CR_GOAL_LEN_SLOW would pass it by for group 1)");
@@ -256,8 +257,9 @@ static uint32_t pick(uint32_t ngroups, uint32_t kver, int opt)
 	rotational = 0;
 	optimize_scan = opt;
 	mkstate(&fs, ngroups, kver, shape_linear);
-	fs.g.extents = 1;	/* 6.8 keeps indirect-mapped files off the lists */
-	b = meta(&fs, gblock(0, 0), 1);
+	/* 6.8 keeps indirect-mapped files off the lists */
+	fs.g.extents = 1;
+	b = ext_new_blocks(&fs, NULL, gblock(0, 0), 1);
 	done(&fs);
 	rotational = 1;
 	optimize_scan = MB_OPTIMIZE_SCAN_DEFAULT;

@@ -21,7 +21,7 @@ static struct xattr_disk attr(const char *name, const char *value)
 	return d;
 }
 
-static uint32_t refs(struct xattr_blocks *xb, uint32_t blk)
+static uint32_t refs(struct xattr_blocks *xb, fsblk_t blk)
 {
 	const unsigned char *b = xattr_blocks_data(xb, blk);
 
@@ -33,7 +33,8 @@ int main(void)
 	struct fs_state fs = { .colour = 0 };
 	struct xattr_blocks xb;
 	struct xattr_disk a = attr("a", "same"), b = attr("b", "x");
-	uint32_t acl[1100], first, one, two, other;
+	fsblk_t acl[1100], first, one, two;
+	uint64_t other;
 	uint64_t free0;
 	int i, ok;
 
@@ -45,7 +46,7 @@ int main(void)
 	/* 1100 inodes set the same attribute: one block up to 1025 users */
 	memset(acl, 0, sizeof(acl));
 	for (i = 0, ok = 1; i < 1100; i++)
-		ok &= !ext2_xattr_set(&fs, &xb, 12 + i, 0, NULL, &acl[i], &a, 0);
+		ok &= !ext2_xattr_set(&fs, &xb, 12 + i, 0, 0, NULL, &acl[i], &a, 0);
 	tap_ok(ok, "1100 sets");
 	first = acl[0];
 	is_int(first, 100, "first block from the group start");
@@ -56,19 +57,19 @@ int main(void)
 	is_int(percpu_counter_sum(&fs.freeb), free0 - 2, "two blocks in all");
 
 	/* a second attribute on a shared block: a copy, the share drops */
-	is_int(ext2_xattr_set(&fs, &xb, 12, 0, NULL, &acl[0], &b, 0), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 12, 0, 0, NULL, &acl[0], &b, 0), 0,
 	       "set b on a sharer");
 	one = acl[0];
 	tap_ok(one != first, "it moved to a new block");
 	is_int(refs(&xb, first), 1024, "the shared block lost one user");
 	/* the same on another: the newest identical block is shared */
-	is_int(ext2_xattr_set(&fs, &xb, 13, 0, NULL, &acl[1], &b, 0), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 13, 0, 0, NULL, &acl[1], &b, 0), 0,
 	       "set b on another sharer");
 	is_int(acl[1], one, "shares the {a, b} block");
 	is_int(refs(&xb, one), 2, "two users");
 
 	/* remove b from one of them: back to {a}, shared again */
-	is_int(ext2_xattr_set(&fs, &xb, 13, 0, NULL, &acl[1], &b, 1), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 13, 0, 0, NULL, &acl[1], &b, 1), 0,
 	       "remove b");
 	is_int(acl[1], acl[1025], "shares an {a} block again: the newest one");
 	is_int(refs(&xb, one), 1, "{a, b} has one user left");
@@ -76,19 +77,19 @@ int main(void)
 	/* a lone user edits in place: same block; removing it all frees it */
 	two = acl[0];
 	b = attr("b", "y");
-	is_int(ext2_xattr_set(&fs, &xb, 12, 0, NULL, &acl[0], &b, 0), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 12, 0, 0, NULL, &acl[0], &b, 0), 0,
 	       "replace b, sole user");
 	is_int(acl[0], two, "edited in place");
-	other = (uint32_t)percpu_counter_sum(&fs.freeb);
+	other = (uint64_t)percpu_counter_sum(&fs.freeb);
 	a = attr("a", "same");
-	is_int(ext2_xattr_set(&fs, &xb, 12, 0, NULL, &acl[0], &a, 1), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 12, 0, 0, NULL, &acl[0], &a, 1), 0,
 	       "remove a");
-	is_int(ext2_xattr_set(&fs, &xb, 12, 0, NULL, &acl[0], &b, 1), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 12, 0, 0, NULL, &acl[0], &b, 1), 0,
 	       "remove b");
 	is_int(acl[0], 0, "no attribute block left");
 	is_int(percpu_counter_sum(&fs.freeb), other + 1, "the block was freed");
 	tap_ok(!xattr_blocks_data(&xb, two), "and is forgotten");
-	is_int(ext2_xattr_set(&fs, &xb, 12, 0, NULL, &acl[0], &b, 1), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 12, 0, 0, NULL, &acl[0], &b, 1), 0,
 	       "removing what is not there changes nothing");
 
 	/* 300 distinct blocks make the indexes grow; the cache keeps its
@@ -96,18 +97,18 @@ int main(void)
 	for (i = 0, ok = 1; i < 300; i++) {
 		char name[16];
 		struct xattr_disk u;
-		uint32_t blk = 0;
+		fsblk_t blk = 0;
 
 		snprintf(name, sizeof(name), "u%d", i);
 		u = attr(name, "v");
-		ok &= !ext2_xattr_set(&fs, &xb, 5000 + i, 1, NULL, &blk, &u, 0);
+		ok &= !ext2_xattr_set(&fs, &xb, 5000 + i, 1, 0, NULL, &blk, &u, 0);
 		ok &= blk != 0 && refs(&xb, blk) == 1;
 	}
 	tap_ok(ok, "300 distinct blocks");
 	b = attr("c", "z");
-	is_int(ext2_xattr_set(&fs, &xb, 14, 0, NULL, &acl[2], &b, 0), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 14, 0, 0, NULL, &acl[2], &b, 0), 0,
 	       "an {a} sharer adds c");
-	is_int(ext2_xattr_set(&fs, &xb, 14, 0, NULL, &acl[2], &b, 1), 0,
+	is_int(ext2_xattr_set(&fs, &xb, 14, 0, 0, NULL, &acl[2], &b, 1), 0,
 	       "and removes it");
 	is_int(acl[2], acl[1025], "the newest {a} block, after the growth too");
 
