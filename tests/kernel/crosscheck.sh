@@ -303,9 +303,12 @@ for i in $(seq 0 $((ncases - 1))); do
 		END { if (g) printf "%d", (b + g - 1) / g * 3 * s / 1048576 + 0.5 }')
 	if [ "${shms[$i]}" = true ]; then
 		# three copies as sparse as the base at a time (base, K, T;
-		# then K, T and run-guest.sh's copy of K for a retry) and a
-		# margin of 512 MiB
-		need=$(( $(du -m "$(readlink -- "$base")" | cut -f1) * 3 + 512 ))
+		# then K, T and run-guest.sh's copy of K for a retry), what
+		# the tool reserves in T before its commit (fallocate: on a
+		# tmpfs, memory) for the two bitmaps of every group, written
+		# or not (3 pages a group, as gmem counts), and a margin of
+		# 512 MiB
+		need=$(( $(du -m "$(readlink -- "$base")" | cut -f1) * 3 + gmem[i] * 2 / 3 + 512 ))
 		if ! why=$(kt_shm_room "${sizes[$i]}" "$need"); then
 			shmskip[$i]=$why
 			kt_log "$n: left out: $why"
