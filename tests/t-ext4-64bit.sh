@@ -8,10 +8,10 @@
 # the flex group its name hashes to (a third of the flex groups lie past
 # block 2^32, and 10 of the 40 names hash there), each with a file whose
 # attributes need a block and a file of five extents (one more than the
-# inode holds: an extent-tree leaf).  The tool fills
-# it with and without delayed allocation; e2fsck -fn is clean, the
-# contents read back, and directory blocks, attribute blocks and
-# extent-tree leaves lie past block 2^32 (and data below it too).
+# inode holds: an extent-tree leaf).  The tool fills it with and without
+# delayed allocation; e2fsck -fn is clean, the contents read back, and
+# directory blocks, attribute blocks and extent-tree leaves lie past
+# block 2^32 (and data below it too).
 # Where the kernel puts them is checked in QEMU by
 # tests/kernel/cases.list's e4k-64bit-26t (t-crosscheck-debian.sh).
 # Skipped, with the reason, when /dev/shm is missing, no tmpfs, or short
