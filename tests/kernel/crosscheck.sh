@@ -15,7 +15,10 @@
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
-#   --keep    keep all artefacts (images, trees, logs) in DIR
+#   --keep    keep all artefacts (images, trees, logs) in DIR (a case
+#             marked shm in cases.list keeps its images in a directory on
+#             /dev/shm, symlinked from DIR; without --keep it is removed
+#             at exit, after a failure too)
 #   --policy  allocator: passed to the tool as --policy and, for oldalloc,
 #             to the guest's mount as -o oldalloc (default orlov)
 #   --kernel  which kernel/build-kernel.sh build to boot (default stock;
@@ -242,6 +245,7 @@ for variant in "${variants[@]}"; do
 		targetacls+=("${targetacls[$i]}"); merges+=("${merges[$i]}")
 		ext4s+=("${ext4s[$i]}"); measureds+=("${measureds[$i]}")
 		rotationals+=("${vrot:-${rotationals[$i]}}")
+		shms+=("${shms[$i]}"); topdirs+=("${topdirs[$i]}")
 		kopts[${#names[@]} - 1]=$vmo tkernels[${#names[@]} - 1]=$vkern
 		topts[${#names[@]} - 1]=$vtopts
 	done
@@ -251,21 +255,78 @@ ncases=${#names[@]}
 
 letters=abcdefghijklmnopqrstuvwxyz
 
+# A case marked shm keeps its images in RAM ($KT_SHM, lib.sh), in a
+# directory of its own; $work/img has symlinks to them.  Removed on exit
+# (failed runs too: they are RAM) unless --keep.
+shmdir=
+shm_dir() {
+	[ -z "$shmdir" ] || return 0
+	shmdir=$(mktemp -d "$KT_SHM/orlov-crosscheck.XXXXXX") || return 1
+	if [ -z "$keep" ]; then
+		trap 'rm -rf "$work" "$shmdir"' EXIT
+	else
+		kt_log "shm cases' images: $shmdir (--keep: not removed)"
+	fi
+}
+# why a shm case was left out (nothing for the others), by index
+shmskip=()
+# MiB of guest memory for the case's groups, by index: once every
+# group's buddy is loaded (mb_groups, below) each group holds the page of
+# its block bitmap and the page of its buddy in the buddy cache and its
+# bitmap's buffer in the disk's page cache, 12 KiB with 4 KiB blocks (the
+# pages are reclaimable, but a buddy dropped is loaded again, slowly)
+gmem=()
+
 t_prep=$(date +%s)
 for i in $(seq 0 $((ncases - 1))); do
 	n=${names[$i]}
 	src=$work/payload/$n
+	base=$work/img/$n.base.img
+	if [ "${shms[$i]}" = true ]; then
+		if ! why=$(kt_shm_room "${sizes[$i]}" 64) || ! shm_dir; then
+			shmskip[$i]=${why:-cannot make a directory in $KT_SHM}
+			kt_log "$n: left out: ${shmskip[$i]}"
+			continue
+		fi
+		for k in base K T; do
+			ln -sfn "$shmdir/$n.$k.img" "$work/img/$n.$k.img"
+		done
+	fi
 	# shellcheck disable=SC2086
 	"$gentree" ${gargs[$i]} "$src" || kt_die "$n: gentree failed"
 	"$replay" manifest "$src" >"$work/payload/$n.manifest" ||
 		kt_die "$n: manifest failed"
-	base=$work/img/$n.base.img
 	kt_base_image "$i" "$base" "$target" "$work/log/$n.mke2fs" "$work/prefill" "$src"
+	gmem[$i]=$(dumpe2fs -h "$base" 2>/dev/null | awk -F: '
+		/^Block count/ { b = $2 } /^Blocks per group/ { g = $2 }
+		/^Block size/ { s = $2 }
+		END { if (g) printf "%d", (b + g - 1) / g * 3 * s / 1048576 + 0.5 }')
+	if [ "${shms[$i]}" = true ]; then
+		# three copies as sparse as the base at a time (base, K, T;
+		# then K, T and run-guest.sh's copy of K for a retry), what
+		# the tool reserves in T before its commit (fallocate: on a
+		# tmpfs, memory) for the two bitmaps of every group, written
+		# or not (3 pages a group, as gmem counts), and a margin of
+		# 512 MiB
+		need=$(( $(du -m "$(readlink -- "$base")" | cut -f1) * 3 + gmem[i] * 2 / 3 + 512 ))
+		if ! why=$(kt_shm_room "${sizes[$i]}" "$need"); then
+			shmskip[$i]=$why
+			kt_log "$n: left out: $why"
+			rm -f "$shmdir/$n".*.img "$work/img/$n".*.img
+			continue
+		fi
+	fi
 	journals[$i]=false
 	dumpe2fs -h "$base" 2>/dev/null |
 		grep -q '^Filesystem features:.*has_journal' && journals[$i]=true
-	cp --sparse=always "$base" "$work/img/$n.K.img"
-	cp --sparse=always "$base" "$work/img/$n.T.img"
+	# (cp writes through no dangling symlink: a shm case's to its file)
+	for k in K T; do
+		dst=$work/img/$n.$k.img
+		[ ! -L "$dst" ] || dst=$(readlink -- "$dst")
+		cp --sparse=always "$base" "$dst" || kt_die "$n: cannot copy the image"
+	done
+	# a shm case's base is RAM that nothing reads again (unless --keep)
+	[ "${shms[$i]}" != true ] || [ -n "$keep" ] || rm -f "$(readlink -- "$base")"
 	if $have_tool; then
 		targs=() dargs=()
 		{ $trace || $ext4trace; } && targs=(--trace "$work/log/$n.ttrace")
@@ -319,7 +380,7 @@ boot_fail=false
 t_boot=$(date +%s)
 for start in $(seq 0 "$batch" $((ncases - 1))); do
 	gs=$work/guest-$start.sh
-	disks=() picks=()
+	disks=() picks=() xmem=0
 	{
 		echo 'T=/sys/kernel/tracing'
 		if [ "$cpus" != up ]; then
@@ -352,6 +413,7 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			echo 'echo 65536 > $T/buffer_size_kb || exit 4'
 		fi
 		echo 'run_case() {'
+		echo '	tc=$(date +%s)'
 		# MOUNT: TYPE:OPTIONS, the case's own mount (see mount_of)
 		echo "	name=\$1 dev=\$2 colour=\$3 mt=\${4%%:*} mx=\${4#*:} merge=\$5 o='$mo'"
 		echo '	[ -z "$mx" ] || o=${o:+$o,}$mx'
@@ -363,7 +425,11 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 			# criteria 0 and 1, and would load them in the
 			# background from a random 0-5 s after mount: load
 			# every group now, in group order
+			echo '	t0=$(date +%s)'
 			echo '	cat /proc/fs/ext4/${dev##*/}/mb_groups >/dev/null || { echo "case $name: no mb_groups"; echo 95 >/results/$name.rc; umount /mnt; return; }'
+			# what loading them costs (the guest's log): a case of
+			# many groups pays it in time and memory
+			echo '	echo "case $name: buddies loaded in $(( $(date +%s) - t0 ))s; $(grep -E "^(MemFree|Cached):" /proc/meminfo | tr -s " " | tr "\\n" " ")"'
 		fi
 		if $trace; then
 			echo '	echo > $T/trace; echo 1 > $T/events/ext2/enable'
@@ -391,11 +457,14 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo "	[ \$rc != 0 ] || replay manifest /mnt$target >/results/\$name.manifest || rc=93"
 		echo '	umount /mnt || rc=91'
 		echo '	echo $rc >/results/$name.rc'
-		echo '	echo "case $name rc=$rc"'
+		# (the seconds: what a case costs in the guest)
+		echo '	echo "case $name rc=$rc in $(( $(date +%s) - tc ))s"'
 		echo '}'
 		j=0
 		for i in $(seq "$start" $((start + batch - 1))); do
 			[ "$i" -lt "$ncases" ] || break
+			[ -z "${shmskip[$i]:-}" ] || continue
+			xmem=$((xmem + ${gmem[$i]:-0}))
 			# a non-rotational disk (mballoc's s_mb_max_linear_groups
 			# is read at mount)
 			[ "${rotationals[$i]}" = no ] &&
@@ -408,8 +477,10 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		done
 		echo 'exit 0'
 	} >"$gs"
+	[ ${#disks[@]} -gt 0 ] || continue
 	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" "${picks[@]}" -s "$gs" \
 		"${disks[@]}" "${kmargs[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
+		-x "$xmem" \
 		-l "$work/log/console-$start.log" -t 1500 -b 180
 	grc=$?
 	[ $grc = 77 ] && exit 77
@@ -473,6 +544,10 @@ for i in $(seq 0 $((ncases - 1))); do
 	n=${names[$i]}
 	num=$((i + 1))
 	why=
+	if [ -n "${shmskip[$i]:-}" ]; then
+		echo "ok $num - $n # SKIP ${shmskip[$i]}"
+		continue
+	fi
 	krc=$(cat "$work/res/$n.rc" 2>/dev/null || echo missing)
 	if [ "$krc" != 0 ]; then
 		why="guest replay rc=$krc"
@@ -579,6 +654,11 @@ if [ $failed -gt 0 ] || $boot_fail; then
 		keepdir=${TMPDIR:-/tmp}/orlov-crosscheck-failed.$$
 		mv "$work" "$keepdir" && trap - EXIT &&
 			echo "# artefacts kept in $keepdir"
+		# shm cases' images are RAM: not kept (--keep keeps them)
+		if [ -n "$shmdir" ]; then
+			rm -rf "$shmdir"
+			echo "# (images of shm cases removed from $KT_SHM: rerun with --keep DIR to keep them)"
+		fi
 	fi
 	exit 1
 fi

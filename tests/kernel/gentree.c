@@ -39,6 +39,11 @@
  *          security.capability; then same/ with 1100 empty files carrying
  *          one identical attribute (more than one shared block can hold:
  *          its refcount stops at 1025)
+ *   spread the xattr tree, then tind/ as in the tind profile (a sparse
+ *          file of five extents: one more than the inode holds, so an
+ *          extent-tree leaf block): many directories directly in DIR,
+ *          for a target whose subdirectories ext4 spreads over the
+ *          whole image by name hash (the root, or EXT4_TOPDIR_FL)
  * --scale is roughly the number of entries (default depends on profile).
  */
 #define _GNU_SOURCE
@@ -628,7 +633,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|sparse|xattr] [--scale N] [--no-special] DIR\n");
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|sparse|xattr|spread] [--scale N] [--no-special] DIR\n");
 			return 2;
 		}
 	}
@@ -709,6 +714,18 @@ int main(int argc, char **argv)
 		for (unsigned i = 0; budget > 0; i++)
 			make_entry(dir, i, 0, 4, BIAS_MIXED);
 		gen_same(dir);
+	} else if (!strcmp(profile, "spread")) {
+		char path[4096];
+
+		budget = scale > 0 ? scale : 300;
+		with_xattrs = 1;
+		if (mkdir(dir, 0755) < 0)
+			die("mkdir", dir);
+		for (unsigned i = 0; budget > 0; i++)
+			make_entry(dir, i, 0, 4, BIAS_MIXED);
+		gen_same(dir);
+		snprintf(path, sizeof(path), "%s/tind", dir);
+		gen_tind(path);
 	} else {
 		fprintf(stderr, "gentree: unknown profile %s\n", profile);
 		return 2;

@@ -7,7 +7,7 @@
 # Usage:
 #   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR [-P NAME]... -s GUEST_SCRIPT
 #       [-d IMAGE]... [-o OUTFILE] [-t TIMEOUT_S] [-b BOOT_TIMEOUT_S]
-#       [-m MEM_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
+#       [-m MEM_MB] [-x EXTRA_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
 #       [-r RESULT_DIR [-R RESULT_MB]] [-c CPUS] [-M MODULES_DIR] [-i]
 #
 #   -k  kernel (kernel/build-kernel.sh prints one)
@@ -25,10 +25,15 @@
 #   -t  whole-run timeout in seconds (default 600)
 #   -b  seconds allowed to reach the guest script (default 120)
 #   -m  guest memory in MiB (default: 1024, more for a big payload)
+#   -x  MiB added to the default guest memory (not with -m): what the
+#       guest script needs beyond the payload, e.g. the buddy cache of a
+#       disk with many groups
 #   -a  extra kernel command line arguments
 #   -l  keep the full serial console log of the last try here
 #   -n  tries (default 3): a boot that stalls or times out is killed and
-#       retried with every IMAGE restored to its content before the first try;
+#       retried with every IMAGE restored to its content before the first try
+#       (saved in the run's temporary directory, or for an image on a
+#       tmpfs beside it on that tmpfs);
 #       so is, at once, a guest whose console shows a soft or hard lockup,
 #       an RCU stall, a hung task or a panic (kt_console_fatal in lib.sh)
 #   -r  bulk results channel: the guest script writes files under /results
@@ -57,10 +62,11 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 kernel= payload= pick=() script= outfile= timeout=600 boot_timeout=120 mem= extra=
-conslog= tries=3 resdir= resmb=512 interactive=false cpus=1
+conslog= tries=3 resdir= resmb=512 interactive=false cpus=1 xmem=0
+origs=()
 images=()
 moddir=
-while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
+while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:x:ih' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	p) payload=$OPTARG ;;
@@ -79,7 +85,8 @@ while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:ih' opt; do
 	c) cpus=$OPTARG ;;
 	i) interactive=true ;;
 	M) moddir=$OPTARG ;;
-	h) sed -n '3,55p' "$0"; exit 0 ;;
+	x) xmem=$OPTARG ;;
+	h) sed -n '3,60p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -91,6 +98,7 @@ done
 [ ${#images[@]} -le 24 ] || kt_die "at most 24 disks"
 for i in "${images[@]}"; do [ -f "$i" ] || kt_die "no image $i"; done
 [[ $cpus =~ ^[1-8]$ ]] || kt_die "-c takes 1 to 8 CPUs"
+[[ $xmem =~ ^[0-9]+$ ]] || kt_die "-x takes MiB"
 if [ -n "$moddir" ]; then
 	[ -f "$moddir/load-order" ] && [ -d "$moddir/modules" ] ||
 		kt_die "-M $moddir: no load-order and modules/ there"
@@ -125,6 +133,7 @@ qpid=
 cleanup() {
 	[ -n "$qpid" ] && kill "$qpid" 2>/dev/null || true
 	rm -rf "$work"
+	[ ${#origs[@]} = 0 ] || rm -f "${origs[@]}"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -236,20 +245,31 @@ if [ -z "$mem" ]; then
 	# a distribution kernel: a bigger image, its modules, 8192 possible
 	# CPUs' worth of per-CPU tables
 	[ -z "$moddir" ] || mem=$((mem + 256))
+	mem=$((mem + xmem))
 fi
 # unpacking the initramfs under TCG takes a while for big payloads
 boot_timeout=$(( boot_timeout + nentries / 200 + isz / 10 ))
 kt_log "initramfs: $nentries entries, ${isz} MiB; guest memory ${mem} MiB"
 
 # ---- images: keep pristine copies for retries --------------------------------
-# copy_images save|restore: the images as they were before the first try
+# copy_images save|restore: the images as they were before the first try.
+# An image on a tmpfs is saved beside it, on that tmpfs: it may be sparse
+# past the largest file the temporary directory's filesystem holds (16
+# TiB on ext4), and there its copy takes only the memory of what it has.
 copy_images() {
-	local n=0 i
+	local n=0 i d
 	for i in "${images[@]}"; do
 		if [ "$1" = save ]; then
-			cp --sparse=always "$i" "$work/orig.$n"
+			origs[$n]=$work/orig.$n
+			d=$(dirname "$(readlink -f -- "$i")")
+			if [ "$(stat -f -c %T "$d")" = tmpfs ]; then
+				origs[$n]=$(mktemp "$d/.run-guest-orig.XXXXXX") ||
+					kt_die "cannot save $i beside it"
+			fi
+			cp --sparse=always "$i" "${origs[$n]}" ||
+				kt_die "cannot save $i for a retry"
 		else
-			cp --sparse=always "$work/orig.$n" "$i"
+			cp --sparse=always "${origs[$n]}" "$i"
 		fi
 		n=$((n + 1))
 	done
