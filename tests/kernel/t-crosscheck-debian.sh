@@ -36,8 +36,7 @@
 # e4k-64bit-26t, a 26 TiB image (more than 2^32 blocks, its images
 # sparse on /dev/shm), runs in both: directories, attribute blocks and
 # extent-tree leaves past block 2^32; skipped (TAP SKIP) where /dev/shm
-# cannot hold it.  Measured for now (cases.list says why: an inherited
-# ACL's block, 53 of 1,711 paths).
+# cannot hold it.
 #
 # The heavy case (b1k-flat40k, 40,000 names in one directory: an htree
 # here, so quick) runs in the -t ext2 run only: its inodes and directory
