@@ -348,24 +348,64 @@ static int open_by_type(const struct walker *w, int dirfd, unsigned char type,
 	return fd;
 }
 
+/*
+ * No hole anywhere in @p's @size bytes, seen from the bytes alone: every
+ * 512-byte piece (the last one shorter) holds a byte other than zero.  A
+ * hole reads as zeros and is at least a sector, aligned to one, so such a
+ * file has none: lseek(SEEK_HOLE) at 0 could only have answered its size.
+ */
+static int no_hole_in(const unsigned char *p, size_t size)
+{
+	size_t at, i, end;
+
+	for (at = 0; at < size; at = end) {
+		end = size - at > 512 ? at + 512 : size;
+		for (i = at; i < end && !p[i]; i++)
+			;
+		if (i == end)
+			return 0;
+	}
+	return 1;
+}
+
+/* Read the @size bytes of a small file on the reader: NULL when short
+ * (the file changed: the walk reads it, and finds out) or out of memory. */
+static unsigned char *read_whole(int fd, size_t size)
+{
+	unsigned char *p = malloc(size);
+
+	if (p && pread(fd, p, size, 0) != (ssize_t)size) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 /* The first data range's end, and the data of a small dense file once the
  * walk reads data, for the walk (host_next_data, host_read), on the
- * reader: the same calls on the same descriptor, made earlier. */
+ * reader: the same answers as the walk's own calls, made earlier.  A small
+ * file is read first: when its bytes show it has no hole (most files), its
+ * first hole is its end without asking (a system call a file saved). */
 static void fetch_data(struct walker *w, struct ahead_slot *s)
 {
 	size_t size = (size_t)s->st.st_size;
-	off_t t = lseek(s->fd, 0, SEEK_HOLE);
+	unsigned char *data = NULL;
+	off_t t;
 
-	s->hole0 = t > 0 ? t : 0;
-	if (t < s->st.st_size || size > AHEAD_DATA ||
-	    !__atomic_load_n(&w->reads_data, __ATOMIC_RELAXED))
-		return;
-	s->data = malloc(size);
-	/* short (the file changed): the walk reads it, and finds out */
-	if (s->data && pread(s->fd, s->data, size, 0) != (ssize_t)size) {
-		free(s->data);
-		s->data = NULL;
+	if (size <= AHEAD_DATA &&
+	    __atomic_load_n(&w->reads_data, __ATOMIC_RELAXED))
+		data = read_whole(s->fd, size);
+	if (data && no_hole_in(data, size)) {
+		t = s->st.st_size;
+	} else {
+		t = lseek(s->fd, 0, SEEK_HOLE);
+		if (data && t < s->st.st_size) {
+			free(data);
+			data = NULL;
+		}
 	}
+	s->hole0 = t > 0 ? t : 0;
+	s->data = data;
 	/* all read: the walk needs no descriptor, nor to close it */
 	if (s->data) {
 		close(s->fd);
