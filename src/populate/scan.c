@@ -356,7 +356,7 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 errcode_t first_pass(struct ctx *c)
 {
 	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1,
-				.ahead = c->o->jobs > 1,
+				.ranges_only = 1, .ahead = c->o->jobs > 1,
 				.skip = c->in->skip, .nskip = c->in->nskip };
 	struct walk_visitor v = {
 		.enter_dir = scan_enter, .leave_dir = scan_leave,

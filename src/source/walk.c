@@ -406,8 +406,10 @@ static void fetch_data(struct walker *w, struct ahead_slot *s)
 	}
 	s->hole0 = t > 0 ? t : 0;
 	s->data = data;
-	/* all read: the walk needs no descriptor, nor to close it */
-	if (s->data) {
+	/* all read, or no hole and nothing to read: the walk needs no
+	 * descriptor, nor to close it (nor does the reader hold it, and wait
+	 * for the walk once HELD are) */
+	if (s->data || (t >= s->st.st_size && w->opts->ranges_only)) {
 		close(s->fd);
 		s->fd = -1;
 	}

@@ -82,6 +82,8 @@ struct file_id {
 struct walk_opts {
 	int want_xattrs;	/* read extended attributes */
 	int want_data;		/* regular files get data ops (else NULL) */
+	int ranges_only;	/* ... of which the visitor calls only
+				   next_data, never read (a check pass) */
 	int ahead;		/* open regular files ahead on a second
 				   thread (source/ahead.h) */
 	const struct file_id *skip;	/* files left out of the walk: the */
