@@ -706,26 +706,22 @@ int main(int argc, char **argv)
 		gen_fill(dir, scale > 0 ? scale : 8192);
 	} else if (!strcmp(profile, "sparse")) {
 		gen_sparse(dir, scale > 0 ? scale : 800);
-	} else if (!strcmp(profile, "xattr")) {
-		budget = scale > 0 ? scale : 500;
-		with_xattrs = 1;
-		if (mkdir(dir, 0755) < 0)
-			die("mkdir", dir);
-		for (unsigned i = 0; budget > 0; i++)
-			make_entry(dir, i, 0, 4, BIAS_MIXED);
-		gen_same(dir);
-	} else if (!strcmp(profile, "spread")) {
+	} else if (!strcmp(profile, "xattr") || !strcmp(profile, "spread")) {
+		/* spread: xattr's tree, smaller, and tind's file beside it */
+		int spread = profile[0] == 's';
 		char path[4096];
 
-		budget = scale > 0 ? scale : 300;
+		budget = scale > 0 ? scale : spread ? 300 : 500;
 		with_xattrs = 1;
 		if (mkdir(dir, 0755) < 0)
 			die("mkdir", dir);
 		for (unsigned i = 0; budget > 0; i++)
 			make_entry(dir, i, 0, 4, BIAS_MIXED);
 		gen_same(dir);
-		snprintf(path, sizeof(path), "%s/tind", dir);
-		gen_tind(path);
+		if (spread) {
+			snprintf(path, sizeof(path), "%s/tind", dir);
+			gen_tind(path);
+		}
 	} else {
 		fprintf(stderr, "gentree: unknown profile %s\n", profile);
 		return 2;
