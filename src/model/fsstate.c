@@ -121,8 +121,13 @@ uint32_t count_zero_bits(const uint8_t *map, uint32_t size)
 	return size - used;
 }
 
-uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start)
+/* The first bit equal to @set in [start, size), or size: an aligned
+ * word without one is stepped over at once (a free group's bitmap is
+ * mostly zero words, a full one's all-ones words). */
+static uint32_t find_next(const uint8_t *map, uint32_t size, uint32_t start,
+			  int set)
 {
+	uint64_t skip = set ? 0 : UINT64_MAX;
 	uint32_t i = start;
 
 	while (i < size) {
@@ -130,16 +135,26 @@ uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start)
 			uint64_t w;
 
 			memcpy(&w, map + (i >> 3), 8);
-			if (w == UINT64_MAX) {
+			if (w == skip) {
 				i += 64;
 				continue;
 			}
 		}
-		if (!bit_test(map, i))
+		if (bit_test(map, i) == set)
 			return i;
 		i++;
 	}
 	return size;
+}
+
+uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start)
+{
+	return find_next(map, size, start, 0);
+}
+
+uint32_t find_next_set_bit(const uint8_t *map, uint32_t size, uint32_t start)
+{
+	return find_next(map, size, start, 1);
 }
 
 int block_in_use(const struct fs_state *fs, fsblk_t blk)

@@ -217,6 +217,8 @@ uint32_t count_zero_bits(const uint8_t *map, uint32_t size);
 
 /* First zero bit in [start, size), or size. */
 uint32_t find_next_zero_bit(const uint8_t *map, uint32_t size, uint32_t start);
+/* First set bit in [start, size), or size. */
+uint32_t find_next_set_bit(const uint8_t *map, uint32_t size, uint32_t start);
 
 int block_in_use(const struct fs_state *fs, fsblk_t blk);
 

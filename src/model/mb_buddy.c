@@ -44,7 +44,7 @@ static void group_refresh(const struct fs_state *fs, uint32_t group,
 		count_run(mb, gr, 0, mb->cpg);
 	else
 		while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
-			e = next_set_bit(map, mb->cpg, i);
+			e = find_next_set_bit(map, mb->cpg, i);
 			count_run(mb, gr, i, e);
 			i = e;
 		}
@@ -166,7 +166,7 @@ uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
 		return 0;
 	while (rs > 0 && !bit_test(map, rs - 1))
 		rs--;
-	re = next_set_bit(map, mb->cpg, block);
+	re = find_next_set_bit(map, mb->cpg, block);
 	/* the chunk holding @block */
 	for (c = rs; c + (1u << chunk_order(mb, c, re)) <= block;
 	     c += 1u << chunk_order(mb, c, re))
@@ -208,7 +208,7 @@ uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex)
 	/* the free run around the extent, and its buddy chunk at start */
 	while (s > 0 && !bit_test(map, s - 1))
 		s--;
-	e = next_set_bit(map, mb->cpg, start);
+	e = find_next_set_bit(map, mb->cpg, start);
 	for (c = s, o = chunk_order(mb, c, e); c + (1u << o) <= start;
 	     o = chunk_order(mb, c, e))
 		c += 1u << o;

@@ -9,8 +9,6 @@
 #ifndef ORLOV_MB_INTERNAL_H
 #define ORLOV_MB_INTERNAL_H
 
-#include <string.h>
-
 #include "model/mballoc.h"
 
 /* ac_flags, with the kernel's values (fs/ext4/ext4.h): --trace prints
@@ -58,26 +56,6 @@ struct alloc_ctx {
 static inline uint8_t *gmap(const struct fs_state *fs, uint32_t group)
 {
 	return fs->mb->map + (size_t)group * fs->bytes_per_group;
-}
-
-static inline uint32_t next_set_bit(const uint8_t *map, uint32_t size,
-				    uint32_t i)
-{
-	while (i < size) {
-		if ((i & 63) == 0 && i + 64 <= size) {
-			uint64_t w;
-
-			memcpy(&w, map + (i >> 3), 8);
-			if (!w) {	/* a free group is mostly such words */
-				i += 64;
-				continue;
-			}
-		}
-		if (bit_test(map, i))
-			return i;
-		i++;
-	}
-	return i;
 }
 
 static inline int fls32(uint32_t x)

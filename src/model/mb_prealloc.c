@@ -136,7 +136,7 @@ static uint32_t release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
 		i = find_next_zero_bit(disk, end, i);
 		if (i >= end)
 			break;
-		next = next_set_bit(disk, end, i);
+		next = find_next_set_bit(disk, end, i);
 		mb_free_range(fs, ex.group, i, next - i);
 		freed += next - i;
 		i = next + 1;

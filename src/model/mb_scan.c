@@ -102,7 +102,7 @@ static void mb_simple_scan_group(struct alloc_ctx *ac, uint32_t group,
 			continue;
 		/* the buddy's first free chunk of exactly this order */
 		while ((s = find_next_zero_bit(map, mb->cpg, s)) < mb->cpg) {
-			e = next_set_bit(map, mb->cpg, s);
+			e = find_next_set_bit(map, mb->cpg, s);
 			while (s < e && chunk_order(mb, s, e) != i)
 				s += 1u << chunk_order(mb, s, e);
 			if (s < e)
@@ -133,7 +133,7 @@ static void mb_complex_scan_group(struct alloc_ctx *ac, uint32_t group,
 		i = find_next_zero_bit(map, mb->cpg, i);
 		if (i >= mb->cpg)
 			break;
-		j = skip_short ? next_set_bit(map, mb->cpg, i) : i;
+		j = skip_short ? find_next_set_bit(map, mb->cpg, i) : i;
 		if (j - i < ac->g.len && skip_short) {
 			free -= j - i < free ? j - i : free;
 			i = j;
