@@ -42,11 +42,10 @@ static errcode_t load_group(ext2_filsys e, struct fs_state *fs, uint32_t i,
 	/* Past the end of the last group: in use, as on disk. */
 	for (; nb < fs->g.blocks_per_group; nb++)
 		bit_set(bmap, nb);
-	if (fs->free_blocks[i] != fs->g.blocks_per_group)
+	if (!group_all_free(fs, i))
 		memcpy(group_bbitmap(fs, i), bmap, fs->bytes_per_group);
 	return 0;
 }
-
 
 /* Group @i's counts into its descriptor, its checksum updated. */
 static void store_group(ext2_filsys e, const struct fs_state *fs, uint32_t i)
@@ -99,21 +98,18 @@ static errcode_t bridge_groups(ext2_filsys e, struct fs_state *load,
 					group_ibitmap(fs, i));
 			if (!err)
 				err = load_group(e, load, i, nb, bmap);
-		} else if (fs->free_blocks[i] == nb) {
-			/* a group with no block in use (the counts follow
-			 * the bitmap): a cheap clear in either of libext2fs's
-			 * bitmap kinds, where a range set of zeros is not,
-			 * and the model's page of zeros is never read */
-			ext2fs_unmark_block_bitmap_range2(e->block_map, first,
-							  nb);
-			err = ext2fs_set_inode_bitmap_range2(e->inode_map,
-					ifirst, g->inodes_per_group,
-					group_ibitmap(fs, i));
-			if (!err)
-				store_group(e, store, i);
 		} else {
-			err = ext2fs_set_block_bitmap_range2(e->block_map, first,
-						nb, group_bbitmap(fs, i));
+			/* a group with no block in use: a cheap clear in
+			 * either of libext2fs's bitmap kinds, where a range
+			 * set of zeros is not, and the model's page of zeros
+			 * is never read */
+			if (group_all_free(fs, i))
+				ext2fs_unmark_block_bitmap_range2(e->block_map,
+								  first, nb);
+			else
+				err = ext2fs_set_block_bitmap_range2(
+					e->block_map, first, nb,
+					group_bbitmap(fs, i));
 			if (!err)
 				err = ext2fs_set_inode_bitmap_range2(e->inode_map,
 					ifirst, g->inodes_per_group,

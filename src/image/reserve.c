@@ -71,8 +71,6 @@ static errcode_t fill_holes(int fd, off_t off, off_t len)
 	return 0;
 }
 
-/* Superblocks and descriptor tables (each copy) and the bitmaps, of
- * every group. */
 int commit_writes_bitmap(ext2_filsys e, const struct fs_state *fs,
 			 uint32_t g, int inode)
 {
@@ -85,6 +83,8 @@ int commit_writes_bitmap(ext2_filsys e, const struct fs_state *fs,
 	return !(flags & (inode ? EXT2_BG_INODE_UNINIT : EXT2_BG_BLOCK_UNINIT));
 }
 
+/* Superblocks and descriptor tables (each copy) and the bitmaps the
+ * flush writes, of every group. */
 static errcode_t add_group_meta(ext2_filsys e, const struct fs_state *fs,
 				struct blist *l)
 {

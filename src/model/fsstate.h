@@ -183,6 +183,15 @@ static inline void fs_flex_add(struct fs_state *fs, uint32_t group,
 fsblk_t group_first_block(const struct fs_state *fs, uint32_t group);
 fsblk_t group_last_block(const struct fs_state *fs, uint32_t group);
 
+/* No block of group @g in use, by its count (the loader checked the
+ * counts against the bitmaps, the allocators keep them together): its
+ * bitmap is all zeros, which need be neither copied nor read.  A short
+ * last group, its tail marked in use, never is. */
+static inline int group_all_free(const struct fs_state *fs, uint32_t g)
+{
+	return fs->free_blocks[g] == fs->g.blocks_per_group;
+}
+
 static inline uint8_t *group_bbitmap(const struct fs_state *fs, uint32_t g)
 {
 	return fs->bbitmap + (size_t)g * fs->bytes_per_group;

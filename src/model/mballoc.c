@@ -419,7 +419,7 @@ errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
 		mb->lfo[i].head = mb->lfo[i].tail =
 			mb->avg[i].head = mb->avg[i].tail = MB_GNONE;
 	for (g = 0; g < n; g++)
-		if (fs->free_blocks[g] != fs->g.blocks_per_group)
+		if (!group_all_free(fs, g))
 			memcpy(gmap(fs, g), group_bbitmap(fs, g),
 			       fs->bytes_per_group);
 	mb->cpg = fs->g.blocks_per_group;
@@ -431,7 +431,7 @@ errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
 	mb->dirty.batch = fs->freeb.batch;
 	mb->max_linear_groups = rotational ? 4 : 0;
 	for (g = 0; g < n; g++)
-		mb_group_init(fs, g, fs->free_blocks[g] == fs->g.blocks_per_group);
+		mb_group_init(fs, g, group_all_free(fs, g));
 	return 0;
 nomem:
 	mb_state_free(fs);
