@@ -25,6 +25,9 @@ errcode_t ir_check_super(const char *path, struct ext2_super_block *out);
 /* ... of the filesystem @offset bytes into @path. */
 errcode_t ir_check_super_at(const char *path, uint64_t offset,
 			    struct ext2_super_block *out);
+/* s_blocks_count of a superblock as read from disk (little-endian),
+ * its high half with the 64bit feature. */
+uint64_t ir_blocks_count(const struct ext2_super_block *sb);
 /* For an image without an ext2 superblock (ORLOV_ERR_NOT_EXT2): what the
  * file is and what to do, in @buf; NULL when it cannot be told. */
 const char *ir_probe(const char *path, char *buf, size_t size);

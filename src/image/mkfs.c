@@ -11,6 +11,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "image/mkfs.h"
+#include "image/image_read.h"
 #include "lib/hash.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -101,12 +102,7 @@ static errcode_t extend_to_fs(const char *image, uint64_t offset)
 	    (ssize_t)sizeof(sb) &&
 	    ext2fs_le16_to_cpu(sb.s_magic) == EXT2_SUPER_MAGIC &&
 	    ext2fs_le32_to_cpu(sb.s_log_block_size) <= 6) {
-		uint64_t blocks = ext2fs_le32_to_cpu(sb.s_blocks_count);
-
-		if (ext2fs_le32_to_cpu(sb.s_feature_incompat) &
-		    EXT4_FEATURE_INCOMPAT_64BIT)
-			blocks |= (uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count_hi) << 32;
-		len = offset + (blocks <<
+		len = offset + (ir_blocks_count(&sb) <<
 				(10 + ext2fs_le32_to_cpu(sb.s_log_block_size)));
 		if ((uint64_t)st.st_size < len && ftruncate(fd, (off_t)len))
 			err = (errcode_t)errno;

@@ -21,6 +21,15 @@
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
+uint64_t ir_blocks_count(const struct ext2_super_block *sb)
+{
+	uint64_t blocks = ext2fs_le32_to_cpu(sb->s_blocks_count);
+
+	if (ext2fs_le32_to_cpu(sb->s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
+		blocks |= (uint64_t)ext2fs_le32_to_cpu(sb->s_blocks_count_hi) << 32;
+	return blocks;
+}
+
 /*
  * The superblock's geometry, read raw and checked before libext2fs sees
  * it: libext2fs 1.47 trusts some of these fields (a wrong
@@ -56,9 +65,7 @@ errcode_t ir_check_super_at(const char *path, uint64_t offset,
 	ipg = ext2fs_le32_to_cpu(sb.s_inodes_per_group);
 	isz = ext2fs_le32_to_cpu(sb.s_rev_level) == EXT2_GOOD_OLD_REV ?
 	      EXT2_GOOD_OLD_INODE_SIZE : ext2fs_le16_to_cpu(sb.s_inode_size);
-	blocks = ext2fs_le32_to_cpu(sb.s_blocks_count);
-	if (ext2fs_le32_to_cpu(sb.s_feature_incompat) & EXT4_FEATURE_INCOMPAT_64BIT)
-		blocks |= (uint64_t)ext2fs_le32_to_cpu(sb.s_blocks_count_hi) << 32;
+	blocks = ir_blocks_count(&sb);
 	if (ext2fs_le32_to_cpu(sb.s_first_data_block) != (bs == 1024) ||
 	    bpg < 8 || bpg > 8 * bs || ipg < 1 || ipg > 8 * bs ||
 	    isz < EXT2_GOOD_OLD_INODE_SIZE || isz > bs || (isz & (isz - 1)) ||
