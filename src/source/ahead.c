@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * The reader thread of ahead.h.  One lock guards every field shared with
- * it; a slot is the reader's from its claim until it is marked done, then
- * the walk's.  The reader stays in the directory the walk is in, at most
- * RING names and HELD open descriptors ahead (files with data: the empty
- * ones it closes itself), and stops at a name readdir calls a directory
- * (or does not know): so when the walk goes down into one, nothing of the
- * parent is held open behind it.
+ * it; a slot is its claimer's (the reader's, or the walk's, reading ahead
+ * of itself while the reader is behind) from the claim until it is marked
+ * done, then the walk's.  The reader stays in the directory the walk is
+ * in, at most RING names and HELD open descriptors ahead (files with
+ * data: the empty ones it closes itself), and stops at a name readdir
+ * calls a directory (or does not know): so when the walk goes down into
+ * one, nothing of the parent is held open behind it.
  */
 #include "config.h"
 
@@ -64,42 +65,52 @@ static int claimable(const struct ahead_dir *d)
 	return t != DT_DIR && t != DT_UNKNOWN;
 }
 
+/*
+ * Claim the next name of @d and read it into its slot, the lock dropped
+ * meanwhile: the reader's loop, and the walk's while it would otherwise
+ * wait for the reader (a slot is whoever claimed it, so two of them never
+ * read one name).  @reader: the reader thread, which ahead_enter waits
+ * out of the directory.
+ */
+static void fetch_next(struct ahead *a, struct ahead_dir *d, int reader)
+{
+	struct ahead_slot *s;
+	size_t i = d->claim++;
+
+	s = &d->ring[i % RING];
+	d->state[i % RING] = SLOT_BUSY;
+	memset(s, 0, sizeof(*s));
+	s->fd = -1;
+	/* symlinks, devices: nothing to open, the walk reads them */
+	if (d->names[i].type == DT_REG) {
+		int dirfd = d->dirfd;
+
+		a->busy += reader;
+		pthread_mutex_unlock(&a->lock);
+		a->fetch(a->arg, dirfd, d->names[i].s, s);
+		pthread_mutex_lock(&a->lock);
+		a->busy -= reader;
+	}
+	d->state[i % RING] = SLOT_DONE;
+	d->held += s->fd >= 0;
+	/* the walk, waiting, wakes half a ring later, not once a name */
+	if (a->waiting && (i >= a->want || !claimable(d)))
+		pthread_cond_broadcast(&a->done);
+}
+
 static void *reader(void *p)
 {
 	struct ahead *a = p;
 
 	pthread_mutex_lock(&a->lock);
 	while (!a->quit) {
-		struct ahead_dir *d = a->cur;
-		struct ahead_slot *s;
-		size_t i;
-
-		if (!claimable(d)) {
+		if (!claimable(a->cur)) {
 			a->idle = 1;
 			pthread_cond_wait(&a->work, &a->lock);
 			a->idle = 0;
 			continue;
 		}
-		i = d->claim++;
-		s = &d->ring[i % RING];
-		d->state[i % RING] = SLOT_BUSY;
-		memset(s, 0, sizeof(*s));
-		s->fd = -1;
-		/* symlinks, devices: nothing to open, the walk reads them */
-		if (d->names[i].type == DT_REG) {
-			int dirfd = d->dirfd;
-
-			a->busy = 1;
-			pthread_mutex_unlock(&a->lock);
-			a->fetch(a->arg, dirfd, d->names[i].s, s);
-			pthread_mutex_lock(&a->lock);
-			a->busy = 0;
-		}
-		d->state[i % RING] = SLOT_DONE;
-		d->held += s->fd >= 0;
-		/* the walk, waiting, wakes half a ring later, not once a name */
-		if (a->waiting && (i >= a->want || !claimable(d)))
-			pthread_cond_broadcast(&a->done);
+		fetch_next(a, a->cur, 1);
 	}
 	pthread_mutex_unlock(&a->lock);
 	return NULL;
@@ -197,6 +208,12 @@ int ahead_take(struct ahead *a, struct ahead_dir *d, size_t i,
 	} else {
 		a->want = i + RING / 2;
 		while (d->state[i % RING] != SLOT_DONE) {
+			/* The reader is behind: read a name further on rather
+			 * than wait (with two cores, the walk's idle one). */
+			if (claimable(d)) {
+				fetch_next(a, d, 0);
+				continue;
+			}
 			a->waiting = 1;
 			pthread_cond_wait(&a->done, &a->lock);
 			a->waiting = 0;

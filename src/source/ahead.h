@@ -7,7 +7,10 @@
  * itself, only earlier: the walk still takes the entries one by one in
  * its order, so nothing it creates or places can change.  Anything the
  * reader did not do (another type, a failure, a name it had not reached)
- * the walk does itself as before.
+ * the walk does itself as before.  Where the reader falls behind (small
+ * files: its system calls are most of the work), the walk, rather than
+ * wait for a name, reads the next unclaimed ones itself, as the reader
+ * would: both CPUs read.
  */
 #ifndef ORLOV_AHEAD_H
 #define ORLOV_AHEAD_H
