@@ -117,45 +117,64 @@ static int all_zero(const unsigned char *p, size_t n)
 	return 1;
 }
 
+/* Block @b's old contents @old, kept (NULL when all zeros: most of what a
+ * fresh image's commit overwrites, its inode tables). */
+static errcode_t save_block(struct guard *g, unsigned long long b,
+			    unsigned long long bs, const unsigned char *old)
+{
+	unsigned char *buf = NULL;
+	struct saved *s;
+
+	if (grow_array(&g->saved, &g->cap, g->n + 1, sizeof(*g->saved), 256))
+		return ENOMEM;
+	if (!all_zero(old, (size_t)bs)) {
+		buf = malloc((size_t)bs);
+		if (!buf)
+			return ENOMEM;
+		memcpy(buf, old, (size_t)bs);
+	}
+	if (mark_saved(g, b * bs)) {
+		free(buf);
+		return ENOMEM;
+	}
+	s = &g->saved[g->n++];
+	s->off = b * bs;
+	s->len = (unsigned int)bs;
+	s->data = buf;
+	return 0;
+}
+
+/* Blocks read with one call (the channel's cache is off: a read is a
+ * system call, and a commit overwrites long runs). */
+#define SAVE_RUN 256
+
 /* Save the channel blocks under [off, off + len) not saved yet. */
 static errcode_t save_range(io_channel ch, unsigned long long off,
 			    unsigned long long len)
 {
 	struct guard *g = guard_of(ch);
-	unsigned long long bs = (unsigned long long)ch->block_size, b;
-	errcode_t err;
+	unsigned long long bs = (unsigned long long)ch->block_size;
+	unsigned long long b, n, k, last;
+	unsigned char *run = NULL;
+	errcode_t err = 0;
 
 	if (!g->saving || !len)
 		return 0;
-	for (b = off / bs; b <= (off + len - 1) / bs; b++) {
-		struct saved *s;
-		unsigned char *buf;
-
+	last = (off + len - 1) / bs;
+	for (b = off / bs; !err && b <= last; b += n) {
+		n = 1;
 		if (is_saved(g, b * bs))
 			continue;
-		if (grow_array(&g->saved, &g->cap, g->n + 1,
-			       sizeof(*g->saved), 256))
+		while (n < SAVE_RUN && b + n <= last && !is_saved(g, (b + n) * bs))
+			n++;
+		if (!run && !(run = malloc((size_t)(SAVE_RUN * bs))))
 			return ENOMEM;
-		buf = malloc((size_t)bs);
-		if (!buf)
-			return ENOMEM;
-		err = io_channel_read_blk64(g->real, b, 1, buf);
-		if (err == 0)
-			err = mark_saved(g, b * bs);
-		if (err) {
-			free(buf);
-			return err;
-		}
-		if (all_zero(buf, (size_t)bs)) {
-			free(buf);
-			buf = NULL;
-		}
-		s = &g->saved[g->n++];
-		s->off = b * bs;
-		s->len = (unsigned int)bs;
-		s->data = buf;
+		err = io_channel_read_blk64(g->real, b, (int)n, run);
+		for (k = 0; !err && k < n; k++)
+			err = save_block(g, b + k, bs, run + k * bs);
 	}
-	return 0;
+	free(run);
+	return err;
 }
 
 static errcode_t guard_close(io_channel ch)
