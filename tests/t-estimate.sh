@@ -34,3 +34,22 @@ grep -qx "orlov-populate: Not enough free blocks in the image for the source tre
 	"$T_TMP/err" || { cat "$T_TMP/err" >&2; t_fail "long names: not refused by the check"; }
 dumpe2fs "$img" 2>/dev/null | cmp -s - "$T_TMP/before" || t_fail "long names: image changed"
 echo "directory blocks: refused by the check: $(cat "$T_TMP/err")"
+
+# Holes are not counted: a file of 64 MiB with one 1 KiB block of data
+# fits in a 4 MiB image (the check asks for the data ranges of a file the
+# host allocated less than its size), a dense one of 5 MiB does not (a
+# file allocated whole is counted whole, without asking).
+mkdir "$T_TMP/holes" "$T_TMP/dense"
+printf data | dd of="$T_TMP/holes/s" bs=1024 seek=30000 conv=notrunc 2>/dev/null &&
+	truncate -s 64M "$T_TMP/holes/s" || t_fail "holes: sparse file"
+head -c 5242880 /dev/urandom >"$T_TMP/dense/d" || t_fail "dense file"
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+"$ORLOV_POPULATE" -q "$img" "$T_TMP/holes" 2>"$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "holes: a 64 MiB file of one block refused"; }
+t_fsck "$img"
+t_verify "$img" "$T_TMP/holes"
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+"$ORLOV_POPULATE" "$img" "$T_TMP/dense" 2>"$T_TMP/err" && t_fail "dense: 5 MiB in 4 MiB taken"
+grep -q "^orlov-populate: Not enough free blocks in the image for the source tree while checking" "$T_TMP/err" ||
+	{ cat "$T_TMP/err" >&2; t_fail "dense: not refused by the check"; }
+echo "holes: a 64 MiB file of one block fits in 4 MiB; 5 MiB of data is refused by the check"

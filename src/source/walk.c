@@ -392,6 +392,12 @@ static void fetch_data(struct walker *w, struct ahead_slot *s)
 	unsigned char *data = NULL;
 	off_t t;
 
+	if (w->opts->ranges_only && src_allocated_whole(&s->st)) {
+		/* the check pass counts it whole (scan.c): no range asked */
+		close(s->fd);
+		s->fd = -1;
+		return;
+	}
 	if (size <= AHEAD_DATA &&
 	    __atomic_load_n(&w->reads_data, __ATOMIC_RELAXED))
 		data = read_whole(s->fd, size);
