@@ -16,10 +16,12 @@
  *
  * The work is shared by THREADS threads (default: the CPUs online), as a
  * tool may use every CPU of the machine (orlov-populate reads the source
- * on two): a queue of directories to read and of batches of up to BATCH
- * names of one directory to copy.  Each thread fills its own buffer and
- * takes the next stretch of RAW for it when it writes it out, so RAW holds
- * the bytes in no particular order.
+ * on two): a queue of directories to read, of batches of up to BATCH
+ * names of one directory to copy and of CHUNK-byte pieces of the files
+ * larger than that (copied by the kernel, copy_file_range, where it can).
+ * Each thread fills its own buffer and takes the next stretch of RAW for
+ * it when it writes it out, so RAW holds the bytes in no particular
+ * order.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -42,9 +44,18 @@ struct dir {
 	int refs;		/* batches not done, and its reader */
 };
 
+/* A file of more than CHUNK bytes, copied in pieces by every thread. */
+struct big {
+	int fd;
+	int refs;		/* pieces not done */
+	uint64_t at;		/* its stretch of RAW */
+};
+
 struct item {
 	struct item *next;
 	char *path;		/* a directory to read, or NULL: */
+	struct big *big;	/* a piece of @big, or NULL: */
+	uint64_t off, len;
 	struct dir *d;		/* names of @d to copy */
 	size_t n;
 	char *names[BATCH];
@@ -107,6 +118,7 @@ static uint64_t take(struct floor *f, uint64_t len)
 struct buf {
 	char *p;
 	size_t held;
+	char *scratch;		/* CHUNK bytes for copies without the kernel's */
 };
 
 static int flush(struct floor *f, struct buf *b)
@@ -129,21 +141,21 @@ static int flush(struct floor *f, struct buf *b)
 	return 0;
 }
 
-/* [s, t) of @fd at @at + s of RAW through @b's buffer (emptied): where
+/* [s, t) of @fd at @at + s of RAW through @b's scratch buffer: where
  * copy_file_range cannot (another file system: EXDEV). */
 static int copy_range_read(struct floor *f, struct buf *b, int fd, off_t s,
 			   off_t t, uint64_t at)
 {
 	while (s < t) {
 		size_t len = (size_t)(t - s) < CHUNK ? (size_t)(t - s) : CHUNK;
-		ssize_t n = pread(fd, b->p, len, s), w;
+		ssize_t n = pread(fd, b->scratch, len, s), w;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? errno : 0;	/* shorter now */
 		for (w = 0; w < n;) {
-			ssize_t k = pwrite(f->out, b->p + w, (size_t)(n - w),
+			ssize_t k = pwrite(f->out, b->scratch + w, (size_t)(n - w),
 					   (off_t)(at + (uint64_t)s) + w);
 
 			if (k < 0 && errno == EINTR)
@@ -157,6 +169,26 @@ static int copy_range_read(struct floor *f, struct buf *b, int fd, off_t s,
 	return 0;
 }
 
+/* [s, t) of @fd to @at + s of RAW: in the kernel where it can. */
+static int copy_range(struct floor *f, struct buf *b, int fd, off_t s,
+		      off_t t, uint64_t at)
+{
+	while (s < t) {
+		loff_t in = s, o = (loff_t)(at + (uint64_t)s);
+		ssize_t n = copy_file_range(fd, &in, f->out, &o, (size_t)(t - s), 0);
+
+		if (n < 0 && (errno == EXDEV || errno == EINVAL ||
+			      errno == EOPNOTSUPP || errno == ENOSYS))
+			return copy_range_read(f, b, fd, s, t, at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? errno : 0;	/* shorter now */
+		s += n;
+	}
+	return 0;
+}
+
 static int copy_sparse(struct floor *f, struct buf *b, int fd, uint64_t size)
 {
 	uint64_t at = take(f, size);
@@ -164,32 +196,67 @@ static int copy_sparse(struct floor *f, struct buf *b, int fd, uint64_t size)
 
 	while ((uint64_t)off < size) {
 		off_t s = lseek(fd, off, SEEK_DATA), t;
+		int err;
 
 		if (s < 0)
 			return errno == ENXIO ? 0 : errno;	/* a hole to the end */
 		t = lseek(fd, s, SEEK_HOLE);
 		if (t < 0)
 			return errno;
-		while (s < t) {
-			loff_t in = s, o = (loff_t)(at + (uint64_t)s);
-			ssize_t n = copy_file_range(fd, &in, f->out, &o,
-						    (size_t)(t - s), 0);
-
-			if (n < 0 && (errno == EXDEV || errno == EINVAL ||
-				      errno == EOPNOTSUPP || errno == ENOSYS)) {
-				int err = copy_range_read(f, b, fd, s, t, at);
-
-				if (err)
-					return err;
-				break;
-			}
-			if (n <= 0)
-				return n < 0 ? errno : EIO;
-			s += n;
-		}
+		err = copy_range(f, b, fd, s, t, at);
+		if (err)
+			return err;
 		off = t;
 	}
 	return 0;
+}
+
+static void big_put(struct floor *f, struct big *g)
+{
+	int last;
+
+	pthread_mutex_lock(&f->lock);
+	last = --g->refs == 0;
+	pthread_mutex_unlock(&f->lock);
+	if (last) {
+		close(g->fd);
+		free(g);
+	}
+}
+
+/* A big dense file: its pieces after the first queued for every thread,
+ * the first copied here; @fd is the pieces' from now on. */
+static int copy_big(struct floor *f, struct buf *b, int fd, uint64_t size)
+{
+	struct big *g = malloc(sizeof(*g));
+	uint64_t off;
+	int err;
+
+	if (!g) {
+		close(fd);
+		return ENOMEM;
+	}
+	g->fd = fd;
+	g->refs = 1;
+	g->at = take(f, size);
+	for (off = CHUNK; off < size; off += CHUNK) {
+		struct item *it = calloc(1, sizeof(*it));
+
+		if (!it) {
+			big_put(f, g);
+			return ENOMEM;
+		}
+		it->big = g;
+		it->off = off;
+		it->len = size - off < CHUNK ? size - off : CHUNK;
+		pthread_mutex_lock(&f->lock);
+		g->refs++;
+		pthread_mutex_unlock(&f->lock);
+		put(f, it);
+	}
+	err = copy_range(f, b, fd, 0, CHUNK, g->at);
+	big_put(f, g);
+	return err;
 }
 
 static int copy_file(struct floor *f, struct buf *b, int dfd, const char *name)
@@ -206,12 +273,12 @@ static int copy_file(struct floor *f, struct buf *b, int dfd, const char *name)
 	if (fd < 0)
 		return errno;
 	if ((uint64_t)st.st_blocks * 512 < (uint64_t)st.st_size) {
-		err = b->held ? flush(f, b) : 0;
-		if (!err)
-			err = copy_sparse(f, b, fd, (uint64_t)st.st_size);
+		err = copy_sparse(f, b, fd, (uint64_t)st.st_size);
 		close(fd);
 		return err;
 	}
+	if ((uint64_t)st.st_size > CHUNK)
+		return copy_big(f, b, fd, (uint64_t)st.st_size);
 	for (want = (uint64_t)st.st_size; want && !err;) {
 		size_t room = CHUNK - b->held;
 		ssize_t n;
@@ -328,8 +395,8 @@ static int read_dir(struct floor *f, const char *path)
 static void *worker(void *p)
 {
 	struct floor *f = p;
-	struct buf b = { malloc(CHUNK), 0 };
-	int err = b.p ? 0 : ENOMEM;
+	struct buf b = { malloc(CHUNK), 0, malloc(CHUNK) };
+	int err = b.p && b.scratch ? 0 : ENOMEM;
 
 	if (err)
 		fail(f, err, "allocating");
@@ -340,7 +407,7 @@ static void *worker(void *p)
 
 		while (!f->head && f->active && !f->err)
 			pthread_cond_wait(&f->more, &f->lock);
-		if (!f->head || f->err || !b.p)
+		if (!f->head || f->err || err)
 			break;
 		it = f->head;
 		f->head = it->next;
@@ -353,6 +420,12 @@ static void *worker(void *p)
 			if (err)
 				fail(f, err, "reading a directory");
 			free(it->path);
+		} else if (it->big) {
+			err = copy_range(f, &b, it->big->fd, (off_t)it->off,
+					 (off_t)(it->off + it->len), it->big->at);
+			if (err)
+				fail(f, err, "copying a file");
+			big_put(f, it->big);
 		} else {
 			for (i = 0; i < it->n; i++) {
 				if (!err && (err = copy_file(f, &b, it->d->fd,
@@ -373,6 +446,7 @@ static void *worker(void *p)
 	if (b.p && b.held && (err = flush(f, &b)))
 		fail(f, err, "writing");
 	free(b.p);
+	free(b.scratch);
 	return NULL;
 }
 

@@ -182,7 +182,7 @@ printf 'workload\ttool\trun\tseconds\tuser_s\tsys_s\trss_kib\n' >"$out/cpu.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
-note "Floor: raw copy = \`bench/floor.c SRC RAW\` (built here with cc -O2, run on every CPU: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?) threads): the contents of every regular file concatenated into one file RAW in the scratch directory (the images' file system), then fsync: the same bytes, no metadata, no padding to blocks. One unsorted walk (getdents64), an lstat per file, and for a non-empty one an open, one read and a close, the threads sharing directories and batches of 256 names; the bytes go out in 8 MiB writes. Sparse files are copied by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes. Every tool reads at least as much and writes at least these bytes with the same fsync, and uses at most the same CPUs: its ratio to the floor should be >= 1."
+note "Floor: raw copy = \`bench/floor.c SRC RAW\` (built here with cc -O2, run on every CPU: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?) threads): the contents of every regular file concatenated into one file RAW in the scratch directory (the images' file system), then fsync: the same bytes, no metadata, no padding to blocks. One unsorted walk (getdents64), an lstat per file, and for a non-empty one an open, one read and a close, the threads sharing directories, batches of 256 names and 8 MiB pieces of bigger files; the bytes go out in 8 MiB writes (copy_file_range for the big pieces). Sparse files are copied by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes. Every tool reads at least as much and writes at least these bytes with the same fsync, and uses at most the same CPUs: its ratio to the floor should be >= 1."
 note "empty-big: one directory of $( [ $quick = 1 ] && echo 100,000 || echo 1,000,000 ) empty files, orlov-populate and the floor only (mke2fs -d, genext2fs and debugfs are quadratic in one directory: hours); with empty it gives the growth exponent of one directory, so that a quadratic name check cannot come back unnoticed."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
 note "genext2fs is stopped after $gxmax s, on the empty workload (one directory) after $gxmax_empty s: its time grows much faster than the directory (more than 7 minutes for 100,000 entries); a stopped run is reported as such, with no image."
@@ -473,6 +473,9 @@ for w in $wl; do
 		done
 		continue
 	fi
+	# the tree's own writeback (huge's is on the scratch disk) is not
+	# left to slow down the first timed run
+	sync
 	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
 	src=$(srcof "$w")
 	first=1
