@@ -39,15 +39,20 @@
 #define CHUNK (8u << 20)
 #define BATCH 256
 
-struct dir {
+/* A descriptor shared by the items that use it, closed by the last. */
+struct fdref {
 	int fd;
-	int refs;		/* batches not done, and its reader */
+	int refs;		/* items not done (and who makes them) */
+};
+
+/* A directory being copied: batches of its names. */
+struct dir {
+	struct fdref r;		/* first: freed as the fdref */
 };
 
 /* A file of more than CHUNK bytes, copied in pieces by every thread. */
 struct big {
-	int fd;
-	int refs;		/* pieces not done */
+	struct fdref r;		/* first: freed as the fdref */
 	uint64_t at;		/* its stretch of RAW */
 };
 
@@ -96,16 +101,24 @@ static void put(struct floor *f, struct item *it)
 	pthread_mutex_unlock(&f->lock);
 }
 
-static void dir_put(struct floor *f, struct dir *d)
+static void fdref_get(struct floor *f, struct fdref *r)
+{
+	pthread_mutex_lock(&f->lock);
+	r->refs++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+/* @r's item is done: the last closes it and frees its holder. */
+static void fdref_put(struct floor *f, struct fdref *r)
 {
 	int last;
 
 	pthread_mutex_lock(&f->lock);
-	last = --d->refs == 0;
+	last = --r->refs == 0;
 	pthread_mutex_unlock(&f->lock);
 	if (last) {
-		close(d->fd);
-		free(d);
+		close(r->fd);
+		free(r);
 	}
 }
 
@@ -211,19 +224,6 @@ static int copy_sparse(struct floor *f, struct buf *b, int fd, uint64_t size)
 	return 0;
 }
 
-static void big_put(struct floor *f, struct big *g)
-{
-	int last;
-
-	pthread_mutex_lock(&f->lock);
-	last = --g->refs == 0;
-	pthread_mutex_unlock(&f->lock);
-	if (last) {
-		close(g->fd);
-		free(g);
-	}
-}
-
 /* A big dense file: its pieces after the first queued for every thread,
  * the first copied here; @fd is the pieces' from now on. */
 static int copy_big(struct floor *f, struct buf *b, int fd, uint64_t size)
@@ -236,26 +236,24 @@ static int copy_big(struct floor *f, struct buf *b, int fd, uint64_t size)
 		close(fd);
 		return ENOMEM;
 	}
-	g->fd = fd;
-	g->refs = 1;
+	g->r.fd = fd;
+	g->r.refs = 1;
 	g->at = take(f, size);
 	for (off = CHUNK; off < size; off += CHUNK) {
 		struct item *it = calloc(1, sizeof(*it));
 
 		if (!it) {
-			big_put(f, g);
+			fdref_put(f, &g->r);
 			return ENOMEM;
 		}
 		it->big = g;
 		it->off = off;
 		it->len = size - off < CHUNK ? size - off : CHUNK;
-		pthread_mutex_lock(&f->lock);
-		g->refs++;
-		pthread_mutex_unlock(&f->lock);
+		fdref_get(f, &g->r);
 		put(f, it);
 	}
 	err = copy_range(f, b, fd, 0, CHUNK, g->at);
-	big_put(f, g);
+	fdref_put(f, &g->r);
 	return err;
 }
 
@@ -315,16 +313,16 @@ static int read_dir(struct floor *f, const char *path)
 		free(d);
 		return ENOMEM;
 	}
-	d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->fd < 0) {
+	d->r.fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->r.fd < 0) {
 		err = errno;
 		free(buf);
 		free(d);
 		return err;
 	}
-	d->refs = 1;
+	d->r.refs = 1;
 	for (;;) {
-		long n = syscall(SYS_getdents64, d->fd, buf, 1 << 16);
+		long n = syscall(SYS_getdents64, d->r.fd, buf, 1 << 16);
 		long at;
 
 		if (n <= 0) {
@@ -341,7 +339,7 @@ static int read_dir(struct floor *f, const char *path)
 			if (type == DT_UNKNOWN) {
 				struct stat st;
 
-				if (fstatat(d->fd, e->d_name, &st,
+				if (fstatat(d->r.fd, e->d_name, &st,
 					    AT_SYMLINK_NOFOLLOW)) {
 					err = errno;
 					break;
@@ -367,9 +365,7 @@ static int read_dir(struct floor *f, const char *path)
 						break;
 					}
 					it->d = d;
-					pthread_mutex_lock(&f->lock);
-					d->refs++;
-					pthread_mutex_unlock(&f->lock);
+					fdref_get(f, &d->r);
 				}
 				it->names[it->n] = strdup(e->d_name);
 				if (!it->names[it->n]) {
@@ -388,7 +384,7 @@ static int read_dir(struct floor *f, const char *path)
 	if (it)
 		put(f, it);
 	free(buf);
-	dir_put(f, d);
+	fdref_put(f, &d->r);
 	return err;
 }
 
@@ -421,19 +417,19 @@ static void *worker(void *p)
 				fail(f, err, "reading a directory");
 			free(it->path);
 		} else if (it->big) {
-			err = copy_range(f, &b, it->big->fd, (off_t)it->off,
+			err = copy_range(f, &b, it->big->r.fd, (off_t)it->off,
 					 (off_t)(it->off + it->len), it->big->at);
 			if (err)
 				fail(f, err, "copying a file");
-			big_put(f, it->big);
+			fdref_put(f, &it->big->r);
 		} else {
 			for (i = 0; i < it->n; i++) {
-				if (!err && (err = copy_file(f, &b, it->d->fd,
+				if (!err && (err = copy_file(f, &b, it->d->r.fd,
 							     it->names[i])))
 					fail(f, err, "copying a file");
 				free(it->names[i]);
 			}
-			dir_put(f, it->d);
+			fdref_put(f, &it->d->r);
 		}
 		free(it);
 		pthread_mutex_lock(&f->lock);
