@@ -181,7 +181,7 @@ printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
 printf 'workload\ttool\trun\tseconds\tuser_s\tsys_s\trss_kib\n' >"$out/cpu.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
 
-note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
+note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; each run starts after a sync, so it pays for no earlier run's writeback; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
 note "Floor: raw copy = \`bench/floor.c SRC RAW\` (built here with cc -O2, run on every CPU: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?) threads): the contents of every regular file concatenated into one file RAW in the scratch directory (the images' file system), then fsync: the same bytes, no metadata, no padding to blocks. One unsorted walk (getdents64), an lstat per file, and for a non-empty one an open, one read and a close, the threads sharing directories, batches of 256 names and 8 MiB pieces of bigger files; the bytes go out in 8 MiB writes (copy_file_range for the big pieces). Sparse files are copied by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes. Every tool reads at least as much and writes at least these bytes with the same fsync, and uses at most the same CPUs: its ratio to the floor should be >= 1."
 note "empty-big: one directory of $( [ $quick = 1 ] && echo 100,000 || echo 1,000,000 ) empty files, orlov-populate and the floor only (mke2fs -d, genext2fs and debugfs are quadratic in one directory: hours); with empty it gives the growth exponent of one directory, so that a quadratic name check cannot come back unnoticed."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
@@ -349,6 +349,9 @@ measure() {
 	while :; do
 		rm -f "$mimg"
 		[ "$mprep" = copy ] && cp --sparse=always "$empty" "$mimg"
+		# nothing dirty left from the copy or an earlier run: each run
+		# pays for its own writeback only
+		sync
 		timeit "$mw" "$mt" $i "$mimg" "$@" || return 1
 		again $i || return 0
 		i=$((i + 1))
