@@ -65,7 +65,7 @@ static void fetch(void *arg, int dirfd, const char *name,
 int main(void)
 {
 	struct walk_name names[N];
-	char buf[N][8];
+	char buf[N][16];
 	struct rec r;
 	struct ahead *a;
 	struct ahead_dir *d;
