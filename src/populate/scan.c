@@ -331,19 +331,19 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			c->scan.need_blocks++;
 	} else if (S_ISREG(e->st.st_mode)) {
 		uint64_t off = 0, s, t, nb = 0, last = UINT64_MAX;
+		uint64_t size = (uint64_t)e->st.st_size;
+		/* (The walk opened it: readable before we write.)  Where the
+		 * host allocated the whole size, the whole size is the one
+		 * range, unasked: a hole could only lower the bound. */
+		int whole = src_allocated_whole(&e->st);
 
-		/* (The walk opened it: readable before we write.)  Holes
-		 * asked for only where the host allocated less than the
-		 * size: an upper bound either way. */
-		if (src_allocated_whole(&e->st) && e->st.st_size) {
-			nb = ((uint64_t)e->st.st_size - 1) / bs + 1;
-			last = nb - 1;
-			off = (uint64_t)e->st.st_size;
-		}
-		while (off < (uint64_t)e->st.st_size) {
-			err = e->data->next_data(e, off, &s, &t);
-			if (err)
+		while (off < size) {
+			if (whole) {
+				s = 0;
+				t = size;
+			} else if ((err = e->data->next_data(e, off, &s, &t))) {
 				return fail(c, err, "reading", e->path);
+			}
 			if (s >= t)
 				break;
 			nb += (t - 1) / bs - s / bs + 1 - (s / bs == last);
