@@ -154,20 +154,23 @@ static errcode_t save_range(io_channel ch, unsigned long long off,
 {
 	struct guard *g = guard_of(ch);
 	unsigned long long bs = (unsigned long long)ch->block_size;
-	unsigned long long b, n, k, last;
+	unsigned long long b, n, k, last, most;
 	unsigned char *run = NULL;
 	errcode_t err = 0;
 
 	if (!g->saving || !len)
 		return 0;
 	last = (off + len - 1) / bs;
+	/* the longest run this range can hold: a one-block write reads
+	 * one block into one block's room */
+	most = last - off / bs + 1 < SAVE_RUN ? last - off / bs + 1 : SAVE_RUN;
 	for (b = off / bs; !err && b <= last; b += n) {
 		n = 1;
 		if (is_saved(g, b * bs))
 			continue;
-		while (n < SAVE_RUN && b + n <= last && !is_saved(g, (b + n) * bs))
+		while (n < most && b + n <= last && !is_saved(g, (b + n) * bs))
 			n++;
-		if (!run && !(run = malloc((size_t)(SAVE_RUN * bs))))
+		if (!run && !(run = malloc((size_t)(most * bs))))
 			return ENOMEM;
 		err = io_channel_read_blk64(g->real, b, (int)n, run);
 		for (k = 0; !err && k < n; k++)
