@@ -45,11 +45,6 @@ struct fdref {
 	int refs;		/* items not done (and who makes them) */
 };
 
-/* A directory being copied: batches of its names. */
-struct dir {
-	struct fdref r;		/* first: freed as the fdref */
-};
-
 /* A file of more than CHUNK bytes, copied in pieces by every thread. */
 struct big {
 	struct fdref r;		/* first: freed as the fdref */
@@ -61,7 +56,7 @@ struct item {
 	char *path;		/* a directory to read, or NULL: */
 	struct big *big;	/* a piece of @big, or NULL: */
 	uint64_t off, len;
-	struct dir *d;		/* names of @d to copy */
+	struct fdref *d;	/* names of directory @d to copy */
 	size_t n;
 	char *names[BATCH];
 };
@@ -134,13 +129,13 @@ struct buf {
 	char *scratch;		/* CHUNK bytes for copies without the kernel's */
 };
 
-static int flush(struct floor *f, struct buf *b)
+/* @len bytes of @p at @at of RAW. */
+static int write_at(struct floor *f, const char *p, size_t len, uint64_t at)
 {
-	uint64_t at = take(f, b->held);
 	size_t done = 0;
 
-	while (done < b->held) {
-		ssize_t n = pwrite(f->out, b->p + done, b->held - done,
+	while (done < len) {
+		ssize_t n = pwrite(f->out, p + done, len - done,
 				   (off_t)(at + done));
 
 		if (n < 0) {
@@ -150,8 +145,15 @@ static int flush(struct floor *f, struct buf *b)
 		}
 		done += (size_t)n;
 	}
-	b->held = 0;
 	return 0;
+}
+
+static int flush(struct floor *f, struct buf *b)
+{
+	int err = write_at(f, b->p, b->held, take(f, b->held));
+
+	b->held = 0;
+	return err;
 }
 
 /* [s, t) of @fd at @at + s of RAW through @b's scratch buffer: where
@@ -161,22 +163,16 @@ static int copy_range_read(struct floor *f, struct buf *b, int fd, off_t s,
 {
 	while (s < t) {
 		size_t len = (size_t)(t - s) < CHUNK ? (size_t)(t - s) : CHUNK;
-		ssize_t n = pread(fd, b->scratch, len, s), w;
+		ssize_t n = pread(fd, b->scratch, len, s);
+		int err;
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return n < 0 ? errno : 0;	/* shorter now */
-		for (w = 0; w < n;) {
-			ssize_t k = pwrite(f->out, b->scratch + w, (size_t)(n - w),
-					   (off_t)(at + (uint64_t)s) + w);
-
-			if (k < 0 && errno == EINTR)
-				continue;
-			if (k < 0)
-				return errno;
-			w += k;
-		}
+		err = write_at(f, b->scratch, (size_t)n, at + (uint64_t)s);
+		if (err)
+			return err;
 		s += n;
 	}
 	return 0;
@@ -304,7 +300,7 @@ static int copy_file(struct floor *f, struct buf *b, int dfd, const char *name)
 static int read_dir(struct floor *f, const char *path)
 {
 	char *buf = malloc(1 << 16);
-	struct dir *d = malloc(sizeof(*d));
+	struct fdref *d = malloc(sizeof(*d));
 	struct item *it = NULL;
 	int err = 0;
 
@@ -313,16 +309,16 @@ static int read_dir(struct floor *f, const char *path)
 		free(d);
 		return ENOMEM;
 	}
-	d->r.fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (d->r.fd < 0) {
+	d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (d->fd < 0) {
 		err = errno;
 		free(buf);
 		free(d);
 		return err;
 	}
-	d->r.refs = 1;
+	d->refs = 1;
 	for (;;) {
-		long n = syscall(SYS_getdents64, d->r.fd, buf, 1 << 16);
+		long n = syscall(SYS_getdents64, d->fd, buf, 1 << 16);
 		long at;
 
 		if (n <= 0) {
@@ -339,7 +335,7 @@ static int read_dir(struct floor *f, const char *path)
 			if (type == DT_UNKNOWN) {
 				struct stat st;
 
-				if (fstatat(d->r.fd, e->d_name, &st,
+				if (fstatat(d->fd, e->d_name, &st,
 					    AT_SYMLINK_NOFOLLOW)) {
 					err = errno;
 					break;
@@ -365,7 +361,7 @@ static int read_dir(struct floor *f, const char *path)
 						break;
 					}
 					it->d = d;
-					fdref_get(f, &d->r);
+					fdref_get(f, d);
 				}
 				it->names[it->n] = strdup(e->d_name);
 				if (!it->names[it->n]) {
@@ -384,7 +380,7 @@ static int read_dir(struct floor *f, const char *path)
 	if (it)
 		put(f, it);
 	free(buf);
-	fdref_put(f, &d->r);
+	fdref_put(f, d);
 	return err;
 }
 
@@ -424,12 +420,12 @@ static void *worker(void *p)
 			fdref_put(f, &it->big->r);
 		} else {
 			for (i = 0; i < it->n; i++) {
-				if (!err && (err = copy_file(f, &b, it->d->r.fd,
+				if (!err && (err = copy_file(f, &b, it->d->fd,
 							     it->names[i])))
 					fail(f, err, "copying a file");
 				free(it->names[i]);
 			}
-			fdref_put(f, &it->d->r);
+			fdref_put(f, it->d);
 		}
 		free(it);
 		pthread_mutex_lock(&f->lock);

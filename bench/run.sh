@@ -476,9 +476,6 @@ for w in $wl; do
 		done
 		continue
 	fi
-	# the tree's own writeback (huge's is on the scratch disk) is not
-	# left to slow down the first timed run
-	sync
 	say "$(tail -1 "$out/workloads.txt") (built in $(( $(date +%s) - tb )) s)"
 	src=$(srcof "$w")
 	first=1
