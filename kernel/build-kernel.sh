@@ -6,7 +6,7 @@
 #
 # Usage:
 #   kernel/build-kernel.sh [--stock | --patched] [--source 6.1|6.12] [--smp]
-#       [--jobs N]
+#       [--jobs N] [--check] [--progress SECS]
 #
 #   --stock     the Debian linux-source-VER tree as shipped (default)
 #   --patched   the same tree with kernel/patches/series applied in order
@@ -20,6 +20,11 @@
 #               fragment's `# CONFIG_SMP is not set' (boot it with -smp N;
 #               its percpu counters then batch as Debian's kernel's do)
 #   --jobs N    make -jN (default: number of CPUs)
+#   --check     build nothing: print the bzImage's path and exit 0 if this
+#               kernel is in the cache, exit 1 if it is not
+#   --progress SECS  while compiling, a line on stderr every SECS seconds:
+#               which kernel, how long so far, how many files compiled
+#               (tools/kernels.sh, for a first run's long builds)
 #
 # Stdout: exactly one line, the absolute path of the built bzImage.
 # Stderr: progress; the full build log is CACHEDIR/build.log.
@@ -50,6 +55,8 @@ mode=stock
 srcver=6.1
 smp=false
 jobs=$(nproc 2>/dev/null || echo 2)
+check=false
+progress=0
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -59,7 +66,9 @@ while [ $# -gt 0 ]; do
 	--source=*) srcver=${1#--source=} ;;
 	--smp) smp=true ;;
 	--jobs) jobs=$2; shift ;;
-	-h|--help) sed -n '3,43p' "$0"; exit 0 ;;
+	--check) check=true ;;
+	--progress) progress=$2; shift ;;
+	-h|--help) sed -n '3,49p' "$0"; exit 0 ;;
 	*) echo "build-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
 	shift
@@ -118,6 +127,7 @@ if [ -f "$dir/.done" ] && [ -f "$dir/bzImage" ]; then
 	echo "$dir/bzImage"
 	exit 0
 fi
+! $check || exit 1
 
 # --- dependencies ------------------------------------------------------------
 need_pkgs=()
@@ -156,6 +166,17 @@ fail() {
 	echo "build-kernel: error: $*; last lines of $buildlog:" >&2
 	tail -n 40 "$buildlog" >&2
 	exit 1
+}
+
+# wait_s PID SECS: true once PID has exited, false after SECS seconds
+wait_s() {
+	local i=0
+	while [ $i -lt "$2" ]; do
+		kill -0 "$1" 2>/dev/null || return 0
+		sleep 1
+		i=$((i + 1))
+	done
+	! kill -0 "$1" 2>/dev/null
 }
 
 t0=$(date +%s)
@@ -231,8 +252,19 @@ while IFS= read -r line; do
 done <<<"$fragtext"
 [ $bad = 0 ] || fail "config fragment did not take effect"
 
-log "compiling with -j$jobs (log: $buildlog)"
-kmake -j"$jobs" bzImage || fail "kernel build failed"
+what="$srcver $($smp && echo SMP || echo UP) $mode"
+log "$what: compiling with -j$jobs (log: $buildlog)"
+if [ "$progress" -gt 0 ]; then
+	# a first run compiles for many minutes: say which kernel and how far
+	kmake -j"$jobs" bzImage &
+	kpid=$!
+	while ! wait_s "$kpid" "$progress"; do
+		log "$what: $(( ($(date +%s) - t0) / 60 )) min so far, $(grep -c '^  CC ' "$buildlog") files compiled"
+	done
+	wait "$kpid" || fail "kernel build failed"
+else
+	kmake -j"$jobs" bzImage || fail "kernel build failed"
+fi
 cp "$src/arch/x86/boot/bzImage" "$dir/bzImage"
 cp "$src/.config" "$dir/config"
 if [ -n "$base" ]; then
@@ -240,5 +272,5 @@ if [ -n "$base" ]; then
 		fail "cannot put back the stock tree $bdir/linux.stock"
 fi
 touch "$dir/.done"
-log "built in $(( $(date +%s) - t0 ))s: $dir/bzImage"
+log "$what: built in $(( $(date +%s) - t0 ))s: $dir/bzImage"
 echo "$dir/bzImage"
