@@ -9,6 +9,9 @@ top_srcdir=${top_srcdir:-$(cd "$t_here/.." && pwd)}
 export MKE2FS_CONFIG=$top_srcdir/images/mke2fs.conf
 : "${ORLOV_POPULATE:=$PWD/src/orlov-populate}"
 : "${ORLOV_LAYOUT:=$PWD/src/orlov-layout}"
+# orlov-populate running $ORLOV_RACE between its passes, built for the
+# tests only (tests/race-populate.c): the shipped programs have no such hook
+: "${ORLOV_RACE_POPULATE:=${top_builddir:-$PWD}/tests/race-populate}"
 T_UUID=6f726c6f-0000-4000-8000-000000000001
 T_SEED=6f726c6f-0000-4000-8000-000000000002
 

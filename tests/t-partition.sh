@@ -42,6 +42,7 @@ no_copy() {
 		t_fail "$1: a copy was made during the run"
 }
 export ORLOV_RACE="ls -a '$T_TMP' >'$T_TMP/during'"
+P=$ORLOV_RACE_POPULATE
 
 # --- GPT: partition 1 "root" (16 MiB at 1 MiB), partition 2 "data" ---
 g=$T_TMP/gpt.img
@@ -108,6 +109,7 @@ ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 \
 e2undo "$T_TMP/u.undo" "$T_TMP/u.img" >/dev/null 2>&1 || t_fail "e2undo"
 cmp -s "$g" "$T_TMP/u.img" || t_fail "e2undo did not restore the disk"
 unset ORLOV_RACE
+P=$ORLOV_POPULATE
 
 # --- MBR: partitions 1 and 2, by number and by PARTUUID ---
 m=$T_TMP/mbr.img

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The source changes between the check pass and the write pass
-# (ORLOV_RACE runs a command there, so each race happens every time).
+# (tests/race-populate runs ORLOV_RACE's command there, so each race
+# happens every time).
 # What the check pass would have refused is refused by the write pass,
 # with one error line and the filesystem as it was (blocks still free may
 # hold data written before the refusal); a change the check would have
@@ -36,7 +37,7 @@ snapshot() {
 refused() {
 	r_name=$1 r_pattern=$2 r_cmd=$3
 	fresh
-	ORLOV_RACE=$r_cmd "$ORLOV_POPULATE" "$img" "$src" >/dev/null 2>"$T_TMP/err"
+	ORLOV_RACE=$r_cmd "$ORLOV_RACE_POPULATE" "$img" "$src" >/dev/null 2>"$T_TMP/err"
 	rc=$?
 	[ $rc = 1 ] || { cat "$T_TMP/err" >&2; t_fail "$r_name: exit $rc, want 1"; }
 	[ "$(wc -l <"$T_TMP/err")" = 1 ] || { cat "$T_TMP/err" >&2; t_fail "$r_name: not one line"; }
@@ -54,7 +55,7 @@ refused() {
 copied() {
 	c_name=$1 c_cmd=$2
 	fresh empty
-	ORLOV_RACE=$c_cmd "$ORLOV_POPULATE" -q "$img" "$src" 2>"$T_TMP/err" ||
+	ORLOV_RACE=$c_cmd "$ORLOV_RACE_POPULATE" -q "$img" "$src" 2>"$T_TMP/err" ||
 		{ cat "$T_TMP/err" >&2; t_fail "$c_name: failed"; }
 	t_fsck "$img"
 	t_verify "$img" "$src"

@@ -91,9 +91,11 @@ for mode in plain create; do
 	set -- "$img" "$src"
 	[ $mode = create ] && set -- --create 8M "$@"
 	export ORLOV_RACE="mv '$T/other.cp' '$img'"
+	P=$ORLOV_RACE_POPULATE
 	run replaced-$mode 1 \
 		"IMAGE was replaced by another file during the run.*$img" "$@"
 	unset ORLOV_RACE
+	P=$ORLOV_POPULATE
 	cmp -s "$img" "$T/other.img" || t_fail "replaced-$mode: the other file was overwritten"
 	ls -a "$T" | grep -q 'disk.img.orlov-' && t_fail "replaced-$mode: the copy was left"
 done

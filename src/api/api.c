@@ -198,10 +198,9 @@ static errcode_t parse(const char *image, const char *source,
 	/* -v, -q and --json given or not, the library prints nothing */
 	cl->p.verbosity = -1;
 	cl->p.json = 0;
-	/* the test hooks of the command line (ORLOV_FAULT, ORLOV_RACE,
+	/* the test hooks of the command line (ORLOV_FAULT,
 	 * ORLOV_STAGE_BUDGET) are not read from a caller's environment */
 	cl->p.fault = NULL;
-	cl->p.race = NULL;
 	cl->p.stage_budget = 0;
 	return set_epoch(&cl->p, o, msg);
 }

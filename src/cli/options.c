@@ -172,7 +172,10 @@ static const char usage_what[] =
 "      --all-root         every file owned by user and group 0\n"
 "      --uid-map MAP      owners FROM:TO[:COUNT][,...]: COUNT ids from FROM\n"
 "                         on become TO on (repeatable; others unchanged)\n"
-"      --gid-map MAP      the same for groups\n"
+"      --gid-map MAP      the same for groups.  A file whose owner or group\n"
+"                         --all-root or a map changes loses its set-ID\n"
+"                         bits, as with chown(2) (warned); a --devtable or\n"
+"                         --fs-config mode keeps them\n"
 "      --root-owner U:G   owner and group of the target directory\n"
 "      --root-attrs       the target directory takes SOURCE's own mode,\n"
 "                         owners, times and attributes (cp -a SOURCE/.);\n"
@@ -293,7 +296,7 @@ static const char usage_safety[] =
 "the superblock's write time; with --create also the creation times, UUID\n"
 "(with a digest of the tree and options) and hash seed: two runs give\n"
 "identical images; refused beyond what the image's inodes hold); TMPDIR\n"
-"(--delalloc's delayed data); ORLOV_FAULT and ORLOV_RACE (tests only).\n";
+"(--delalloc's delayed data); ORLOV_FAULT (tests only).\n";
 
 static const char *const usage_parts[] = {
 	usage_create, usage_disk, usage_what, usage_where, usage_safety,
@@ -695,12 +698,9 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	p->mkfs.epoch = p->meta.epoch;
 	p->mkfs.seed = p->seed;
 	p->fault = getenv("ORLOV_FAULT");
-	p->race = getenv("ORLOV_RACE");
 	env = getenv("ORLOV_STAGE_BUDGET");
 	if (env && *env)
 		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
-	if (p->race && !*p->race)
-		p->race = NULL;
 	if (io_guard_parse(p->fault, &fault))
 		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N or eioread:N");
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||

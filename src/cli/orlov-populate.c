@@ -66,6 +66,14 @@ int main(int argc, char **argv)
 			"killed while it commits, it needs e2fsck -fy (--undo "
 			"FILE makes the run undoable)\n", prog, o.p.image,
 			res.in_place_why);
+	if (res.setid_cleared)
+		fprintf(stderr, "%s: warning: cleared the set-user-ID and "
+			"set-group-ID bits of %u file%s whose owner --all-root, "
+			"--uid-map or --gid-map changed, as chown(2) does (the "
+			"first: %s); a --devtable or --fs-config line giving the "
+			"mode keeps them\n", prog, res.setid_cleared,
+			res.setid_cleared == 1 ? "" : "s",
+			res.setid_first ? res.setid_first : "?");
 	if (res.unwritten_at)
 		fprintf(stderr, "%s: warning: delayed data of %s was written back "
 			"while the file was being written: ext4 maps it to "

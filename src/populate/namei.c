@@ -486,6 +486,9 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 		l = link_find(&c->links, e->st.st_dev, e->st.st_ino);
 	if (l)
 		return do_link(c, e, l->ino);
+	/* an inode that lost set-ID bits to an owner mapping: told once */
+	if (e->setid_cleared && !c->res->setid_cleared++)
+		c->res->setid_first = source_path(c, e->path);
 	if (S_ISREG(m))
 		return do_create(c, e);
 	if (S_ISLNK(m))

@@ -48,7 +48,12 @@ struct populate_opts {
 	int in_place;		/* --in-place: never a copy, even without a
 				   journal */
 	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
-	const char *race;	/* ORLOV_RACE: a test's command between passes */
+	/* Called between the check pass and the write pass, when set: a
+	 * test program's hook to change the source or the image there
+	 * (tests/race-populate.c).  Never set by the shipped programs nor
+	 * the library, so that no environment can make them run anything. */
+	errcode_t (*between_passes)(void *cookie);
+	void *between_cookie;
 	size_t stage_budget;	/* ORLOV_STAGE_BUDGET (KiB) in bytes, for tests;
 				   0: the default */
 	int xattrs;		/* copy extended attributes (default on) */

@@ -32,6 +32,10 @@ struct populate_result {
 	const char *in_place_why;
 	/* Copies of IMAGE that killed runs had left, removed. */
 	unsigned int stale_removed;
+	/* Files whose set-ID bits an owner mapping cleared (meta_apply),
+	 * and the first of them (its source path), or NULL. */
+	unsigned int setid_cleared;
+	char *setid_first;
 };
 
 /* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */

@@ -235,10 +235,13 @@ static errcode_t write_pass(struct ctx *c)
 			return fail_at(c, (errcode_t)errno, "opening trace file",
 				       o->trace);
 	}
-	/* tests only (ORLOV_RACE): the source changes between passes */
-	if (o->race && system(o->race) != 0)
-		return fail_at(c, ORLOV_ERR_USAGE, "running ORLOV_RACE for",
-			       o->source);
+	/* a test program's hook: the source changes between passes */
+	if (o->between_passes) {
+		err = o->between_passes(o->between_cookie);
+		if (err)
+			return fail_at(c, err, "running the hook between the passes over",
+				       o->source);
+	}
 	c->pr.on = progress_wanted(o);
 	clock_gettime(CLOCK_MONOTONIC, &c->pr.t0);	/* the pace of the copy */
 	write_visitor(c, &v);
@@ -384,5 +387,7 @@ void populate_result_free(struct populate_result *res)
 {
 	free(res->unwritten_at);
 	res->unwritten_at = NULL;
+	free(res->setid_first);
+	res->setid_first = NULL;
 	errctx_clear(&res->ec);
 }

@@ -306,6 +306,7 @@ errcode_t fsconfig_walk_apply(struct fsconfig_walk *w, struct src_entry *e)
 	/* a symlink keeps the 0777 the kernel gives every symlink */
 	if (!S_ISLNK(e->st.st_mode))
 		e->st.st_mode = (e->st.st_mode & S_IFMT) | l->mode;
+	e->setid_cleared = 0;	/* the line's mode is meant */
 	/* without a mask the source's own stays, as in e2fsdroid */
 	return l->caps ? set_caps(w, e, l->caps) : 0;
 }

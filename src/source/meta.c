@@ -115,14 +115,34 @@ void meta_clamp_time(const struct meta_rules *r, struct timespec *ts)
 	}
 }
 
-void meta_apply(const struct meta_rules *r, struct stat *st)
+/* What chown(2) clears on a change of owner or group: the kernel's
+ * setattr_should_drop_suidgid(), without which a mapping to 0 would make
+ * another user's set-user-ID program a set-user-ID-root one. */
+static mode_t setid_dropped(mode_t mode)
 {
+	mode_t drop = mode & S_ISUID;
+
+	if ((mode & (S_ISGID | S_IXGRP)) == (S_ISGID | S_IXGRP))
+		drop |= S_ISGID;
+	return S_ISDIR(mode) ? 0 : drop;
+}
+
+mode_t meta_apply(const struct meta_rules *r, struct stat *st)
+{
+	uid_t uid = st->st_uid;
+	gid_t gid = st->st_gid;
+	mode_t drop = 0;
+
 	if (r->all_root) {
 		st->st_uid = 0;
 		st->st_gid = 0;
 	} else {
 		st->st_uid = id_map_apply(&r->uid, st->st_uid);
 		st->st_gid = id_map_apply(&r->gid, st->st_gid);
+	}
+	if (st->st_uid != uid || st->st_gid != gid) {
+		drop = setid_dropped(st->st_mode);
+		st->st_mode &= ~drop;
 	}
 	/* genext2fs -P: as if made under umask 077; a symlink keeps the
 	 * 0777 every symlink the kernel makes has */
@@ -131,6 +151,7 @@ void meta_apply(const struct meta_rules *r, struct stat *st)
 	meta_clamp_time(r, &st->st_atim);
 	meta_clamp_time(r, &st->st_mtim);
 	meta_clamp_time(r, &st->st_ctim);
+	return drop;
 }
 
 void meta_time_range(int extra, int64_t *min, int64_t *max)

@@ -47,8 +47,11 @@ void id_map_free(struct id_map *m);
 errcode_t meta_epoch_from_env(struct meta_rules *r);
 
 /* A time of @st later than the epoch becomes the epoch (nanoseconds 0);
- * owners are mapped. */
-void meta_apply(const struct meta_rules *r, struct stat *st);
+ * owners are mapped.  Where the mapping changes the owner or the group of
+ * anything but a directory, the set-ID bits go as chown(2) takes them:
+ * set-user-ID, and set-group-ID with group exec; returns those cleared
+ * (0: none), for the caller to tell. */
+mode_t meta_apply(const struct meta_rules *r, struct stat *st);
 void meta_clamp_time(const struct meta_rules *r, struct timespec *ts);
 
 /*

@@ -439,7 +439,7 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 	const struct dt_entry *n;
 
 	*x = *e;
-	meta_apply(w->r, &x->st);
+	x->setid_cleared = meta_apply(w->r, &x->st);
 	if (node == NAME_NONE)
 		return sw_label(w, x);
 	n = &w->dt->e[node];
@@ -449,7 +449,9 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 			       e->path);
 	if (!n->type)
 		return sw_label(w, x);
+	/* the table's mode is meant, set-ID bits included */
 	x->st.st_mode = (e->st.st_mode & S_IFMT) | n->mode;
+	x->setid_cleared = 0;
 	x->st.st_uid = n->uid;
 	x->st.st_gid = n->gid;
 	if (n->type == 'c' || n->type == 'b')
@@ -489,7 +491,7 @@ static errcode_t sw_leave(void *ctx, const struct src_entry *e)
 		return err;
 	w->depth--;
 	x = *e;
-	meta_apply(w->r, &x.st);
+	x.setid_cleared = meta_apply(w->r, &x.st);
 	err = sw_label(w, &x);
 	return err ? err : w->in->leave_dir(w->in->ctx, &x);
 }

@@ -41,6 +41,9 @@ struct src_entry {
 	size_t nxattrs;
 	const struct src_data_ops *data;	/* regular files */
 	void *priv;		/* the reader's own */
+	/* The set-ID bits an owner mapping cleared (meta_apply()); 0 when
+	 * a device table or fs_config line gives the mode itself. */
+	mode_t setid_cleared;
 };
 
 /* What the walker calls, in creation order.  A non-zero return stops the
