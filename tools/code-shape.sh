@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # code-shape.sh [SRCDIR]: the shape src/ keeps (README, "Code map").
 # Fails, naming each offender, when a file is over 800 lines, a function
-# over 100, or a layer includes a header of a layer above it:
+# over 100, a .c file includes anything before "config.h", or a layer
+# includes a header of a layer above it:
 #   lib <- model <- source <- image <- populate <- layout <- cli
 # (model may use lib only; image.h may name model/ headers only through
 # image/bridge.h).  Functions are found as the project writes them: the
@@ -55,6 +56,21 @@ done
 for f in $(find "$src/image" -name '*.h' ! -name bridge.h 2>/dev/null | sort); do
 	if grep -q '^#include "model/' "$f"; then
 		echo "code-shape: ${f#"$src"/}: includes a model/ header (only image/bridge.h may)"
+		bad=1
+	fi
+done
+# config.h before any other header, in every .c file of src/ and in the
+# tests' that include it: it sets _FILE_OFFSET_BITS, and a system header
+# read before it gives a 32-bit build another struct stat than the one
+# source/walk.c fills
+tests=$(cd "$src/.." && pwd)/tests
+for f in $(find "$src" "$tests" -name '*.c' 2>/dev/null | sort); do
+	case $f in
+	"$tests"/*) grep -q '^#include "config.h"' "$f" || continue ;;
+	esac
+	first=$(sed -n 's/^#[ 	]*include[ 	]*\([<"][^>"]*[>"]\).*/\1/p' "$f" | head -n 1)
+	if [ "$first" != '"config.h"' ]; then
+		echo "code-shape: ${f#"${src%/*}"/}: includes ${first:-nothing} before \"config.h\""
 		bad=1
 	fi
 done

@@ -11,7 +11,6 @@
  *   do_link:    the entry in the parent
  *   do_merge:   (--merge) into the directory the image has of that name
  */
-#include "lib/ftype.h"
 #include "config.h"
 
 #include <errno.h>
@@ -19,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "lib/ftype.h"
 #include "populate/namei.h"
 #include "populate/attrs.h"
 #include "populate/check.h"
