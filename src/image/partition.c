@@ -19,6 +19,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "image/partition.h"
+#include "lib/util.h"
 #include "lib/orlov_err.h"
 
 /* The image's bytes: a file's size, a device's. */
@@ -41,6 +42,55 @@ static int partition_is(blkid_partition par, const char *sel)
 		return (long long)blkid_partition_get_partno(par) == atoll(sel);
 	return (name && !strcmp(name, sel)) ||
 	       (uuid && !strcasecmp(uuid, sel));
+}
+
+/* An MBR extended partition holds the chain of extended boot records:
+ * a filesystem there would wipe the logical partitions' tables. */
+static int is_extended(blkid_partition par)
+{
+	int type = blkid_partition_get_type(par);
+
+	return blkid_partition_is_extended(par) || type == 0x05 ||
+	       type == 0x0f || type == 0x85;
+}
+
+/* Bytes [a, a + n) and [b, b + m) share one? */
+static int overlaps(uint64_t a, uint64_t n, uint64_t b, uint64_t m)
+{
+	return a < b + m && b < a + n;
+}
+
+/*
+ * The partition @t (found as @r) may be written only inside the disk and
+ * away from what else the table describes: not an extended partition,
+ * not over the MBR's sector (a GPT's header and entries lie outside its
+ * usable area, where libblkid lists no partition), not over another
+ * partition (a logical one lies inside its extended one by design), not
+ * past the end of the disk (a file would grow, a device refuse late).
+ */
+static errcode_t check_partition(blkid_partlist ls, blkid_partition t,
+				 const struct image_region *r, uint64_t disk)
+{
+	int i, n = blkid_partlist_numof_partitions(ls);
+
+	if (is_extended(t))
+		return ORLOV_ERR_PART_EXTENDED;
+	if (r->offset < 512)
+		return ORLOV_ERR_PART_OVER_TABLE;
+	if (r->offset + r->size > disk || r->offset + r->size < r->offset)
+		return ORLOV_ERR_PART_PAST_END;
+	for (i = 0; i < n; i++) {
+		blkid_partition p = blkid_partlist_get_partition(ls, i);
+
+		if (!p || p == t ||
+		    (is_extended(p) && blkid_partition_is_logical(t)))
+			continue;
+		if (overlaps(r->offset, r->size,
+			     (uint64_t)blkid_partition_get_start(p) * 512,
+			     (uint64_t)blkid_partition_get_size(p) * 512))
+			return ORLOV_ERR_PART_OVERLAP;
+	}
+	return 0;
 }
 
 static errcode_t find_partition(const char *path, const char *sel,
@@ -71,7 +121,8 @@ static errcode_t find_partition(const char *path, const char *sel,
 		r->offset = (uint64_t)blkid_partition_get_start(par) * 512;
 		r->size = (uint64_t)blkid_partition_get_size(par) * 512;
 		r->partno = (unsigned int)blkid_partition_get_partno(par);
-		err = 0;
+		err = check_partition(ls, par, r,
+				      (uint64_t)blkid_probe_get_size(pr));
 		break;
 	}
 	blkid_free_probe(pr);
@@ -126,4 +177,205 @@ char *image_region_name(const char *path, const struct image_region *r)
 errcode_t image_region_fits(const struct image_region *r, uint64_t bytes)
 {
 	return r && r->size && bytes > r->size ? ORLOV_ERR_FS_PAST_PARTITION : 0;
+}
+
+/* The copy of a new image into its region. */
+#define FILL_BUF (1U << 20)
+#define FILL_SB 1024ULL		/* the primary superblock: [1024, 2048) */
+struct fill {
+	int to, from;		/* the disk, the new image */
+	int reg;		/* the disk is a file: holes punched */
+	uint64_t offset;	/* the region's first byte in the disk */
+	uint64_t size;		/* the new image's bytes */
+	unsigned char *buf;
+};
+
+errcode_t image_region_probe(const char *path, const struct image_region *r,
+			     char *type, size_t n)
+{
+	blkid_probe pr = blkid_new_probe();
+	const char *v = NULL;
+	errcode_t err = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 1;
+
+	type[0] = '\0';
+	if (fd < 0 || !pr) {
+		err = fd < 0 ? (errcode_t)errno : ENOMEM;
+		goto out;
+	}
+	/* the region's own bytes only: the disk's table is no filesystem */
+	if (blkid_probe_set_device(pr, fd, (blkid_loff_t)r->offset,
+				   (blkid_loff_t)r->size)) {
+		err = EIO;
+		goto out;
+	}
+	blkid_probe_enable_superblocks(pr, 1);
+	blkid_probe_set_superblocks_flags(pr, BLKID_SUBLKS_TYPE);
+	rc = blkid_do_safeprobe(pr);
+	if (rc == 0 && !blkid_probe_lookup_value(pr, "TYPE", &v, NULL) && v &&
+	    strcmp(v, "ext2") && strcmp(v, "ext3") && strcmp(v, "ext4"))
+		snprintf(type, n, "%s", v);
+	/* two signatures: which one holds the data cannot be told */
+	else if (rc == -2)
+		snprintf(type, n, "several filesystem signatures");
+out:
+	if (pr)
+		blkid_free_probe(pr);
+	if (fd >= 0)
+		close(fd);
+	return err;
+}
+
+/* The zeros of a hole of the new image at @at of @to: a hole punched
+ * into a file where the filesystem can, else written. */
+static errcode_t put_zeros(int to, int reg, uint64_t at, uint64_t len,
+			   unsigned char *buf)
+{
+	if (reg && !fallocate(to, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			      (off_t)at, (off_t)len))
+		return 0;
+	memset(buf, 0, FILL_BUF);
+	while (len) {
+		size_t k = len < FILL_BUF ? (size_t)len : FILL_BUF;
+		errcode_t err = pwrite_all(to, buf, k, (off_t)at);
+
+		if (err)
+			return err;
+		at += k;
+		len -= k;
+	}
+	return 0;
+}
+
+/* Bytes [pos, pos + len) of @from to @at of @to. */
+static errcode_t put_data(int to, int from, uint64_t pos, uint64_t at,
+			  uint64_t len, unsigned char *buf)
+{
+	while (len) {
+		size_t k = len < FILL_BUF ? (size_t)len : FILL_BUF;
+		ssize_t got = pread(from, buf, k, (off_t)pos);
+		errcode_t err;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			return got < 0 ? (errcode_t)errno : EIO;
+		err = pwrite_all(to, buf, (size_t)got, (off_t)at);
+		if (err)
+			return err;
+		pos += (uint64_t)got;
+		at += (uint64_t)got;
+		len -= (uint64_t)got;
+	}
+	return 0;
+}
+
+static errcode_t put(const struct fill *f, int data, uint64_t a, uint64_t b)
+{
+	return data ? put_data(f->to, f->from, a, f->offset + a, b - a, f->buf) :
+		      put_zeros(f->to, f->reg, f->offset + a, b - a, f->buf);
+}
+
+/* One range of the new image, data or hole, written at @f->offset; the
+ * primary superblock's bytes held back (image_region_fill writes them
+ * last). */
+static errcode_t put_range(const struct fill *f, int data, uint64_t a,
+			   uint64_t b)
+{
+	uint64_t e = b < FILL_SB ? b : FILL_SB;
+	uint64_t s = a > 2 * FILL_SB ? a : 2 * FILL_SB;
+	errcode_t err = 0;
+
+	if (a < e)
+		err = put(f, data, a, e);
+	if (!err && s < b)
+		err = put(f, data, s, b);
+	return err;
+}
+
+/*
+ * The new image's ranges in order, each data or hole: with @reserve, the
+ * data's room allocated in @f->to first (a full host filesystem stops
+ * the run there, nothing written); else written.  Without SEEK_DATA,
+ * all of it is data.
+ */
+static errcode_t fill_pass(const struct fill *f, int reserve)
+{
+	uint64_t pos = 0, d, h;
+	errcode_t err = 0;
+	off_t o;
+
+	while (!err && pos < f->size) {
+		o = lseek(f->from, (off_t)pos, SEEK_DATA);
+		d = o >= 0 ? (uint64_t)o : errno == ENXIO ? f->size : pos;
+		o = d < f->size ? lseek(f->from, (off_t)d, SEEK_HOLE) : -1;
+		h = o >= 0 && (uint64_t)o < f->size ? (uint64_t)o : f->size;
+		if (reserve && h > d &&
+		    fallocate(f->to, FALLOC_FL_KEEP_SIZE, (off_t)(f->offset + d),
+			      (off_t)(h - d))) {
+			/* a device, or a filesystem without it: nothing to
+			 * reserve, or no way to */
+			if (errno == EOPNOTSUPP || errno == ENOSYS ||
+			    errno == ENODEV)
+				return 0;
+			return errno == ENOSPC || errno == EDQUOT ?
+			       ORLOV_ERR_NO_HOST_SPACE : (errcode_t)errno;
+		}
+		if (!reserve && d > pos)
+			err = put_range(f, 0, pos, d);
+		if (!reserve && !err && h > d)
+			err = put_range(f, 1, d, h);
+		pos = h;
+	}
+	return err;
+}
+
+/* The new superblock's bytes (or zeros over the old one), synced. */
+static errcode_t put_super(const struct fill *f, int data)
+{
+	errcode_t err = 0;
+
+	if (f->size > FILL_SB)
+		err = put(f, data, FILL_SB, f->size < 2 * FILL_SB ? f->size :
+							 2 * FILL_SB);
+	if (!err && fdatasync(f->to))
+		err = (errcode_t)errno;
+	return err;
+}
+
+errcode_t image_region_fill(int to, const char *from, uint64_t offset)
+{
+	struct fill f = { .to = to, .offset = offset };
+	struct stat st, dst;
+	errcode_t err = 0;
+
+	f.from = open(from, O_RDONLY | O_CLOEXEC);
+	f.buf = malloc(FILL_BUF);
+	if (f.from < 0 || !f.buf || fstat(f.from, &st) || fstat(to, &dst)) {
+		err = !f.buf ? ENOMEM : (errcode_t)errno;
+		goto out;
+	}
+	f.size = (uint64_t)st.st_size;
+	f.reg = S_ISREG(dst.st_mode);
+	/* Room first; then the old superblock goes, so that a run killed
+	 * while it writes leaves no filesystem that mounts over half-written
+	 * metadata; the new one comes last, once the rest is on disk. */
+	err = fill_pass(&f, 1);
+	if (!err)
+		err = put_super(&f, 0);
+	if (!err)
+		err = fill_pass(&f, 0);
+	if (!err && fdatasync(to))
+		err = (errcode_t)errno;
+	if (!err)
+		err = put_super(&f, 1);
+	/* --offset: a hole at the end of a filesystem past the file's end */
+	if (!err && f.reg && (uint64_t)dst.st_size < offset + f.size &&
+	    ftruncate(to, (off_t)(offset + f.size)))
+		err = (errcode_t)errno;
+out:
+	free(f.buf);
+	if (f.from >= 0)
+		close(f.from);
+	return err;
 }

@@ -46,4 +46,17 @@ char *image_region_name(const char *path, const struct image_region *r);
  * @r (a partition); 0 when it does or @r has no end of its own. */
 errcode_t image_region_fits(const struct image_region *r, uint64_t bytes);
 
+/* What libblkid finds in @r of the image at @path other than ext2/3/4:
+ * its TYPE ("vfat", "swap"...) into @type, "" when nothing else (no
+ * signature, or an ext2/3/4 filesystem, which --create may replace). */
+errcode_t image_region_probe(const char *path, const struct image_region *r,
+			     char *type, size_t n);
+
+/* The image file @from (--create's, made apart) written at @offset of the
+ * disk open as @to: its data, and its holes as zeros (punched in a file).
+ * The host's room for it is allocated first (ORLOV_ERR_NO_HOST_SPACE
+ * before any write); the old primary superblock is zeroed before the rest
+ * and the new one written last, each synced. */
+errcode_t image_region_fill(int to, const char *from, uint64_t offset);
+
 #endif

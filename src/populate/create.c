@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,8 +13,13 @@
 #include "populate/create.h"
 #include "populate/run.h"
 #include "image/mkfs.h"
+#include "image/partition.h"
 #include "lib/spill.h"
 #include "lib/orlov_err.h"
+
+static errcode_t region_scratch(const struct populate_opts *o,
+				struct populate_result *res, struct inputs *in,
+				const char *name);
 
 /*
  * --create builds the new image under a temporary name next to IMAGE and
@@ -30,10 +36,10 @@ errcode_t create_temp(const struct populate_opts *o,
 	errcode_t err;
 	int have = stat(in->image, &st) == 0;
 
-	/* a partition, or an offset: made where it is (the rest of the
-	 * disk is not copied) */
+	if (in->region.offset || in->region.size)
+		return region_scratch(o, res, in, "orlov-partition-XXXXXX");
 	if (o->in_place || (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
-	    (!have && errno != ENOENT) || in->region.offset || in->region.size)
+	    (!have && errno != ENOENT))
 		return 0;
 	err = image_temp_create(in->image, have ? &st : NULL, 1, in->image_fd,
 				&in->tmp, &in->tmp_fd, &step);
@@ -164,26 +170,25 @@ out:
 			  o->image);
 }
 
-/* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
- * never next to IMAGE, and dropped after the dry run on it. */
-errcode_t create_scratch(struct populate_result *res,
-			 struct inputs *in)
+/* A scratch file in TMPDIR, named from @name (mkstemp's), as the image
+ * the run makes. */
+static errcode_t make_scratch(struct populate_result *res, struct inputs *in,
+			      const char *name, const char *why)
 {
 	const char *dir = spill_dir();
 	size_t n;
 	int fd;
 
-	n = strlen(dir) + 32;
+	n = strlen(dir) + strlen(name) + 2;
 	in->tmp = malloc(n);
 	if (!in->tmp)
 		return ENOMEM;
-	snprintf(in->tmp, n, "%s/orlov-dry-run-XXXXXX", dir);
+	snprintf(in->tmp, n, "%s/%s", dir, name);
 	fd = mkstemp(in->tmp);
 	if (fd < 0) {
 		errcode_t err = (errcode_t)errno;
 
-		errctx_set(&res->ec, err,
-			   "creating a scratch image for --dry-run in", dir);
+		errctx_set(&res->ec, err, why, dir);
 		free(in->tmp);
 		in->tmp = NULL;
 		return err;
@@ -191,4 +196,81 @@ errcode_t create_scratch(struct populate_result *res,
 	close(fd);
 	in->path = in->tmp;
 	return 0;
+}
+
+/*
+ * --create in a partition or at an offset: the filesystem is made and
+ * filled in a scratch image of its own (at offset 0, as large as the
+ * partition may be), which reaches the disk only at the commit
+ * (create_commit): until then the partition holds what it held, whatever
+ * the check pass refuses or whatever stops the run.  A partition that
+ * holds another filesystem is refused without --force, as a whole image
+ * file that holds data is.
+ */
+static errcode_t region_scratch(const struct populate_opts *o,
+				struct populate_result *res, struct inputs *in,
+				const char *name)
+{
+	char type[64] = "";
+	errcode_t err = 0;
+
+	if (!o->force)
+		err = image_region_probe(in->image, &in->region, type,
+					 sizeof(type));
+	if (err == ENOENT && !o->where.partition)
+		err = 0;	/* --offset in an image --create makes */
+	else if (!err && !o->force && type[0])
+		err = ORLOV_ERR_PART_CLOBBER;
+	if (err)
+		return errctx_setf(&res->ec, err, o->where.partition ?
+				   "checking what the partition holds in" :
+				   "checking what the offset holds in",
+				   "%s%s%s%s", o->image, type[0] ? " (" : "",
+				   type, type[0] ? ")" : "");
+	err = make_scratch(res, in, name, o->dry_run ?
+			   "creating a scratch image for --dry-run in" :
+			   "creating the new filesystem's scratch image in");
+	if (err)
+		return err;
+	in->place = in->region;
+	in->region.offset = 0;
+	in->region.partno = 0;
+	return 0;
+}
+
+/* --dry-run --create: the filesystem is made in a scratch file in TMPDIR,
+ * never next to IMAGE, and dropped after the dry run on it. */
+errcode_t create_scratch(const struct populate_opts *o,
+			 struct populate_result *res, struct inputs *in)
+{
+	if (in->region.offset || in->region.size)
+		return region_scratch(o, res, in, "orlov-dry-run-XXXXXX");
+	return make_scratch(res, in, "orlov-dry-run-XXXXXX",
+			    "creating a scratch image for --dry-run in");
+}
+
+/* The new image in IMAGE's place: renamed over it, or written into its
+ * partition (or at its offset) of the disk, still locked. */
+errcode_t create_commit(const struct populate_opts *o,
+			struct populate_result *res, struct inputs *in)
+{
+	errcode_t err;
+
+	if (!in->place.offset && !in->place.size) {
+		err = image_temp_commit(in->tmp, in->image, in->image_fd);
+		return errctx_set(&res->ec, err, "renaming the new image over",
+				  o->image);
+	}
+	/* --offset in an image that did not exist: made now, locked */
+	err = in->image_fd < 0 ? image_lock(in->image, 1, &in->image_fd) : 0;
+	if (!err && in->image_fd < 0)
+		err = EBADF;
+	if (!err)
+		err = image_region_fill(in->image_fd, in->tmp, in->place.offset);
+	if (!err)
+		unlink(in->tmp);	/* (on failure, populate's to remove) */
+	return errctx_set(&res->ec, err, o->where.partition ?
+			  "writing the new filesystem into its partition of" :
+			  "writing the new filesystem at its offset in",
+			  o->image);
 }

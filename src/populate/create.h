@@ -11,7 +11,12 @@ errcode_t create_lock(const struct populate_opts *o, struct populate_result *res
 errcode_t create_temp(const struct populate_opts *o, struct populate_result *res,
 		      struct inputs *in);
 /* --dry-run --create: a scratch file in TMPDIR instead. */
-errcode_t create_scratch(struct populate_result *res, struct inputs *in);
+errcode_t create_scratch(const struct populate_opts *o,
+			 struct populate_result *res, struct inputs *in);
+/* The new image in IMAGE's place, renamed over it or written into its
+ * partition. */
+errcode_t create_commit(const struct populate_opts *o,
+			struct populate_result *res, struct inputs *in);
 /* mke2fs, of the size given or, for auto, the size the tree needs. */
 errcode_t create_image(const struct populate_opts *o, struct populate_result *res,
 		       struct inputs *in);

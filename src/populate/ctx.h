@@ -46,6 +46,10 @@ struct inputs {
 	uint64_t digest;	/* --create: of the tree and options, for the
 				   UUID (0: none) */
 	struct image_region region;	/* the filesystem's place in IMAGE */
+	struct image_region place;	/* --create in a partition or at an
+					   offset: the region the scratch image
+					   goes to at the commit (offset and
+					   size 0: none) */
 };
 
 /* A directory of the write pass, from the target down. */

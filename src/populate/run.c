@@ -340,7 +340,10 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 	/* --create makes a filesystem past the end: the file grows */
 	if (err == ORLOV_ERR_OFFSET_PAST_END && o->create)
 		err = 0;
-	if (err)
+	if (err && o->where.partition && in.region.size)
+		errctx_setf(&res->ec, err, "checking partition", "%s of %s",
+			    o->where.partition, o->image);
+	else if (err)
 		errctx_set(&res->ec, err, o->where.partition ?
 			   "finding the partition in" : "checking the offset in",
 			   o->image);
@@ -351,17 +354,14 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 	if (!err && o->create)
 		err = tree_digest(o, res, &in);
 	if (!err && o->create)
-		err = o->dry_run ? create_scratch(res, &in) :
+		err = o->dry_run ? create_scratch(o, res, &in) :
 				   create_temp(o, res, &in);
 	if (!err && o->create)
 		err = create_image(o, res, &in);
 	if (!err)
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
-	if (in.tmp && !err && !o->dry_run) {
-		err = image_temp_commit(in.tmp, in.image, in.image_fd);
-		errctx_set(&res->ec, err, "renaming the new image over",
-			   o->image);
-	}
+	if (in.tmp && !err && !o->dry_run)
+		err = create_commit(o, res, &in);
 	/* libext2fs's "short write" is the kernel's partial write: the host
 	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
 	if (err == EXT2_ET_SHORT_WRITE)
