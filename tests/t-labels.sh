@@ -146,7 +146,7 @@ fi
 # errors: one line each
 "$ORLOV_POPULATE" --file-contexts "$T_TMP/missing" "$img" "$src" \
 	>/dev/null 2>"$T_TMP/err" && t_fail "a missing contexts file"
-[ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -q 'reading the file contexts' "$T_TMP/err" ||
+[ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -q "reading --file-contexts $T_TMP/missing" "$T_TMP/err" ||
 	t_fail "missing contexts file: $(cat "$T_TMP/err")"
 "$ORLOV_POPULATE" --no-xattrs --file-contexts "$fc" "$img" "$src" \
 	>/dev/null 2>"$T_TMP/err" && t_fail "--no-xattrs with --file-contexts"

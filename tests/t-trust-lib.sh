@@ -90,3 +90,40 @@ setid "--uid-map to 0" "0755 0755 02644 02775" 2 --uid-map "$uid:0"
 setid "--gid-map only" "0755 0755 02644 02775" 2 --gid-map "$gid:0"
 printf '/bin/su f 4755 0 0\n' >"$T_TMP/dt"
 setid "--all-root, su in a device table" "04755 0755 02644 02775" 1 --all-root --devtable "$T_TMP/dt"
+
+# --- config.h first in every .c file (tools/code-shape.sh) ---
+shape=$top_srcdir/tools/code-shape.sh
+sh "$shape" "$top_srcdir/src" >"$T_TMP/shape" 2>&1 || :
+! grep 'config\.h' "$T_TMP/shape" || t_fail "a .c file includes a header before config.h"
+# the check catches populate/namei.c as it was (lib/ftype.h, which reads
+# <sys/stat.h>, before config.h)
+mkdir -p "$T_TMP/shape-src/populate"
+printf '#include "lib/ftype.h"\n#include "config.h"\n' >"$T_TMP/shape-src/populate/namei.c"
+sh "$shape" "$T_TMP/shape-src" >"$T_TMP/shape" 2>&1 &&
+	t_fail "code-shape.sh took a header before config.h"
+grep -q 'populate/namei.c: includes "lib/ftype.h" before "config.h"' "$T_TMP/shape" ||
+	t_fail "code-shape.sh: $(cat "$T_TMP/shape")"
+echo "config.h first: checked by tools/code-shape.sh"
+
+# --- --file-contexts: a readable regular file only ---
+cp "$T_TMP/base.img" "$T_TMP/fc.img"
+if "$ORLOV_POPULATE" --dry-run --file-contexts /dev/null "$T_TMP/fc.img" "$src" 2>&1 |
+	grep -q 'no libselinux'; then
+	echo "--file-contexts: skipped (built without libselinux)"
+else
+	mkdir "$T_TMP/fcdir"
+	mkfifo "$T_TMP/fcfifo" || t_fail "mkfifo"
+	for fc in "$T_TMP/fcdir" /dev/null "$T_TMP/fcfifo" "$T_TMP/fcnone"; do
+		cp "$T_TMP/base.img" "$T_TMP/fc.img"
+		timeout 60 "$ORLOV_POPULATE" -q --file-contexts "$fc" "$T_TMP/fc.img" "$src" 2>"$T_TMP/err"
+		rc=$?
+		[ $rc = 2 ] || { cat "$T_TMP/err" >&2; t_fail "--file-contexts $fc: exit $rc, want 2"; }
+		[ "$(wc -l <"$T_TMP/err")" = 1 ] && grep -q -- "--file-contexts $fc" "$T_TMP/err" ||
+			t_fail "--file-contexts $fc: $(cat "$T_TMP/err")"
+		cmp -s "$T_TMP/base.img" "$T_TMP/fc.img" || t_fail "--file-contexts $fc: the image changed"
+		echo "--file-contexts $fc: $(cat "$T_TMP/err")"
+	done
+	timeout 60 "$ORLOV_LAYOUT" verify --file-contexts "$T_TMP/fcdir" "$T_TMP/base.img" "$src" \
+		>"$T_TMP/err" 2>&1 && t_fail "verify --file-contexts DIRECTORY succeeded"
+	grep -q "Is a directory" "$T_TMP/err" || t_fail "verify --file-contexts DIRECTORY: $(cat "$T_TMP/err")"
+fi

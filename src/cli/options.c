@@ -682,6 +682,24 @@ static errcode_t read_fs_config(struct options *o, const char **msg)
 	return 0;
 }
 
+/* --file-contexts: libselinux takes a directory and labels nothing, so
+ * what is not a regular file is refused here, naming the option. */
+static errcode_t check_file_contexts(struct options *o, const char **msg)
+{
+	const char *f = o->p.meta.file_contexts;
+	errcode_t err = f ? selabel_check_file(f) : 0;
+
+	if (err == ORLOV_ERR_USAGE)
+		return usage_msg(o, msg, "--file-contexts ", f,
+				 ": not a regular file");
+	if (err) {
+		snprintf(o->msgbuf, sizeof(o->msgbuf),
+			 "reading --file-contexts %s", f);
+		*msg = o->msgbuf;
+	}
+	return err;
+}
+
 /* After the options: what follows from them and the environment. */
 static errcode_t parse_finish(struct options *o, int argc, char **argv,
 			      const char **msg)
@@ -723,7 +741,8 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	if (dash > 1)
 		return USAGE("standard input (-) can be one layer only");
 	p->meta.label_root = p->target;	/* --file-contexts looks up below */
-	return read_fs_config(o, msg);
+	err = check_file_contexts(o, msg);
+	return err ? err : read_fs_config(o, msg);
 }
 
 errcode_t options_parse(int argc, char **argv, struct options *o,

@@ -3,16 +3,39 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
 
 #ifdef HAVE_SELINUX
 #include <selinux/label.h>
 #endif
 
 #include "source/selabel.h"
+#include "lib/orlov_err.h"
 
 static const char label_name[] = "security.selinux";
+
+errcode_t selabel_check_file(const char *file)
+{
+	struct stat st;
+	errcode_t err = 0;
+	/* O_NONBLOCK: a FIFO given by mistake must not hang the open */
+	int fd = open(file, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return (errcode_t)errno;
+	if (fstat(fd, &st))
+		err = (errcode_t)errno;
+	else if (S_ISDIR(st.st_mode))
+		err = EISDIR;
+	else if (!S_ISREG(st.st_mode))
+		err = ORLOV_ERR_USAGE;
+	close(fd);
+	return err;
+}
 
 #ifdef HAVE_SELINUX
 int selabel_supported(void)
@@ -25,9 +48,13 @@ errcode_t selabel_start(struct selabel *l, const char *file, const char *root)
 	/* no SELABEL_OPT_VALIDATE: the host's policy, if any, is not the
 	 * image's, as with setfiles -c absent */
 	struct selinux_opt opt[] = { { SELABEL_OPT_PATH, file } };
+	errcode_t err;
 
 	memset(l, 0, sizeof(*l));
 	l->root = root;
+	err = selabel_check_file(file);
+	if (err)
+		return err == ORLOV_ERR_USAGE ? EINVAL : err;
 	errno = 0;
 	l->handle = selabel_open(SELABEL_CTX_FILE, opt, 1);
 	if (!l->handle)

@@ -29,6 +29,11 @@ struct selabel {
 /* Built with libselinux? (Else --file-contexts is refused.) */
 int selabel_supported(void);
 
+/* 0 when @file is a regular file that can be opened for reading; else
+ * the errno (EISDIR for a directory), or ORLOV_ERR_USAGE for another kind
+ * of file.  libselinux takes a directory and labels nothing. */
+errcode_t selabel_check_file(const char *file);
+
 /* Read the contexts file @file (selabel_open, SELABEL_CTX_FILE); @root is
  * the directory of the image the source's root becomes. */
 errcode_t selabel_start(struct selabel *l, const char *file,
