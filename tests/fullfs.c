@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /* For tests/t-trust-image.sh (LD_PRELOAD): a host filesystem with FULLFS_FREE bytes left, for the
  * files whose path contains FULLFS_MATCH: a write or fallocate that
- * would allocate more (holes it fills, past the end) fails with ENOSPC. */
+ * would allocate more (holes it fills, past the end) fails with ENOSPC;
+ * a hole punched gives its room back. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -100,6 +101,14 @@ int fallocate64(int fd, int mode, off_t off, off_t len)
 
 	if (!real)
 		real = (int (*)(int, int, off_t, off_t))dlsym(RTLD_NEXT, "fallocate64");
+	/* a hole punched gives its room back, as on a real filesystem */
+	if (mode & FALLOC_FL_PUNCH_HOLE) {
+		long long had = ((off + len + 4095) & ~4095LL) - (off & ~4095LL);
+
+		if (ours(fd))
+			left += had - unallocated(fd, off, len);
+		return real(fd, mode, off, len);
+	}
 	return take(fd, off, len) ? -1 : real(fd, mode, off, len);
 }
 

@@ -233,8 +233,11 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 			      commit_in_place(img, fs, what);
 		/* Put every block changed in place back as it was; a copy
 		 * that failed is removed, IMAGE was never written. */
-		if (err && !img->shadow && io_guard_rollback(img->fs->io))
+		if (err && !img->shadow && io_guard_rollback(img->fs->io)) {
+			/* blocks in use may point at the new ones: kept */
+			io_guard_keep(img->fs->io);
 			err = ORLOV_ERR_ROLLBACK;
+		}
 	}
 	journal_free(&j);
 	if (err) {

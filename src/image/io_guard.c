@@ -2,10 +2,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "image/capture.h"
 #include "image/io_guard.h"
@@ -17,6 +20,23 @@ struct saved {
 	unsigned long long off;	/* byte offset of the region */
 	unsigned int len;
 	unsigned char *data;	/* NULL: the region was all zeros */
+};
+
+/* A range of the image file that was a hole before this run wrote it. */
+struct hole {
+	off_t off, len;
+	int zeros;	/* data of zeros: written again, not punched */
+};
+
+/* io_guard_track_holes: what the run allocated in the image file. */
+struct holes {
+	int fd;			/* the image file (not ours); -1: untracked */
+	unsigned long long base;	/* file offset of the channel's byte 0 */
+	off_t size;		/* the file's size before the run */
+	off_t unit;		/* the host's allocation unit */
+	unsigned char *buf;	/* ZBUF bytes, for zeros_at */
+	struct hole *h;
+	size_t n, cap;
 };
 
 struct guard {
@@ -34,6 +54,7 @@ struct guard {
 	struct io_capture *capt;	/* NULL until the first captured write */
 	size_t cap_budget;	/* bytes of it in memory (0: its default) */
 	int whole_super;	/* io_guard_whole_super */
+	struct holes holes;	/* io_guard_track_holes */
 };
 
 errcode_t io_guard_parse(const char *spec, struct io_fault *f)
@@ -180,6 +201,111 @@ static errcode_t save_range(io_channel ch, unsigned long long off,
 	return err;
 }
 
+/* Remember [off, off + len) of the file, a hole until now (@zeros: data
+ * reading as zeros): a range of its own, or the last one grown (a run
+ * writes mostly in order). */
+static errcode_t hole_add(struct holes *t, off_t off, off_t len, int zeros)
+{
+	struct hole *last = t->n ? &t->h[t->n - 1] : NULL;
+
+	if (last && last->zeros == zeros && off >= last->off &&
+	    off <= last->off + last->len) {
+		if (off + len > last->off + last->len)
+			last->len = off + len - last->off;
+		return 0;
+	}
+	if (grow_array(&t->h, &t->cap, t->n + 1, sizeof(*t->h), 64))
+		return ENOMEM;
+	t->h[t->n].off = off;
+	t->h[t->n].len = len;
+	t->h[t->n++].zeros = zeros;
+	return 0;
+}
+
+#define ZBUF (64 << 10)
+
+/*
+ * Data the run is about to overwrite in a free block: where it reads as
+ * zeros (mke2fs's zeroed ranges, the free blocks sharing a host unit
+ * with metadata), remembered, to be written back as zeros.  Other old
+ * bytes of free blocks are not kept: reading and holding them all would
+ * double the I/O of every run on a dense image.
+ */
+static errcode_t zeros_at(struct holes *t, off_t off, off_t end)
+{
+	ssize_t n;
+	off_t p;
+
+	if (!t->buf && !(t->buf = malloc(ZBUF)))
+		return ENOMEM;
+	for (p = off; p < end; p += n) {
+		n = pread(t->fd, t->buf, end - p < ZBUF ? (size_t)(end - p) :
+			  ZBUF, p);
+		if (n < 0 && errno == EINTR) {
+			n = 0;
+			continue;
+		}
+		if (n < 0)
+			return (errcode_t)errno;
+		if (!n || !all_zero(t->buf, (size_t)n))
+			return 0;
+	}
+	return hole_add(t, off, end - off, 1);
+}
+
+/*
+ * The holes of the image file under bytes [off, off + len), remembered
+ * before a write or a fallocate fills them (and with @data, its data of
+ * zeros the write overwrites).  Widened to whole allocation units: a unit
+ * written in part is allocated whole, and a hole punched in part of one
+ * frees nothing.
+ */
+static errcode_t note_holes(struct holes *t, off_t off, off_t len, int data)
+{
+	off_t p = off - off % t->unit, end = off + len, d, h;
+	errcode_t err = 0;
+
+	if (t->fd < 0 || len <= 0)
+		return 0;
+	end += (t->unit - end % t->unit) % t->unit;
+	while (!err && p < end) {
+		d = lseek(t->fd, p, SEEK_DATA);
+		if (d < 0 && errno != ENXIO)
+			return (errcode_t)errno;
+		if (d < 0 || d > end)
+			d = end;	/* ENXIO: a hole to the end of the file */
+		if (d > p)
+			err = hole_add(t, p, d - p, 0);
+		if (err || d >= end)
+			break;
+		h = lseek(t->fd, d, SEEK_HOLE);
+		if (h < 0)
+			return (errcode_t)errno;
+		if (data && (d > off ? d : off) < (h < off + len ? h : off + len))
+			err = zeros_at(t, d > off ? d : off,
+				       h < off + len ? h : off + len);
+		p = h;
+	}
+	return err;
+}
+
+errcode_t io_guard_note_holes(io_channel ch, unsigned long long off,
+			      unsigned long long len)
+{
+	return note_holes(&guard_of(ch)->holes, (off_t)off, (off_t)len, 0);
+}
+
+/* A write of the channel's bytes [off, off + len) is about to be made. */
+static errcode_t note_write(io_channel ch, unsigned long long off,
+			    unsigned long long len)
+{
+	struct guard *g = guard_of(ch);
+	struct holes *t = &g->holes;
+
+	/* in the commit, the saved blocks are what gives back old bytes */
+	return note_holes(t, (off_t)(t->base + off), (off_t)len, !g->saving);
+}
+
 static errcode_t guard_close(io_channel ch)
 {
 	struct guard *g = guard_of(ch);
@@ -199,6 +325,8 @@ static errcode_t guard_close(io_channel ch)
 	free(g->saved);
 	keymap_free(&g->saved_at);
 	capture_free(g->capt);
+	free(g->holes.h);
+	free(g->holes.buf);
 	free(g);
 	free(ch->name);
 	free(ch);
@@ -326,6 +454,9 @@ static errcode_t guard_write_blk64(io_channel ch, unsigned long long block,
 	if (!err)
 		err = save_range(ch, block * (unsigned)ch->block_size,
 				 span(ch, count));
+	if (!err)
+		err = note_write(ch, block * (unsigned)ch->block_size,
+				 span(ch, count));
 	return err ? err : io_channel_write_blk64(g->real, block, count, data);
 }
 
@@ -348,6 +479,8 @@ static errcode_t guard_write_byte(io_channel ch, unsigned long offset,
 	err = tick(g);
 	if (!err)
 		err = save_range(ch, offset, (unsigned long long)count);
+	if (!err)
+		err = note_write(ch, offset, (unsigned long long)count);
 	return err ? err : io_channel_write_byte(g->real, offset, count, data);
 }
 
@@ -418,6 +551,7 @@ errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
 		return ENOMEM;
 	}
 	g->real = backing;
+	g->holes.fd = -1;
 	if (f)
 		g->fault = *f;
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;
@@ -471,4 +605,83 @@ errcode_t io_guard_rollback(io_channel ch)
 		err = e;
 	e = io_channel_flush(g->real);
 	return err ? err : e;
+}
+
+errcode_t io_guard_track_holes(io_channel ch, int fd, unsigned long long base)
+{
+	struct holes *t = &guard_of(ch)->holes;
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return (errcode_t)errno;
+	t->fd = fd;
+	t->base = base;
+	t->size = st.st_size;
+	t->unit = st.st_blksize > 0 ? (off_t)st.st_blksize : 4096;
+	return 0;
+}
+
+static void untrack(struct holes *t)
+{
+	free(t->buf);
+	t->buf = NULL;
+	free(t->h);
+	t->h = NULL;
+	t->n = t->cap = 0;
+	t->fd = -1;
+}
+
+void io_guard_keep(io_channel ch)
+{
+	if (ch && ch->manager == &guard_manager)
+		untrack(&guard_of(ch)->holes);
+}
+
+static errcode_t write_zeros(struct holes *t, off_t off, off_t len)
+{
+	errcode_t err = 0;
+	size_t n;
+
+	if (!t->buf && !(t->buf = malloc(ZBUF)))
+		return ENOMEM;
+	memset(t->buf, 0, ZBUF);
+	for (; !err && len > 0; off += (off_t)n, len -= (off_t)n) {
+		n = len < ZBUF ? (size_t)len : ZBUF;
+		err = pwrite_all(t->fd, t->buf, n, off);
+	}
+	return err;
+}
+
+errcode_t io_guard_give_back(io_channel ch)
+{
+	struct holes *t;
+	struct stat st;
+	errcode_t err = 0;
+	size_t i;
+
+	if (!ch || ch->manager != &guard_manager)
+		return 0;	/* the wrap failed: nothing written */
+	t = &guard_of(ch)->holes;
+	/* The zeros first: a range read as zeros may be the run's own
+	 * data in a unit that was a hole before, which the holes punched
+	 * after them free again. */
+	for (i = 0; t->fd >= 0 && i < 2 * t->n; i++) {
+		const struct hole *h = &t->h[i % t->n];
+		errcode_t e = 0;
+
+		if (h->zeros != (i < t->n))
+			continue;
+		if (h->zeros)
+			e = write_zeros(t, h->off, h->len);
+		else if (fallocate(t->fd, FALLOC_FL_PUNCH_HOLE |
+				   FALLOC_FL_KEEP_SIZE, h->off, h->len))
+			e = (errcode_t)errno;
+		if (e && !err)
+			err = e;	/* go on: give back what can be */
+	}
+	if (t->fd >= 0 && !fstat(t->fd, &st) && st.st_size > t->size &&
+	    ftruncate(t->fd, t->size) && !err)
+		err = (errcode_t)errno;
+	untrack(t);
+	return err;
 }

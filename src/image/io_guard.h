@@ -46,6 +46,24 @@ errcode_t io_guard_rollback(io_channel ch);
  * image): numbered, and faulted, as the channel's own. */
 errcode_t io_guard_tick(io_channel ch);
 
+/*
+ * An image file written in place (@fd, the channel's byte 0 at @base in
+ * it): every hole a write of the run fills is remembered, so that a run
+ * that fails (out of host space, say) gives the file back its holes and
+ * its size, and the host its space.  io_guard_note_holes remembers the
+ * holes of file bytes [off, off + len) a fallocate is about to fill.
+ */
+errcode_t io_guard_track_holes(io_channel ch, int fd, unsigned long long base);
+errcode_t io_guard_note_holes(io_channel ch, unsigned long long off,
+			      unsigned long long len);
+/* The run failed and every block in use is as it was: the remembered
+ * holes punched again, the file cut to its old size.  (A channel that
+ * is not a guard: nothing.) */
+errcode_t io_guard_give_back(io_channel ch);
+/* Blocks in use may point at what the run wrote (a rollback failed):
+ * give nothing back. */
+void io_guard_keep(io_channel ch);
+
 struct io_capture;
 
 /* While on, writes go to copies (capture.h: in memory up to @bytes of

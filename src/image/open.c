@@ -283,6 +283,15 @@ static errcode_t lock_and_prepare(struct image *img, const char *path,
 	return err;
 }
 
+/* A regular file (a device has no holes to give back). */
+static int image_is_file(const struct image *img)
+{
+	struct stat st;
+
+	return img->lock_fd >= 0 && !fstat(img->lock_fd, &st) &&
+	       S_ISREG(st.st_mode);
+}
+
 /* libext2fs on @fsname (the image or its copy), through the undo file
  * when one is asked for; every later read and write through the guard
  * (io_guard.h). */
@@ -340,6 +349,12 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	err = io_guard_wrap(img->fs->io, f, &guard);
 	if (!err)
 		img->fs->io = img->fs->image_io = guard;
+	/* the image file itself is written: what a failed run allocated
+	 * in it is given back (a copy is removed, a new file unlinked) */
+	if (!err && !img->dry && !img->shadow &&
+	    img->commit != IMAGE_COMMIT_UNSEEN && image_is_file(img))
+		err = io_guard_track_holes(guard, img->lock_fd,
+					   img->region.offset);
 	/* whole superblocks also through the undo manager at an offset:
 	 * its write_byte (e2fsprogs 1.47) adds the offset twice and saves
 	 * the wrong block, which e2undo then puts back */
@@ -447,6 +462,10 @@ void image_abort(struct image *img)
 	if (!img)
 		return;
 	if (img->fs) {
+		/* Every block in use is as it was: what the run wrote in
+		 * free blocks goes, and the holes it filled come back
+		 * (best effort: the run's own error is the one reported) */
+		(void)io_guard_give_back(img->fs->io);
 		/* Forget every change: nothing dirty may reach the disk. */
 		img->fs->flags &= ~(EXT2_FLAG_DIRTY | EXT2_FLAG_BB_DIRTY |
 				    EXT2_FLAG_IB_DIRTY);

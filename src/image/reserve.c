@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "image/image_int.h"
+#include "image/io_guard.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 #include "model/ext4_group.h"
@@ -169,9 +170,14 @@ errcode_t reserve_commit(struct image *img, const struct fs_state *fs,
 	for (i = 0; !err && i < l.n; i = k) {
 		for (k = i + 1; k < l.n && l.b[k] <= l.b[k - 1] + 1; k++)
 			;
-		err = fill_holes(img->lock_fd,
-				 (off_t)(img->region.offset + l.b[i] * bs),
-				 (off_t)(l.b[k - 1] - l.b[i] + 1) * bs);
+		off_t off = (off_t)(img->region.offset + l.b[i] * bs);
+		off_t len = (off_t)(l.b[k - 1] - l.b[i] + 1) * bs;
+
+		/* a failed run gives the reservation back (image_abort) */
+		err = io_guard_note_holes(e->io, (unsigned long long)off,
+					  (unsigned long long)len);
+		if (!err)
+			err = fill_holes(img->lock_fd, off, len);
 	}
 	free(l.b);
 	return err == ENOSPC || err == EDQUOT || err == EFBIG ?

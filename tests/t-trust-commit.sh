@@ -1,0 +1,85 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# What a failed run leaves and what the tool touches (issue 37): a run
+# that fails for want of host space leaves the image file byte for byte,
+# size and allocation as it was (item 11).
+. "$(dirname "$0")/lib.sh"
+export SOURCE_DATE_EPOCH=1700000000
+P=$ORLOV_POPULATE
+L=$ORLOV_LAYOUT
+T=$T_TMP
+
+# run NAME WANT-STATUS PATTERN PROGRAM ARGS...: the exit status, and
+# stderr matched
+run() {
+	r_name=$1 r_want=$2 r_pat=$3
+	shift 3
+	"$@" >"$T/out" 2>"$T/err"
+	r_rc=$?
+	[ "$r_rc" = "$r_want" ] || { cat "$T/err" >&2; t_fail "$r_name: exit $r_rc, want $r_want"; }
+	[ -z "$r_pat" ] || grep -Eq -- "$r_pat" "$T/err" || { cat "$T/err" >&2; t_fail "$r_name: stderr does not match /$r_pat/"; }
+	echo "$r_name: ok"
+}
+# same NAME IMAGE PRISTINE: byte for byte, and the same size and
+# allocated blocks (stat %s %b; synced first, for a host that counts
+# blocks only once it has placed them)
+same() {
+	cmp -s "$2" "$3" || t_fail "$1: the image's bytes changed"
+	sync "$2" "$3"
+	[ "$(stat -c '%s %b' "$2")" = "$(stat -c '%s %b' "$3")" ] ||
+		t_fail "$1: size and blocks $(stat -c '%s %b' "$2"), were $(stat -c '%s %b' "$3")"
+}
+
+src=$T/src
+mkdir -p "$src/d"
+printf 'hello\n' >"$src/d/f"
+t_pin_times "$src"
+
+# ---- item 11: the host out of space during an in-place ext3/ext4 run ----
+# tests/fullfs.c (LD_PRELOAD) leaves FULLFS_FREE bytes for writes into the
+# image's holes; punching a hole gives them back.  The images are sparse
+# (cp --sparse=always).  With 2 MB of data and 1 KiB blocks (free blocks
+# share a host page with metadata: data of zeros there), the host fills up
+# while the data is written, while the commit's blocks are reserved, and
+# (ORLOV_FAULT=enospc) during the journal commit itself: each time the
+# image is byte for byte, size and allocated blocks, as it was.
+full=$T/full
+mkdir -p "$full"
+# the images in RAM where there is some (tmpfs counts whole pages, no
+# extent tree blocks of its own)
+R=$(mktemp -d "$(t_ramdir)/orlov-commit.XXXXXX") || t_fail "mktemp"
+trap 'rm -rf "$T_TMP" "$R"' EXIT
+for i in 1 2 3 4 5 6 7 8; do
+	head -c 250000 /dev/zero | tr '\0' "$i" >"$full/f$i"
+done
+t_pin_times "$full"
+if ${CC:-cc} -shared -fPIC -o "$T/fullfs.so" "$top_srcdir/tests/fullfs.c" -ldl 2>"$T/cc.err" &&
+   LD_PRELOAD=$T/fullfs.so "$P" --version >/dev/null 2>&1; then
+	for fs in ext3 ext4; do
+		t_mkimage "$R/$fs.mkfs" 16M -t $fs -b 1024
+		cp --sparse=always "$R/$fs.mkfs" "$R/$fs.pristine"
+		for free in 100000 1000000 2100000; do
+			cp --sparse=always "$R/$fs.pristine" "$R/$fs.img"
+			FULLFS_MATCH=$fs.img FULLFS_FREE=$free LD_PRELOAD=$T/fullfs.so \
+				run "full-$fs-$free" 1 "No space left" "$P" "$R/$fs.img" "$full"
+			t_fsck "$R/$fs.img"
+			same "full-$fs-$free" "$R/$fs.img" "$R/$fs.pristine"
+		done
+		grep -q "reserving host space" "$T/err" ||
+			t_fail "full-$fs: the last run did not fail at the reservation"
+		cp --sparse=always "$R/$fs.pristine" "$R/$fs.img"
+		ORLOV_FAULT=count "$P" "$R/$fs.img" "$full" >/dev/null 2>"$T/count" ||
+			t_fail "count-$fs: $(cat "$T/count")"
+		at=$(sed -n 's/.*commit from \([0-9]*\).*/\1/p' "$T/count")
+		for n in $at $((at + 3)); do
+			cp --sparse=always "$R/$fs.pristine" "$R/$fs.img"
+			ORLOV_FAULT=enospc:$n run "enospc-$fs-$n" 1 "No space left" \
+				"$P" "$R/$fs.img" "$full"
+			t_fsck "$R/$fs.img"
+			same "enospc-$fs-$n" "$R/$fs.img" "$R/$fs.pristine"
+		done
+	done
+else
+	echo "full-host: skipped (no compiler or LD_PRELOAD: $(head -1 "$T/cc.err"))"
+fi
+echo "all ok"
