@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # What a failed run leaves and what the tool touches (issue 37): a run
 # that fails for want of host space leaves the image file byte for byte,
-# size and allocation as it was (item 11).
+# size and allocation as it was (item 11); the clean-up of killed runs'
+# copies removes no user's file (item 6).
 . "$(dirname "$0")/lib.sh"
 export SOURCE_DATE_EPOCH=1700000000
 P=$ORLOV_POPULATE
@@ -82,4 +83,28 @@ if ${CC:-cc} -shared -fPIC -o "$T/fullfs.so" "$top_srcdir/tests/fullfs.c" -ldl 2
 else
 	echo "full-host: skipped (no compiler or LD_PRELOAD: $(head -1 "$T/cc.err"))"
 fi
+# ---- item 6: the clean-up of killed runs' copies deletes no user file ----
+# A user's files of the names copies had and have (.IMAGE.orlov-XXXXXX;
+# .IMAGE.orlov-INODE for another inode), non-empty, unlocked, stay; the
+# copy a killed run left (named for its own inode) goes.
+img=$T/disk.img
+t_mkimage "$img" 8M -t ext2 -b 1024
+printf 'mine\n' >"$T/.disk.img.orlov-abc123"
+printf 'mine\n' >"$T/.disk.img.orlov-0000000000000001"
+printf 'mine\n' >"$T/.disk.img.orlov-ffffffffffffffff"
+ORLOV_FAULT=kill:1 "$P" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
+copy=$(ls -a "$T" | grep '^\.disk\.img\.orlov-[0-9a-f]\{16\}$' |
+       grep -v -e 0000000000000001 -e ffffffffffffffff)
+[ -n "$copy" ] || t_fail "stale: the killed run left no copy named for its inode"
+[ "$(stat -c %i "$T/$copy")" = "$(printf %d "0x${copy#.disk.img.orlov-}")" ] ||
+	t_fail "stale: $copy is not named for its inode"
+run stale-user 0 "removed 1 stale copy of $img" "$P" "$img" "$src"
+left=$(ls -a "$T" | grep '^\.disk\.img\.orlov-' | tr '\n' ' ')
+[ "$left" = ".disk.img.orlov-0000000000000001 .disk.img.orlov-abc123 .disk.img.orlov-ffffffffffffffff " ] ||
+	t_fail "stale-user: left '$left'"
+for f in abc123 0000000000000001 ffffffffffffffff; do
+	[ "$(cat "$T/.disk.img.orlov-$f")" = mine ] || t_fail "stale-user: $f changed"
+done
+t_fsck "$img"
+
 echo "all ok"

@@ -103,7 +103,7 @@ done
 # ---- item 6: copies left by killed runs are removed by the next run ----
 cp "$T/pristine.img" "$img"
 ORLOV_FAULT=kill:1 "$P" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
-n=$(ls -a "$T" | grep -c '^\.disk\.img\.orlov-......$')
+n=$(ls -a "$T" | grep -c '^\.disk\.img\.orlov-[0-9a-f]\{16\}$')
 [ "$n" = 1 ] || t_fail "stale: the killed run left $n copies, want 1"
 # one held by a live process, one empty (being made), one not of this
 # name: all three stay

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
 			"could not check whether %s is mounted\n", prog, o.p.image);
 	if (res.stale_removed && o.p.verbosity >= 0)
-		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-XXXXXX) "
+		fprintf(stderr, "%s: removed %u stale cop%s of %s (.NAME.orlov-INODE) "
 			"that killed runs had left\n", prog, res.stale_removed,
 			res.stale_removed == 1 ? "y" : "ies", o.p.image);
 	if (res.in_place_why)

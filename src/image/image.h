@@ -63,7 +63,7 @@ errcode_t image_fsck(const char *path, const struct image_region *region);
 /* The step of making a copy of the image that failed. */
 enum temp_step { TEMP_CREATE, TEMP_MODE, TEMP_OWNER, TEMP_XATTR, TEMP_COPY };
 
-/* A new empty file next to @path (.NAME.orlov-XXXXXX), flocked on *fd
+/* A new empty file next to @path (.NAME.orlov-INODE), flocked on *fd
  * for as long as it stays open (image_remove_stale leaves it alone), with
  * @st's mode and, where it may be given (or must, @keep_owner), owner,
  * and the extended attributes and ACL of the file open as @from (-1:
@@ -83,8 +83,9 @@ errcode_t image_resolve(const char *path, char **out);
  * error), or with @create a new empty file, locked.  ORLOV_ERR_BUSY when
  * another holds it. */
 errcode_t image_lock(const char *path, int create, int *fd);
-/* Remove the copies of @path (.NAME.orlov-XXXXXX) that killed runs left:
- * non-empty, one link, and flocked by no live process.  The caller holds
+/* Remove the copies of @path (.NAME.orlov-INODE) that killed runs left:
+ * named for their own inode, non-empty, one link, and flocked by no live
+ * process (no other file: a user's is never removed).  The caller holds
  * the image's lock.  *removed counts them. */
 void image_remove_stale(const char *path, unsigned int *removed);
 

@@ -126,8 +126,61 @@ static errcode_t copy_xattrs(int from, int to)
 	return err;
 }
 
+/* Of an image NAME, the part a copy's name keeps: 255 bytes (NAME_MAX)
+ * hold the dot, it and ".orlov-" with 16 hex digits.  A longer NAME is
+ * cut: else no copy could be made and the run would go in place for a
+ * mere name. */
+#define NAME_KEPT 231
+#define INO_DIGITS 16
+
+/* rename(2) that fails with EEXIST rather than replace @to. */
+static int rename_new(const char *from, const char *to)
+{
+#ifdef RENAME_NOREPLACE
+	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
+		return 0;
+	if (errno != EINVAL && errno != ENOSYS)
+		return -1;
+#endif
+	/* a filesystem without the flag: link(2) never replaces */
+	if (link(from, to))
+		return -1;
+	return unlink(from);
+}
+
 /*
- * A new file next to @path, named .NAME.orlov-XXXXXX, with the mode and,
+ * The new copy @tmp (.NAME.orlov-XXXXXX, open as @fd) renamed to
+ * .NAME.orlov-INODE, its own inode number in 16 hex digits: the proof
+ * that a file of that name is a copy a run made, which a user's file
+ * never has by chance (image_remove_stale removes no other file).
+ * Killed before the rename, the empty file made by mkostemp stays.
+ */
+static errcode_t name_by_inode(char *tmp, int fd)
+{
+	size_t len = strlen(tmp) - 6;	/* up to the XXXXXX */
+	char *named = malloc(len + INO_DIGITS + 1);
+	struct stat st;
+	errcode_t err = 0;
+
+	if (!named)
+		return ENOMEM;
+	if (fstat(fd, &st))
+		err = (errcode_t)errno;
+	if (!err) {
+		memcpy(named, tmp, len);
+		sprintf(named + len, "%0*llx", INO_DIGITS,
+			(unsigned long long)st.st_ino);
+		if (rename_new(tmp, named))
+			err = (errcode_t)errno;
+	}
+	if (!err)
+		strcpy(tmp, named);	/* no longer: the same length */
+	free(named);
+	return err;
+}
+
+/*
+ * A new file next to @path, named .NAME.orlov-INODE, with the mode and,
  * where it can be given, the owner of @st (an existing image) and the
  * attributes of @from, else the mode a new file gets.  *step says which
  * step failed.  Its flock tells image_remove_stale of a later run that
@@ -144,13 +197,11 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 
 	base = base ? base + 1 : path;
 	*fd = -1;
-	*tmp = malloc(strlen(path) + 16);
+	*tmp = malloc(strlen(path) + 8 + INO_DIGITS + 1);
 	if (!*tmp)
 		return ENOMEM;
-	/* A long NAME is cut to fit NAME_MAX (255: 241 of it, the dot and
-	 * ".orlov-XXXXXX"): else no copy could be made and the run would
-	 * go in place for a mere name. */
-	sprintf(*tmp, "%.*s.%.241s.orlov-XXXXXX", (int)dl, path, base);
+	sprintf(*tmp, "%.*s.%.*s.orlov-XXXXXX", (int)dl, path, NAME_KEPT,
+		base);
 	*step = TEMP_CREATE;
 	*fd = mkostemp(*tmp, O_CLOEXEC);
 	if (*fd < 0) {
@@ -161,6 +212,8 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 	}
 	if (flock(*fd, LOCK_EX | LOCK_NB))
 		err = (errcode_t)errno;
+	if (!err)
+		err = name_by_inode(*tmp, *fd);
 	mask = umask(0);
 	umask(mask);
 	*step = TEMP_OWNER;
@@ -187,21 +240,6 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 		*tmp = NULL;
 	}
 	return err;
-}
-
-/* rename(2) that fails with EEXIST rather than replace @to. */
-static int rename_new(const char *from, const char *to)
-{
-#ifdef RENAME_NOREPLACE
-	if (!renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE))
-		return 0;
-	if (errno != EINVAL && errno != ENOSYS)
-		return -1;
-#endif
-	/* a filesystem without the flag: link(2) never replaces */
-	if (link(from, to))
-		return -1;
-	return unlink(from);
 }
 
 /* @tmp, written, takes the name @path. */
@@ -288,6 +326,22 @@ errcode_t image_resolve(const char *path, char **out)
 	return t ? ENOMEM : ELOOP;
 }
 
+/* Is @n the name .NAME.orlov-INODE a copy of the image named @base (@bl
+ * bytes of it kept) gets?  Its INODE in *ino. */
+static int copy_name(const char *n, const char *base, size_t bl,
+		     unsigned long long *ino)
+{
+	const char *hex = n + 1 + bl + 7;
+	char *end;
+
+	if (strlen(n) != bl + 8 + INO_DIGITS || n[0] != '.' ||
+	    strncmp(n + 1, base, bl) || strncmp(n + 1 + bl, ".orlov-", 7) ||
+	    strspn(hex, "0123456789abcdef") != INO_DIGITS)
+		return 0;
+	*ino = strtoull(hex, &end, 16);
+	return *end == '\0';
+}
+
 void image_remove_stale(const char *path, unsigned int *removed)
 {
 	const char *base = strrchr(path, '/');
@@ -298,25 +352,26 @@ void image_remove_stale(const char *path, unsigned int *removed)
 
 	*removed = 0;
 	base = base ? base + 1 : path;
-	bl = strlen(base);
+	bl = strlen(base) < NAME_KEPT ? strlen(base) : NAME_KEPT;
 	d = dir ? opendir(dir) : NULL;
 	while (d && (de = readdir(d)) != NULL) {
 		const char *n = de->d_name;
+		unsigned long long ino;
 		struct stat a, b;
 		int fd;
 
-		/* .NAME.orlov-XXXXXX, as image_temp_create names them */
-		if (strlen(n) != bl + 14 || n[0] != '.' || strncmp(n + 1, base, bl) ||
-		    strncmp(n + 1 + bl, ".orlov-", 7))
+		if (!copy_name(n, base, bl, &ino))
 			continue;
 		fd = openat(dirfd(d), n, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
 			    O_CLOEXEC);
 		if (fd < 0)
 			continue;
-		/* In use (flocked by its writer), empty (it may be one being
-		 * made, not locked yet), or linked elsewhere: not ours. */
-		if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_nlink == 1 &&
-		    a.st_size > 0 && !flock(fd, LOCK_EX | LOCK_NB) &&
+		/* Named for another inode (not made by image_temp_create),
+		 * in use (flocked by its writer), empty, or linked
+		 * elsewhere: not a copy a killed run left. */
+		if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_ino == ino &&
+		    a.st_nlink == 1 && a.st_size > 0 &&
+		    !flock(fd, LOCK_EX | LOCK_NB) &&
 		    !fstatat(dirfd(d), n, &b, AT_SYMLINK_NOFOLLOW) &&
 		    a.st_dev == b.st_dev && a.st_ino == b.st_ino &&
 		    !unlinkat(dirfd(d), n, 0))
