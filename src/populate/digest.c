@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 
 #include "populate/digest.h"
 #include "populate/report.h"
+#include "populate/hardlinks.h"
 #include "model/kver.h"
 #include "lib/util.h"
 
@@ -18,6 +20,8 @@ struct digest_walk {
 	const struct populate_opts *o;
 	struct populate_result *res;
 	unsigned char *buf;
+	struct links links;	/* each multiply linked inode's first entry */
+	uint32_t entries;	/* entries digested so far */
 };
 
 static void digest_str(struct digest *d, const char *s, size_t n)
@@ -32,29 +36,65 @@ static void digest_time(struct digest *d, const struct timespec *ts)
 	digest_u64(d, (uint64_t)ts->tv_nsec);
 }
 
-/* What of an entry the image keeps (as the walk gives it: owners mapped,
+/* A later name of an inode the image links to the first (namei.c): the
+ * link is kept, not the attributes read again.  1: @e is such a name. */
+static errcode_t digest_link(struct digest_walk *w, const struct src_entry *e,
+			     int *linked)
+{
+	struct link_ent *l;
+
+	*linked = 0;
+	if (S_ISDIR(e->st.st_mode) || e->st.st_nlink < 2)
+		return 0;
+	l = link_find(&w->links, e->st.st_dev, e->st.st_ino);
+	if (!l)
+		return link_add(&w->links, e->st.st_dev, e->st.st_ino,
+				w->entries);
+	digest_u64(&w->d, 4);
+	digest_u64(&w->d, l->ino);
+	*linked = 1;
+	return 0;
+}
+
+/*
+ * What of an entry the image keeps (as the walk gives it: owners mapped,
  * times clamped), so that copies of one tree made at other times give
- * the same digest.  Hard links are not told from copies. */
+ * the same digest: never what the host keeps alone (allocated blocks,
+ * inode numbers, ctime's or flags the image does not take), and an atime
+ * as it is after the tree was read (the image's walk comes after this one,
+ * and reading may move it: see settle_atime in source/walk.c).
+ */
 static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
 {
 	struct digest_walk *w = ctx;
 	struct digest *d = &w->d;
 	const struct stat *st = &e->st;
+	struct timespec at = st->st_atim;
 	uint64_t off = 0, s, t;
 	size_t i, k;
 	errcode_t err;
+	int linked;
 
 	digest_u64(d, (uint64_t)tag);
 	digest_str(d, e->path, strlen(e->path));
 	if (!*e->path && !w->o->root_attrs)
 		return 0;	/* mke2fs's root, not SOURCE's */
+	err = digest_link(w, e, &linked);
+	if (err)
+		return errctx_setf(&w->res->ec, err, "reading", "%s/%s",
+				   w->o->source, e->path);
+	w->entries++;
+	if (linked)
+		return 0;
 	digest_u64(d, st->st_mode);
 	digest_u64(d, st->st_uid);
 	digest_u64(d, st->st_gid);
-	digest_time(d, &st->st_atim);
 	digest_time(d, &st->st_mtim);
 	digest_time(d, &st->st_ctim);
-	digest_u64(d, e->fsflags);
+	/* of a directory's flags the image takes this one alone (namei.c) */
+	digest_u64(d, e->fsflags & FS_TOPDIR_FL);
+	if (!S_ISREG(st->st_mode))
+		digest_time(d, &at);
 	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
 		digest_u64(d, st->st_rdev);
 	if (S_ISLNK(st->st_mode))
@@ -84,6 +124,13 @@ static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
 			digest_update(d, w->buf, k);
 		}
 	}
+	if (e->data->atime) {
+		err = e->data->atime(e, &at);
+		if (err)
+			goto fail;
+		meta_clamp_time(&w->o->meta, &at);
+	}
+	digest_time(d, &at);
 	return 0;
 fail:
 	return errctx_setf(&w->res->ec, err, "reading", "%s/%s", w->o->source,
@@ -193,6 +240,7 @@ errcode_t tree_digest(const struct populate_opts *o,
 		digest_u64(&w.d, (uint64_t)o->possible_cpus << 32 | 1);
 	err = source_walk(&in->src, &wo, &o->meta, in->dtp, &v);
 	free(w.buf);
+	links_free(&w.links);
 	if (!err)
 		in->digest = digest_final(&w.d) | 1;	/* 0 is none */
 	return err;

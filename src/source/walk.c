@@ -202,9 +202,26 @@ static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
 	return 0;
 }
 
+/* Read through our descriptor (not the reader thread's copy, taken
+ * after its fstat like the walk's own reads): its atime now. */
+static errcode_t host_atime(const struct src_entry *e, struct timespec *ts)
+{
+	struct host_file *h = e->priv;
+	struct stat now;
+
+	*ts = e->st.st_atim;
+	if (h->fd < 0)
+		return 0;
+	if (fstat(h->fd, &now))
+		return (errcode_t)errno;
+	*ts = now.st_atim;
+	return 0;
+}
+
 static const struct src_data_ops host_data_ops = {
 	.next_data = host_next_data,
 	.read = host_read,
+	.atime = host_atime,
 };
 
 static void free_xattrs(struct src_entry *e)
@@ -446,6 +463,29 @@ static void fetch_ahead(void *arg, int dirfd, const char *name,
 	}
 }
 
+/*
+ * readlink() sets a symlink's atime, and reading a directory one's where
+ * O_NOATIME is refused (another owner's); relatime lets it move once, then
+ * not for a day.  The atime given is the one after our own read: the one a
+ * later walk sees (the copy after --create's digest, the next run), not
+ * the one before it, so that reading the tree does not change what it is
+ * said to hold.  @name in @dirfd (NULL: @dirfd itself) must still be the
+ * entry @st describes.
+ */
+static errcode_t settle_atime(int dirfd, const char *name, struct stat *st)
+{
+	struct stat now;
+
+	if (name ? fstatat(dirfd, name, &now, AT_SYMLINK_NOFOLLOW) :
+		   fstat(dirfd, &now))
+		return (errcode_t)errno;
+	if (now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT))
+		return ORLOV_ERR_SOURCE_CHANGED;
+	st->st_atim = now.st_atim;
+	return 0;
+}
+
 /* @pre: what the reader found, if it opened the entry (its attributes
  * become @e's) */
 static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
@@ -501,6 +541,9 @@ opened:
 		(*target)[n] = '\0';
 		e->link_target = *target;
 		e->link_len = (size_t)n;
+		err = settle_atime(dirfd, e->name, &e->st);
+		if (err)
+			return fail(w, err, "reading attributes of");
 	}
 	if (w->opts->want_xattrs) {
 		if (pre) {
@@ -544,12 +587,15 @@ static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
 	f->name = e->name;
 	f->name_len = e->name_len;
 	(*depth)++;
-	err = w->v->enter_dir(w->v->ctx, e);
-	if (!err) {
-		err = walk_read_names(fd, &f->names, &f->n);
-		if (err)
-			err = fail(w, err, "reading directory");
-	}
+	/* its names read first: its atime is then settled (settle_atime) */
+	err = walk_read_names(fd, &f->names, &f->n);
+	if (err)
+		err = fail(w, err, "reading directory");
+	else if ((err = settle_atime(fd, NULL, &e->st)))
+		err = fail(w, err, "reading attributes of");
+	f->st.st_atim = e->st.st_atim;
+	if (!err)
+		err = w->v->enter_dir(w->v->ctx, e);
 	if (!err && w->ahead) {
 		err = ahead_dir_new(&f->ad, fd, f->names, f->n);
 		if (!err)

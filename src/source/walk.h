@@ -27,6 +27,9 @@ struct src_data_ops {
 	/* Read exactly @len bytes at @off. */
 	errcode_t (*read)(const struct src_entry *e, void *buf, size_t len,
 			  uint64_t off);
+	/* The atime after the reads so far, which may have moved it (a host
+	 * file of another owner: no O_NOATIME); NULL when reads cannot. */
+	errcode_t (*atime)(const struct src_entry *e, struct timespec *ts);
 };
 
 struct src_entry {
