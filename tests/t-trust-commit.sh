@@ -3,7 +3,9 @@
 # What a failed run leaves and what the tool touches (issue 37): a run
 # that fails for want of host space leaves the image file byte for byte,
 # size and allocation as it was (item 11); the clean-up of killed runs'
-# copies removes no user's file (item 6).
+# copies removes no user's file (item 6); an image a running QEMU holds
+# is not written (item 14); a FIFO as IMAGE is refused, not waited on
+# (item 15).
 . "$(dirname "$0")/lib.sh"
 export SOURCE_DATE_EPOCH=1700000000
 P=$ORLOV_POPULATE
@@ -106,5 +108,51 @@ for f in abc123 0000000000000001 ffffffffffffffff; do
 	[ "$(cat "$T/.disk.img.orlov-$f")" = mine ] || t_fail "stale-user: $f changed"
 done
 t_fsck "$img"
+
+# ---- item 14: an image a running QEMU holds (OFD locks) is not written ----
+# tests/ofdlock.c takes the shared OFD locks a QEMU guest keeps on its
+# image (bytes 100+ and 200+) and holds them while the tool runs.
+if ${CC:-cc} -o "$T/ofdlock" "$top_srcdir/tests/ofdlock.c" 2>"$T/cc.err"; then
+	for mode in "" --in-place --atomic; do
+		t_mkimage "$img" 8M -t ext3 -b 1024
+		cp "$img" "$T/locked.pristine"
+		rm -f "$T/ready"
+		"$T/ofdlock" "$img" "$T/ready" &
+		holder=$!
+		i=0
+		while [ ! -e "$T/ready" ] && [ $i -lt 100 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+		[ -e "$T/ready" ] || { kill $holder; t_fail "ofdlock: no lock taken"; }
+		run "qemu-locked$mode" 1 "^orlov-populate: Another process holds a lock on IMAGE \(a running virtual machine\?.* while opening filesystem $img$" \
+			"$P" $mode "$img" "$src"
+		[ "$(wc -l <"$T/err")" = 1 ] || t_fail "qemu-locked$mode: not one line"
+		# a dry run and orlov-layout only read it
+		run "qemu-locked-dry$mode" 0 "" "$P" --dry-run "$img" "$src"
+		kill $holder
+		wait $holder 2>/dev/null
+		cmp -s "$img" "$T/locked.pristine" || t_fail "qemu-locked$mode: the image changed"
+	done
+	# the guest gone, the same run writes it
+	run qemu-unlocked 0 "" "$P" "$img" "$src"
+else
+	echo "qemu-locked: skipped (no compiler: $(head -1 "$T/cc.err"))"
+fi
+
+# ---- item 15: a FIFO as IMAGE is refused, not waited on ----
+mkfifo "$T/fifo" || t_fail "mkfifo"
+fifo_msg="IMAGE is neither a regular file nor a block device while"
+run fifo-populate 1 "^orlov-populate: $fifo_msg checking $T/fifo$" \
+	timeout 20 "$P" "$T/fifo" "$src"
+run fifo-dry-run 1 "^orlov-populate: $fifo_msg checking $T/fifo$" \
+	timeout 20 "$P" --dry-run "$T/fifo" "$src"
+run fifo-create 1 "^orlov-populate: $fifo_msg checking $T/fifo$" \
+	timeout 20 "$P" --create 8M "$T/fifo" "$src"
+run fifo-dump 2 "^orlov-layout: $fifo_msg opening image $T/fifo$" \
+	timeout 20 "$L" dump "$T/fifo"
+run fifo-verify 2 "^orlov-layout: $fifo_msg opening image $T/fifo$" \
+	timeout 20 "$L" verify "$T/fifo" "$src"
+[ -p "$T/fifo" ] || t_fail "fifo: no longer a FIFO"
 
 echo "all ok"

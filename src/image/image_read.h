@@ -31,6 +31,10 @@ uint64_t ir_blocks_count(const struct ext2_super_block *sb);
 /* For an image without an ext2 superblock (ORLOV_ERR_NOT_EXT2): what the
  * file is and what to do, in @buf; NULL when it cannot be told. */
 const char *ir_probe(const char *path, char *buf, size_t size);
+/* ORLOV_ERR_IMAGE_KIND when @path is a FIFO (whose open and reads would
+ * wait for a writer forever) or a socket, else 0 (missing too): checked
+ * before anything opens IMAGE. */
+errcode_t image_check_kind(const char *path);
 errcode_t ir_open(const char *path, ext2_filsys *ret);
 /* ... of the filesystem @offset bytes into @path. */
 errcode_t ir_open_at(const char *path, uint64_t offset, ext2_filsys *ret);

@@ -8,11 +8,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "image/image_int.h"
+#include "image/image_read.h"
 #include "lib/orlov_err.h"
 
 /*
@@ -29,6 +31,61 @@ errcode_t image_names_locked(const char *path, int fd)
 	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return ORLOV_ERR_IMAGE_REPLACED;
 	return 0;
+}
+
+/* Only a regular file or a block device holds an image: a FIFO's open
+ * or read would wait for a writer forever. */
+static errcode_t check_kind(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return (errcode_t)errno;
+	return S_ISREG(st.st_mode) || S_ISBLK(st.st_mode) ? 0 :
+	       ORLOV_ERR_IMAGE_KIND;
+}
+
+errcode_t image_check_kind(const char *path)
+{
+	struct stat st;
+
+	/* A missing IMAGE, a directory (SOURCE first?), a character device
+	 * are for the callers' own messages; opening them does not hang. */
+	if (stat(path, &st))
+		return errno == ENOENT ? 0 : (errcode_t)errno;
+	return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) ?
+	       ORLOV_ERR_IMAGE_KIND : 0;
+}
+
+/*
+ * Another process's fcntl lock anywhere on the image: a running QEMU
+ * holds OFD read locks on bytes 100 and up (the permissions it uses) and
+ * 200 and up (those it denies others) of every image it has open, so
+ * another QEMU refuses to write it; a write here would change what that
+ * guest reads under it just the same.  A write lock asked for on the
+ * whole file conflicts with any lock of another open file (POSIX locks
+ * included), so one probe finds them all.
+ */
+static errcode_t check_fcntl_locks(int fd)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = F_WRLCK;
+	l.l_whence = SEEK_SET;
+#ifdef F_OFD_GETLK
+	if (!fcntl(fd, F_OFD_GETLK, &l))
+		return l.l_type == F_UNLCK ? 0 : ORLOV_ERR_IMAGE_LOCKED;
+	if (errno != EINVAL)
+		return (errcode_t)errno;
+	/* a kernel before 3.15: the POSIX probe sees the OFD locks too */
+	memset(&l, 0, sizeof(l));
+	l.l_type = F_WRLCK;
+	l.l_whence = SEEK_SET;
+#endif
+	if (fcntl(fd, F_GETLK, &l))
+		return (errcode_t)errno;
+	return l.l_type == F_UNLCK ? 0 : ORLOV_ERR_IMAGE_LOCKED;
 }
 
 /*
@@ -48,15 +105,30 @@ errcode_t lock_image(const char *path, int dry, int held, int *fd)
 		err = image_names_locked(path, held);
 		if (err)
 			return err;
+		err = check_fcntl_locks(held);
+		if (err)
+			return err;
 		*fd = fcntl(held, F_DUPFD_CLOEXEC, 0);
 		return *fd < 0 ? (errcode_t)errno : 0;
 	}
 	for (tries = 0; tries < 8; tries++) {
 		/* a dry run shares the lock: no writer changes the image
 		 * under it */
-		*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC);
+		/* O_NONBLOCK: a FIFO (refused below) would block the open */
+		*fd = open(path, (dry ? O_RDONLY : O_RDWR) | O_CLOEXEC |
+			   O_NONBLOCK);
 		if (*fd < 0)
 			return (errcode_t)errno;
+		err = check_kind(*fd);
+		if (!err && !dry)
+			err = check_fcntl_locks(*fd);
+		if (!err && fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK))
+			err = (errcode_t)errno;
+		if (err) {
+			close(*fd);
+			*fd = -1;
+			return err;
+		}
 		if (flock(*fd, (dry ? LOCK_SH : LOCK_EX) | LOCK_NB)) {
 			e = errno;
 			close(*fd);

@@ -17,10 +17,13 @@ errcode_t open_image(const struct layout_opts *o, const char *name,
 		     ext2_filsys *fs, struct errctx *ctx)
 {
 	struct image_region r;
-	errcode_t err = image_region_find(name, &o->where, &r);
+	errcode_t err = image_check_kind(name);
 	char kind[256];
 	const char *is;
 
+	if (err)
+		return errctx_set_path(ctx, err, "opening image", name);
+	err = image_region_find(name, &o->where, &r);
 	if (err)
 		return errctx_set_path(ctx, err, o->where.partition ?
 				       "finding the partition in" :

@@ -14,6 +14,7 @@
 
 #include "populate/preflight.h"
 #include "populate/report.h"
+#include "image/image_read.h"
 #include "source/tar.h"
 #include "lib/util.h"
 #include "lib/spill.h"
@@ -116,7 +117,11 @@ errcode_t before_open(const struct populate_opts *o,
 	int archive, missing;
 	const char *src = o->source;
 	size_t i, n = o->whiteouts && o->nlayers ? o->nlayers : 1;
-	errcode_t err = 0;
+	/* first: every look at IMAGE below would hang on a FIFO */
+	errcode_t err = image_check_kind(o->image);
+
+	if (err)
+		return errctx_set(&res->ec, err, "checking", o->image);
 
 	in->src.dir = o->source;
 	/* layers: archives or directories, all read before IMAGE opens;
