@@ -71,7 +71,9 @@ grep -E '^(dpkg-[a-z]+|dh_[a-z_-]+): (warning|error)' "$tmp/build.log" >&2 &&
 
 # What the package holds, whoever runs this.
 dpkg-deb -c "$deb" | awk '{ print $6 }' | sed 's,^\.,,' >"$tmp/contents"
-for f in /usr/bin/orlov-populate /usr/bin/orlov-layout \
+for f in /usr/bin/orlov-populate /usr/bin/orlov-layout /usr/bin/orlov-mkfs \
+	/usr/lib/orlov-populate/mkfs/mkfs.ext4 /usr/lib/orlov-populate/mkfs/mke2fs \
+	/usr/share/man/man8/orlov-mkfs.8.gz \
 	/usr/share/man/man1/orlov-populate.1.gz \
 	/usr/share/man/man1/orlov-layout.1.gz \
 	/usr/share/bash-completion/completions/orlov-populate \
@@ -148,6 +150,12 @@ ln "$tree/etc/motd" "$tree/usr/motd.link"
 e2fsck -fn "$tmp/x.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn x.img found errors" "$tmp/fsck.log"
 /usr/bin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
 	fail "orlov-layout verify x.img TREE found differences" "$tmp/verify.log"
+# mkfs.ext4 -d switched by PATH alone (README, "Image builders")
+PATH=/usr/lib/orlov-populate/mkfs:$PATH mkfs.ext4 -q -d "$tree" "$tmp/m.img" 8M \
+	>"$tmp/run.log" 2>&1 || fail "mkfs.ext4 -d TREE m.img 8M through the PATH switch failed" "$tmp/run.log"
+e2fsck -fn "$tmp/m.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn m.img found errors" "$tmp/fsck.log"
+/usr/bin/orlov-layout verify "$tmp/m.img" "$tree" >"$tmp/verify.log" 2>&1 ||
+	fail "orlov-layout verify m.img TREE found differences" "$tmp/verify.log"
 
 # The library as a program outside the project uses it: compiled with
 # pkg-config's flags against the installed header, the same image as the
@@ -169,6 +177,7 @@ installed=
 # shellcheck disable=SC2086
 dpkg -r $pkgs >"$tmp/remove.log" 2>&1 || fail "dpkg -r $pkgs failed" "$tmp/remove.log"
 { [ ! -e /usr/bin/orlov-populate ] && [ ! -e "$comp/orlov-layout" ] &&
+  [ ! -e /usr/lib/orlov-populate/mkfs/mkfs.ext4 ] &&
   [ ! -e /usr/include/orlov/orlov.h ] && ! ls /usr/lib/*/liborlov.so* >/dev/null 2>&1; } ||
 	fail "dpkg -r $pkgs left files behind"
 echo "deb.sh: $pkgs built from $from, installed, checked, removed"
