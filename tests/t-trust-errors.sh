@@ -86,3 +86,53 @@ build w-synced "$w"
 sleep 2
 build w-later "$w"
 same w-pending w-synced w-later
+
+# ---- errors ----------------------------------------------------------------
+# expect NAME STATUS PATTERN ARGS...: one com_err line matching PATTERN,
+# exit STATUS
+expect() {
+	e_name=$1 e_want=$2 e_pattern=$3
+	shift 3
+	"$ORLOV_POPULATE" "$@" >"$T_TMP/out" 2>"$T_TMP/err"
+	rc=$?
+	[ "$rc" = "$e_want" ] || { cat "$T_TMP/err" >&2; t_fail "$e_name: exit $rc, want $e_want"; }
+	[ "$(wc -l <"$T_TMP/err")" -eq 1 ] || { cat "$T_TMP/err" >&2; t_fail "$e_name: not one line"; }
+	grep -Eq "^orlov-populate: $e_pattern" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "$e_name: message does not match /$e_pattern/"; }
+	echo "$e_name: ok: $(cat "$T_TMP/err")"
+}
+src=$T_TMP/src
+mkdir -p "$src/a"
+printf 'hello\n' >"$src/a/f"
+img=$T_TMP/img
+t_mkimage "$img" 4M -t ext2 -b 1024 -N 64
+
+# 21: a missing IMAGE points to --create whatever SOURCE is (a tarball);
+# a missing SOURCE may be a tarball; SIZE last, as mke2fs takes it
+tar -C "$src" -cf "$T_TMP/src.tar" . || t_fail "tar"
+expect 21-no-image-tar 1 "No such image file \(give --create SIZE to make one\) while opening $T_TMP/nope" \
+	"$T_TMP/nope" "$T_TMP/src.tar"
+expect 21-no-source 1 "No such file or directory while opening source $T_TMP/none.tar$" \
+	"$img" "$T_TMP/none.tar"
+"$ORLOV_POPULATE" -q --create --fs-type ext4 "$T_TMP/last.img" "$src" 8M ||
+	t_fail "--create --fs-type ext4 IMAGE SOURCE SIZE"
+dumpe2fs -h "$T_TMP/last.img" 2>/dev/null | grep -q '^Filesystem features:.*extent' ||
+	t_fail "SIZE last: not ext4"
+[ "$(dumpe2fs -h "$T_TMP/last.img" 2>/dev/null |
+	awk '/^Block count:/ { n = $3 } /^Block size:/ { b = $3 } END { print n * b }')" = 8388608 ] ||
+	t_fail "SIZE last: not 8M"
+t_fsck "$T_TMP/last.img"
+"$ORLOV_POPULATE" -q --create "$T_TMP/last2.img" "$src" auto+1M || t_fail "IMAGE SOURCE auto+1M"
+t_fsck "$T_TMP/last2.img"
+expect 21-no-size 2 "Invalid usage \(--create needs SIZE: --create SIZE, or SIZE after IMAGE and SOURCE\)" \
+	--create --fs-type ext4 "$T_TMP/n.img" "$src"
+[ -e "$T_TMP/n.img" ] && t_fail "21-no-size: an image was made"
+echo "21: --create SIZE last: ok"
+
+# 23: options that undo each other, refused as --atomic --in-place is
+expect 23-delalloc 2 "Invalid usage \(--delalloc and --no-delalloc contradict each other: give one\)" \
+	--delalloc --no-delalloc "$img" "$src"
+expect 23-delalloc-rev 2 "Invalid usage \(--delalloc and --no-delalloc contradict each other: give one\)" \
+	--no-delalloc --driver ext4 --delalloc "$img" "$src"
+expect 23-verbose 2 "Invalid usage \(--verbose and --quiet contradict each other: give one\)" \
+	-v -q "$img" "$src"

@@ -131,7 +131,8 @@ static const char usage_create[] =
 "\n"
 "Making the image:\n"
 "      --create SIZE      make a new filesystem in IMAGE first with mke2fs -F\n"
-"                         (SIZE as mke2fs takes it: 64M, 2G, or blocks);\n"
+"                         (SIZE as mke2fs takes it: 64M, 2G, or blocks;\n"
+"                         or last, after IMAGE and SOURCE, as in mke2fs);\n"
 "                         IMAGE is overwritten.  auto[+N%|+SIZE]: the\n"
 "                         smallest size the tree fits in (4 KiB blocks\n"
 "                         unless --block-size), plus the margin.  An IMAGE\n"
@@ -441,6 +442,24 @@ static int table_option(struct populate_opts *p, int c, errcode_t *err,
 	return 0;
 }
 
+/* --create's SIZE, given after it or as the last operand. */
+static errcode_t create_size(struct options *o, const char *size,
+			     const char **msg)
+{
+	o->p.create = 1;
+	o->p.mkfs.size = size;
+	if (!strncmp(size, "auto", 4) && parse_margin(size + 4, &o->p))
+		return usage_msg(o, msg, "--create ", size, ": give auto, auto+N% or auto+SIZE (K, M or G)");
+	return 0;
+}
+
+/* On and off: given both, which is meant is a guess (--atomic and
+ * --in-place likewise, conflict()). */
+static const struct { int on, off; const char *msg; } opposites[] = {
+	{ OPT_DELALLOC, OPT_NO_DELALLOC, "--delalloc and --no-delalloc contradict each other: give one" },
+	{ 'v', 'q', "--verbose and --quiet contradict each other: give one" },
+};
+
 /* The options that take a number or a checked argument. */
 static errcode_t value_option(struct options *o, int c, const char **msg)
 {
@@ -487,11 +506,7 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 			return USAGE("--mb-optimize-scan takes yes or no");
 		break;
 	case OPT_CREATE:
-		p->create = 1;
-		p->mkfs.size = optarg;
-		if (!strncmp(optarg, "auto", 4) && parse_margin(optarg + 4, p))
-			return usage_msg(o, msg, "--create ", optarg, ": give auto, auto+N% or auto+SIZE (K, M or G)");
-		break;
+		return create_size(o, optarg, msg);
 	case OPT_FS_TYPE:
 		if (strcmp(optarg, "ext2") && strcmp(optarg, "ext3") &&
 		    strcmp(optarg, "ext4"))
@@ -724,6 +739,14 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");
+	/* --create's SIZE last, as mke2fs takes it: IMAGE SOURCE SIZE */
+	if (p->create && !p->mkfs.size) {
+		if (argc - optind < 3 || !mkfs_size_word(argv[argc - 1]))
+			return USAGE("--create needs SIZE: --create SIZE, or SIZE after IMAGE and SOURCE");
+		err = create_size(o, argv[--argc], msg);
+		if (err)
+			return err;
+	}
 	if (argc - optind < 2)
 		return USAGE("expected IMAGE and SOURCE");
 	err = parse_target(o, msg);
@@ -748,7 +771,9 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg)
 {
+	unsigned int given[NELEM(opposites)] = { 0 };
 	errcode_t err;
+	size_t i;
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -758,6 +783,18 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":t:vqhV", longopts, NULL)) != -1) {
+		for (i = 0; i < NELEM(opposites); i++)
+			if ((given[i] |= (c == opposites[i].on) |
+					 (c == opposites[i].off) << 1) == 3)
+				return USAGE(opposites[i].msg);
+		/* a word after --create that is no SIZE (an option, IMAGE):
+		 * SIZE is the last operand, and the word is read again */
+		if (c == OPT_CREATE && optarg == argv[optind - 1] &&
+		    !mkfs_size_word(optarg)) {
+			o->p.create = 1;
+			optind--;
+			continue;
+		}
 		if (table_option(&o->p, c, &err, msg)) {
 			if (err)
 				return err;

@@ -256,7 +256,10 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	    truncate(image, 0))
 		err = (errcode_t)errno;
 	if (!err) {
-		err = run_program(progs, 3, a.v, env.v, m->quiet, &status);
+		if (m->msgs)
+			sb_truncate(m->msgs, 0);
+		err = run_program(progs, 3, a.v, env.v, m->quiet, m->msgs,
+				  &status);
 		if (err == ENOENT)
 			err = ORLOV_ERR_NO_MKFS;
 		else if (!err && status)
@@ -267,4 +270,13 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	arg_free(&a);
 	arg_free(&env);
 	return err;
+}
+
+int mkfs_size_word(const char *s)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (!strncmp(s, "auto", 4))
+		return 1;
+	return n && (!s[n] || (strchr("kKmMgGtTs", s[n]) && !s[n + 1]));
 }

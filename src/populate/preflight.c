@@ -26,6 +26,23 @@
 /* where an image's superblock magic is */
 #define SB_MAGIC (SUPERBLOCK_OFFSET + offsetof(struct ext2_super_block, s_magic))
 
+/* IMAGE: one that does not exist points to --create; --create does not
+ * overwrite data it does not recognise. */
+static errcode_t check_image(const struct populate_opts *o)
+{
+	enum image_probe kind;
+	struct stat ist;
+
+	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
+		return ORLOV_ERR_NO_IMAGE;
+	/* mke2fs asks before it overwrites what it recognises; -F, which
+	 * --create gives it, does not ask */
+	if (o->create && !o->force && !o->where.partition && !o->where.offset &&
+	    !image_probe(o->image, &kind) && kind == PROBE_OTHER)
+		return ORLOV_ERR_CREATE_CLOBBER;
+	return 0;
+}
+
 /* What a mistaken command line most often means, before anything is
  * written: the arguments swapped, an archive or a file given as SOURCE,
  * an image that does not exist (yet).  *missing is stat's errno for src
@@ -63,7 +80,7 @@ static errcode_t check_args(const struct populate_opts *o, const char *src,
 		/* anything else not a directory: libarchive says what it is */
 		*archive = 1;
 		if (tar_supported())
-			return 0;
+			return check_image(o);
 		if ((n >= 262 && !memcmp(head + 257, "ustar", 5)) ||
 		    (n >= 2 && head[0] == 0x1f && head[1] == 0x8b) ||
 		    (n >= 6 && !memcmp(head, "\xfd" "7zXZ", 5)) ||
@@ -73,14 +90,7 @@ static errcode_t check_args(const struct populate_opts *o, const char *src,
 			return ORLOV_ERR_SOURCE_IS_ARCHIVE;
 		return ORLOV_ERR_NOT_DIR;
 	}
-	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
-		return ORLOV_ERR_NO_IMAGE;
-	/* mke2fs asks before it overwrites what it recognises; -F, which
-	 * --create gives it, does not ask */
-	if (o->create && !o->force && !o->where.partition && !o->where.offset &&
-	    !image_probe(o->image, &kind) && kind == PROBE_OTHER)
-		return ORLOV_ERR_CREATE_CLOBBER;
-	return 0;
+	return check_image(o);
 }
 
 /* Read SOURCE's archive, all of it, before IMAGE is touched. */

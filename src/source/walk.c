@@ -736,8 +736,10 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		err = (errcode_t)errno;
+		/* a SOURCE that is not there may be a missing archive */
 		if (v->error)
-			v->error(v->ctx, err, "opening source directory", "");
+			v->error(v->ctx, err, err == ENOENT ? "opening source" :
+				 "opening source directory", "");
 		sb_free(&w.path);
 		return err;
 	}
