@@ -131,9 +131,10 @@ int main(int argc, char **argv)
 		o.args = nargs ? args : NULL;
 	} while (repeat--);
 	if (err) {
-		printf("orlov-populate: %s while %s %s\ncode %ld\n",
+		printf("orlov-populate: %s while %s %s%s%s\ncode %ld\n",
 		       orlov_strerror(err), r.what,
-		       r.path ? r.path : argv[optind], err);
+		       r.path ? r.path : argv[optind], r.detail ? ": " : "",
+		       r.detail ? r.detail : "", err);
 		if (r.usage)
 			printf("usage: %s\n", r.usage);
 #ifdef LIBAPI_INSTALLED
@@ -145,7 +146,8 @@ int main(int argc, char **argv)
 		       r.bytes, r.groups_used);
 	}
 	orlov_result_free(&r);
-	if (r.what || r.path || r.usage || r.in_place || r.racy_at) {
+	if (r.what || r.path || r.usage || r.in_place || r.racy_at ||
+	    r.detail) {
 		printf("orlov_result_free left a string\n");
 		return 1;
 	}

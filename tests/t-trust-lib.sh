@@ -110,7 +110,9 @@ cp "$T_TMP/base.img" "$T_TMP/fc.img"
 if "$ORLOV_POPULATE" --dry-run --file-contexts /dev/null "$T_TMP/fc.img" "$src" 2>&1 |
 	grep -q 'no libselinux'; then
 	echo "--file-contexts: skipped (built without libselinux)"
+	have_selinux=0
 else
+	have_selinux=1
 	mkdir "$T_TMP/fcdir"
 	mkfifo "$T_TMP/fcfifo" || t_fail "mkfifo"
 	for fc in "$T_TMP/fcdir" /dev/null "$T_TMP/fcfifo" "$T_TMP/fcnone"; do
@@ -126,4 +128,32 @@ else
 	timeout 60 "$ORLOV_LAYOUT" verify --file-contexts "$T_TMP/fcdir" "$T_TMP/base.img" "$src" \
 		>"$T_TMP/err" 2>&1 && t_fail "verify --file-contexts DIRECTORY succeeded"
 	grep -q "Is a directory" "$T_TMP/err" || t_fail "verify --file-contexts DIRECTORY: $(cat "$T_TMP/err")"
+fi
+
+# --- the library prints nothing: mke2fs's and libselinux's words come
+# back in the result (tests/libapi prints it on stdout), and the command
+# line prints them in its one line ---
+"$api" -o create=1K "$T_TMP/m.img" "$src" >"$T_TMP/out" 2>"$T_TMP/err" &&
+	t_fail "create=1K succeeded"
+[ ! -s "$T_TMP/err" ] || t_fail "mke2fs through the library printed: $(cat "$T_TMP/err")"
+grep -q "^orlov-populate: mke2fs failed while making a filesystem with mke2fs in $T_TMP/m.img: .*Not enough space" "$T_TMP/out" ||
+	t_fail "mke2fs's words not in the library's result: $(cat "$T_TMP/out")"
+"$ORLOV_POPULATE" --create 1K "$T_TMP/m.img" "$src" >/dev/null 2>"$T_TMP/err" &&
+	t_fail "--create 1K succeeded"
+[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
+	grep -q "^orlov-populate: mke2fs failed while making a filesystem with mke2fs in $T_TMP/m.img: .*Not enough space" "$T_TMP/err" ||
+	t_fail "--create 1K: $(cat "$T_TMP/err")"
+echo "mke2fs's words: $(cat "$T_TMP/err")"
+if [ $have_selinux = 1 ]; then
+	printf '/foo bad bad bad bad\n' >"$T_TMP/bad.fc"
+	"$api" -o create=8M -a --file-contexts -a "$T_TMP/bad.fc" "$T_TMP/l.img" "$src" \
+		>"$T_TMP/out" 2>"$T_TMP/err" && t_fail "a bad file_contexts through the library succeeded"
+	[ ! -s "$T_TMP/err" ] || t_fail "libselinux through the library printed: $(cat "$T_TMP/err")"
+	grep -q "^orlov-populate: .* while reading --file-contexts $T_TMP/bad.fc: .*line 1 has invalid" "$T_TMP/out" ||
+		t_fail "libselinux's words not in the library's result: $(cat "$T_TMP/out")"
+	"$ORLOV_POPULATE" --create 8M --file-contexts "$T_TMP/bad.fc" "$T_TMP/l.img" "$src" \
+		>/dev/null 2>"$T_TMP/err" && t_fail "a bad file_contexts succeeded"
+	[ "$(wc -l <"$T_TMP/err")" = 1 ] && [ "$(grep -o 'line 1 has invalid' "$T_TMP/err" | wc -l)" = 1 ] ||
+		t_fail "a bad file_contexts: $(cat "$T_TMP/err")"
+	echo "libselinux's words: $(cat "$T_TMP/err")"
 fi

@@ -120,6 +120,10 @@ struct orlov_result {
 				   unwritten extents), or NULL */
 	int mount_unknown;	/* no mount table to check the image against */
 	unsigned int stale_removed;	/* stale copies of killed runs removed */
+	/* On error: the words of the program or library that failed
+	 * (mke2fs's messages, libselinux's), on one line, or NULL.  The
+	 * library prints nothing: they are here instead. */
+	char *detail;
 };
 
 /* Zero (every option its default) and set the size. */

@@ -224,6 +224,7 @@ static void result_out(struct orlov_result *out, struct populate_result *r,
 					r->ec.what ? r->ec.what : "populating");
 		full.path = dup_or_null(r->ec.where);
 		full.usage = dup_or_null(usage);
+		full.detail = dup_or_null(r->ec.detail);
 	} else {
 		full.entries = r->entries;
 		full.bytes = r->bytes;
@@ -245,6 +246,8 @@ static void result_out(struct orlov_result *out, struct populate_result *r,
 		free(full.in_place), full.in_place = NULL;
 	if (n < offsetof(struct orlov_result, racy_at) + sizeof(char *))
 		free(full.racy_at), full.racy_at = NULL;
+	if (n < offsetof(struct orlov_result, detail) + sizeof(char *))
+		free(full.detail), full.detail = NULL;
 	if (n < offsetof(struct orlov_result, usage) + sizeof(char *)) {
 		free(full.what), full.what = NULL;
 		free(full.path), full.path = NULL;
@@ -287,7 +290,11 @@ API_EXPORT long orlov_populate(const char *image, const char *source,
 		err = parse(image, source, &o, cl, &msg);
 		if (err == ORLOV_ERR_USAGE) {
 			usage = strdup(msg ? msg : "invalid options");
-		} else if (!err) {
+		} else if (err) {
+			/* a file an option names: what the command line says */
+			errctx_set(&r.ec, err, msg ? msg : "parsing the options",
+				   NULL);
+		} else {
 			err = populate(&cl->p, &r);
 			if (err && !r.ec.what)
 				errctx_set(&r.ec, err, "populating", image);
@@ -328,6 +335,10 @@ API_EXPORT void orlov_result_free(struct orlov_result *res)
 	if (n >= offsetof(struct orlov_result, racy_at) + sizeof(char *)) {
 		free(res->racy_at);
 		res->racy_at = NULL;
+	}
+	if (n >= offsetof(struct orlov_result, detail) + sizeof(char *)) {
+		free(res->detail);
+		res->detail = NULL;
 	}
 }
 

@@ -198,7 +198,8 @@ static const char usage_what[] =
 "      --file-contexts F  label every entry as setfiles does with the SELinux\n"
 "                         file_contexts F (its path in the image and its\n"
 "                         type): security.selinux, replacing SOURCE's;\n"
-"                         <<none>> or no match: no label\n"
+"                         <<none>> or no match: no label.  F must be a\n"
+"                         readable regular file (a directory is refused)\n"
 "      --fs-config F      Android's canned fs_config F (e2fsdroid -C): PATH\n"
 "                         UID GID MODE [capabilities=N] per line, PATH as in\n"
 "                         the image without its leading /; every entry needs\n"
@@ -698,20 +699,42 @@ static errcode_t read_fs_config(struct options *o, const char **msg)
 }
 
 /* --file-contexts: libselinux takes a directory and labels nothing, so
- * what is not a regular file is refused here, naming the option. */
+ * what is not a regular file is refused here, naming the option; and a
+ * file it refuses is refused before anything is done, with its words
+ * (which it would print to stderr, and once for each pass). */
 static errcode_t check_file_contexts(struct options *o, const char **msg)
 {
 	const char *f = o->p.meta.file_contexts;
 	errcode_t err = f ? selabel_check_file(f) : 0;
+	struct selabel l;
+	size_t n, i;
+	int said = 0;
 
 	if (err == ORLOV_ERR_USAGE)
 		return usage_msg(o, msg, "--file-contexts ", f,
 				 ": not a regular file");
-	if (err) {
+	if (!err && f) {
+		err = selabel_start(&l, f, "/");
+		if (err && l.log.len) {
+			snprintf(o->msgbuf, sizeof(o->msgbuf),
+				 "reading --file-contexts %s: %s", f, l.log.s);
+			said = 1;
+		}
+		selabel_end(&l);
+	}
+	if (!err)
+		return 0;
+	if (!said)
 		snprintf(o->msgbuf, sizeof(o->msgbuf),
 			 "reading --file-contexts %s", f);
-		*msg = o->msgbuf;
-	}
+	/* one line: libselinux's lines joined */
+	n = strlen(o->msgbuf);
+	while (n && (o->msgbuf[n - 1] == '\n' || o->msgbuf[n - 1] == ' '))
+		o->msgbuf[--n] = '\0';
+	for (i = 0; i < n; i++)
+		if (o->msgbuf[i] == '\n')
+			o->msgbuf[i] = ' ';
+	*msg = o->msgbuf;
 	return err;
 }
 

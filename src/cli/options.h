@@ -9,7 +9,8 @@
 
 struct options {
 	struct populate_opts p;	/* what the engine is asked to do */
-	char msgbuf[160];	/* a usage message naming the option */
+	char msgbuf[1024];	/* a usage message naming the option, or a
+				   file's error with its reader's words */
 	char target_buf[4096];	/* --target with '/' runs made one */
 	int help, version;
 	const char *fs_config_file;	/* --fs-config FILE, read into: */

@@ -41,9 +41,12 @@ int main(int argc, char **argv)
 	memset(&res, 0, sizeof(res));
 	err = populate(&o.p, &res);
 	if (err) {
-		com_err(prog, err, "while %s %s",
+		/* with the failing program's own words, if any, once */
+		com_err(prog, err, "while %s %s%s%s",
 			res.ec.what ? res.ec.what : "populating",
-			res.ec.where ? res.ec.where : o.p.image);
+			res.ec.where ? res.ec.where : o.p.image,
+			res.ec.detail ? ": " : "",
+			res.ec.detail ? res.ec.detail : "");
 		/* a failure of a run that went in place: why it did */
 		if (res.in_place_why)
 			fprintf(stderr, "%s: note: %s was being written in place, "

@@ -28,7 +28,7 @@ errcode_t image_fsck(const char *path, const struct image_region *region)
 
 	if (!name)
 		return ENOMEM;
-	err = run_program(progs, 3, argv, environ, 1, &status);
+	err = run_program(progs, 3, argv, environ, 1, NULL, &status);
 	free(name);
 	if (err == ENOENT)
 		return ORLOV_ERR_NO_FSCK;

@@ -256,7 +256,10 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	    truncate(image, 0))
 		err = (errcode_t)errno;
 	if (!err) {
-		err = run_program(progs, 3, a.v, env.v, m->quiet, &status);
+		if (m->msgs)
+			sb_truncate(m->msgs, 0);
+		err = run_program(progs, 3, a.v, env.v, m->quiet, m->msgs,
+				  &status);
 		if (err == ENOENT)
 			err = ORLOV_ERR_NO_MKFS;
 		else if (!err && status)

@@ -6,6 +6,8 @@
 #include <stdint.h>
 #include <et/com_err.h>
 
+struct strbuf;
+
 struct mkfs_opts {
 	const char *size;	/* mke2fs's fs-size: 64M, 2G, 100000 (blocks) */
 	const char *fs_type;	/* -t, ext2 by default */
@@ -20,6 +22,8 @@ struct mkfs_opts {
 	const char *uuid;	/* --uuid: -U, before the epoch's */
 	int quiet;		/* mke2fs's messages to /dev/null (a size
 				   tried, not asked for) */
+	struct strbuf *msgs;	/* else, when set: mke2fs's messages of its
+				   last run, collected (run_program) */
 	uint64_t offset;	/* -E offset=: the filesystem's first byte */
 	uint64_t limit;		/* the partition's bytes: a larger size is
 				   refused before mke2fs runs; 0: none */
@@ -32,7 +36,7 @@ int mkfs_size_word(const char *s);
 /* The UUID (and directory hash seed) a reproducible run gives IMAGE. */
 void mkfs_uuid(const struct mkfs_opts *m, int which, char out[37]);
 
-/* Run mke2fs on @image.  Its own messages go to stderr.  At an offset
+/* Run mke2fs on @image.  Its own messages go to stderr, or into m->msgs.  At an offset
  * the file is neither truncated nor shortened: the rest is another's. */
 errcode_t mkfs_create(const char *image, const struct mkfs_opts *m);
 

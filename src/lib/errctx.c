@@ -92,9 +92,39 @@ void errctx_add_escaped(struct errctx *ec, const char *s)
 	ec->where = b.s;
 }
 
+void errctx_detail(struct errctx *ec, const char *s, size_t len)
+{
+	struct strbuf b = { 0 };
+	size_t i;
+	int gap = 0;
+
+	if (!errctx_isset(ec) || ec->detail)
+		return;
+	for (i = 0; i < len; i++) {
+		if (s[i] == '\n' || s[i] == '\r') {
+			gap = b.len > 0;
+			continue;
+		}
+		if (!b.len && (s[i] == ' ' || s[i] == '\t'))
+			continue;
+		if (gap && sb_append(&b, "; ", 2))
+			break;
+		gap = 0;
+		if (sb_append(&b, s + i, 1))
+			break;
+	}
+	while (b.len && (b.s[b.len - 1] == ' ' || b.s[b.len - 1] == '\t'))
+		b.s[--b.len] = '\0';
+	if (b.len)
+		ec->detail = b.s;
+	else
+		sb_free(&b);
+}
+
 void errctx_clear(struct errctx *ec)
 {
 	free(ec->what);
 	free(ec->where);
-	ec->what = ec->where = NULL;
+	free(ec->detail);
+	ec->what = ec->where = ec->detail = NULL;
 }

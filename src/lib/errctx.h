@@ -13,6 +13,9 @@
 struct errctx {
 	char *what;	/* "reading inode of"; NULL: no error recorded */
 	char *where;	/* a path and what else was known of it; NULL: none */
+	/* The words of the program or library that failed (mke2fs's
+	 * stderr, libselinux's log), on one line; NULL: none */
+	char *detail;
 };
 
 static inline int errctx_isset(const struct errctx *ec)
@@ -37,6 +40,10 @@ errcode_t errctx_set_path(struct errctx *ec, errcode_t err,
 void errctx_add(struct errctx *ec, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void errctx_add_escaped(struct errctx *ec, const char *s);
+/* The failing program's or library's own words for the recorded error
+ * (the first given is kept): its lines joined with "; ", blanks at
+ * either end dropped. */
+void errctx_detail(struct errctx *ec, const char *s, size_t len);
 /* Forget the recorded error (a caller that knows better replaces it). */
 void errctx_clear(struct errctx *ec);
 

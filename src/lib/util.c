@@ -228,27 +228,55 @@ errcode_t output_clobbers(const char *out, const char *image,
 	return inside ? ORLOV_ERR_OUTPUT_IS_INPUT : 0;
 }
 
+/* What the child writes into @fd till it closes it, the first 4 KiB kept
+ * in @msgs; the rest is read too, so that the child never blocks. */
+static void read_msgs(int fd, struct strbuf *msgs)
+{
+	char buf[1024];
+	ssize_t n;
+
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			break;
+		if (msgs->len < 4096)
+			sb_append(msgs, buf, (size_t)n);
+	}
+	close(fd);
+}
+
 errcode_t run_program(const char *const *progs, size_t nprogs,
 		      char *const argv[], char *const envp[], int quiet,
-		      int *status)
+		      struct strbuf *msgs, int *status)
 {
 	posix_spawn_file_actions_t fa;
 	pid_t pid = -1;
-	int rc = ENOENT, st;
+	int rc = ENOENT, st, fds[2] = { -1, -1 }, fa_ok;
 	size_t i;
 
-	if (posix_spawn_file_actions_init(&fa))
-		return ENOMEM;
-	if (posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
+	/* close-on-exec: no other child of a threaded caller inherits it */
+	if (msgs && pipe2(fds, O_CLOEXEC))
+		return (errcode_t)errno;
+	fa_ok = !posix_spawn_file_actions_init(&fa);
+	if (!fa_ok ||
+	    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0) ||
 	    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0) ||
-	    (quiet && posix_spawn_file_actions_addopen(&fa, 2, "/dev/null",
-							O_WRONLY, 0))) {
-		posix_spawn_file_actions_destroy(&fa);
-		return ENOMEM;
-	}
+	    (msgs && posix_spawn_file_actions_adddup2(&fa, fds[1], 2)) ||
+	    (!msgs && quiet &&
+	     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)))
+		rc = ENOMEM;
 	for (i = 0; i < nprogs && rc == ENOENT; i++)
 		rc = posix_spawnp(&pid, progs[i], &fa, NULL, argv, envp);
-	posix_spawn_file_actions_destroy(&fa);
+	if (fa_ok)
+		posix_spawn_file_actions_destroy(&fa);
+	if (msgs) {
+		close(fds[1]);
+		if (rc)
+			close(fds[0]);
+		else
+			read_msgs(fds[0], msgs);
+	}
 	if (rc)
 		return (errcode_t)rc;
 	while (waitpid(pid, &st, 0) < 0)

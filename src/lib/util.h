@@ -99,9 +99,10 @@ errcode_t output_clobbers(const char *out, const char *image,
 /* Run the first of @progs that exists (PATH is searched for a bare name)
  * with @argv and @envp, stdin and stdout on /dev/null, stderr too if
  * @quiet; *status is its exit code, 256 if a signal killed it.  ENOENT:
- * none of them exists. */
+ * none of them exists.  With @msgs, its stderr is appended there instead
+ * (the first 4 KiB): a library prints nothing, it hands the words back. */
 errcode_t run_program(const char *const *progs, size_t nprogs,
 		      char *const argv[], char *const envp[], int quiet,
-		      int *status);
+		      struct strbuf *msgs, int *status);
 
 #endif

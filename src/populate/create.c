@@ -15,6 +15,7 @@
 #include "image/mkfs.h"
 #include "image/partition.h"
 #include "lib/spill.h"
+#include "lib/util.h"
 #include "lib/orlov_err.h"
 
 static errcode_t region_scratch(const struct populate_opts *o,
@@ -74,9 +75,11 @@ errcode_t create_lock(const struct populate_opts *o,
 }
 
 /* mke2fs for --create: the size given, or for auto the smallest that
- * the first pass says the tree fits in, then the margin. */
-errcode_t create_image(const struct populate_opts *o,
-		       struct populate_result *res, struct inputs *in)
+ * the first pass says the tree fits in, then the margin; mke2fs's words
+ * into @msgs. */
+static errcode_t make_fs(const struct populate_opts *o,
+			 struct populate_result *res, struct inputs *in,
+			 struct strbuf *msgs)
 {
 	struct mkfs_opts m = o->mkfs;
 	char size[32], inodes[32];
@@ -84,6 +87,7 @@ errcode_t create_image(const struct populate_opts *o,
 	errcode_t err;
 	int tries;
 
+	m.msgs = msgs;
 	m.digest = in->digest;
 	m.offset = in->region.offset;
 	m.limit = in->region.size;
@@ -168,6 +172,20 @@ errcode_t create_image(const struct populate_opts *o,
 out:
 	return errctx_set(&res->ec, err, "making a filesystem with mke2fs in",
 			  o->image);
+}
+
+/* make_fs(), mke2fs's own words with its failure: in the error, so that
+ * the library prints nothing and the command line prints them once. */
+errcode_t create_image(const struct populate_opts *o,
+		       struct populate_result *res, struct inputs *in)
+{
+	struct strbuf msgs = { 0 };
+	errcode_t err = make_fs(o, res, in, &msgs);
+
+	if (err == ORLOV_ERR_MKFS_FAILED)
+		errctx_detail(&res->ec, msgs.s, msgs.len);
+	sb_free(&msgs);
+	return err;
 }
 
 /* A scratch file in TMPDIR, named from @name (mkstemp's), as the image

@@ -10,7 +10,10 @@
 #include <sys/stat.h>
 
 #ifdef HAVE_SELINUX
+#include <pthread.h>
+#include <stdarg.h>
 #include <selinux/label.h>
+#include <selinux/selinux.h>
 #endif
 
 #include "source/selabel.h"
@@ -38,6 +41,31 @@ errcode_t selabel_check_file(const char *file)
 }
 
 #ifdef HAVE_SELINUX
+/* libselinux logs through one callback for the whole process, without a
+ * cookie: while a file is read the callback is ours, collecting into
+ * log_sink, and the caller's own is put back after.  The lock keeps two
+ * threads of a library caller from swapping each other's. */
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct strbuf *log_sink;		/* under log_lock */
+
+static int __attribute__((format(printf, 2, 3)))
+collect_log(int type, const char *fmt, ...)
+{
+	struct strbuf line = { 0 };
+	va_list ap;
+
+	if (type != SELINUX_ERROR && type != SELINUX_WARNING)
+		return 0;
+	va_start(ap, fmt);
+	sb_vprintf(&line, fmt, ap);
+	va_end(ap);
+	/* libselinux says some things twice in one open: kept once */
+	if (line.s && (!log_sink->s || !strstr(log_sink->s, line.s)))
+		sb_append(log_sink, line.s, line.len);
+	sb_free(&line);
+	return 0;
+}
+
 int selabel_supported(void)
 {
 	return 1;
@@ -48,6 +76,7 @@ errcode_t selabel_start(struct selabel *l, const char *file, const char *root)
 	/* no SELABEL_OPT_VALIDATE: the host's policy, if any, is not the
 	 * image's, as with setfiles -c absent */
 	struct selinux_opt opt[] = { { SELABEL_OPT_PATH, file } };
+	union selinux_callback old, cb;
 	errcode_t err;
 
 	memset(l, 0, sizeof(*l));
@@ -55,11 +84,18 @@ errcode_t selabel_start(struct selabel *l, const char *file, const char *root)
 	err = selabel_check_file(file);
 	if (err)
 		return err == ORLOV_ERR_USAGE ? EINVAL : err;
+	pthread_mutex_lock(&log_lock);
+	old = selinux_get_callback(SELINUX_CB_LOG);
+	cb.func_log = collect_log;
+	log_sink = &l->log;
+	selinux_set_callback(SELINUX_CB_LOG, cb);
 	errno = 0;
 	l->handle = selabel_open(SELABEL_CTX_FILE, opt, 1);
-	if (!l->handle)
-		return errno ? (errcode_t)errno : EINVAL;
-	return 0;
+	err = l->handle ? 0 : errno ? (errcode_t)errno : EINVAL;
+	selinux_set_callback(SELINUX_CB_LOG, old);
+	log_sink = NULL;
+	pthread_mutex_unlock(&log_lock);
+	return err;
 }
 
 /* The context of @path, NULL where the file says <<none>> or nothing
@@ -82,6 +118,7 @@ void selabel_end(struct selabel *l)
 	free(l->ctx);
 	free(l->x);
 	sb_free(&l->path);
+	sb_free(&l->log);
 	memset(l, 0, sizeof(*l));
 }
 #else
@@ -105,6 +142,7 @@ void selabel_end(struct selabel *l)
 {
 	free(l->x);
 	sb_free(&l->path);
+	sb_free(&l->log);
 	memset(l, 0, sizeof(*l));
 }
 #endif

@@ -22,6 +22,8 @@ struct selabel {
 	const char *root;	/* the source root's path in the image */
 	struct strbuf path;	/* the looked-up path */
 	struct src_xattr *x;	/* the entry's attributes, label merged */
+	struct strbuf log;	/* libselinux's messages while it read the
+				   file (never printed: the error's words) */
 	size_t cap;
 	char *ctx;		/* the looked-up context, till the next */
 };
@@ -35,7 +37,8 @@ int selabel_supported(void);
 errcode_t selabel_check_file(const char *file);
 
 /* Read the contexts file @file (selabel_open, SELABEL_CTX_FILE); @root is
- * the directory of the image the source's root becomes. */
+ * the directory of the image the source's root becomes.  libselinux's
+ * messages go into l->log, also on failure (then kept till selabel_end). */
 errcode_t selabel_start(struct selabel *l, const char *file,
 			const char *root);
 
