@@ -698,43 +698,24 @@ static errcode_t read_fs_config(struct options *o, const char **msg)
 	return 0;
 }
 
-/* --file-contexts: libselinux takes a directory and labels nothing, so
- * what is not a regular file is refused here, naming the option; and a
- * file it refuses is refused before anything is done, with its words
- * (which it would print to stderr, and once for each pass). */
+/* --file-contexts refused before anything is done: not a regular file,
+ * or one libselinux refuses (with its words, which it would print) */
 static errcode_t check_file_contexts(struct options *o, const char **msg)
 {
 	const char *f = o->p.meta.file_contexts;
-	errcode_t err = f ? selabel_check_file(f) : 0;
-	struct selabel l;
-	size_t n, i;
-	int said = 0;
+	struct strbuf why = { 0 };
+	errcode_t err = f ? selabel_try(f, &why) : 0;
 
-	if (err == ORLOV_ERR_USAGE)
-		return usage_msg(o, msg, "--file-contexts ", f,
-				 ": not a regular file");
-	if (!err && f) {
-		err = selabel_start(&l, f, "/");
-		if (err && l.log.len) {
-			snprintf(o->msgbuf, sizeof(o->msgbuf),
-				 "reading --file-contexts %s: %s", f, l.log.s);
-			said = 1;
-		}
-		selabel_end(&l);
-	}
-	if (!err)
-		return 0;
-	if (!said)
+	if (err == ORLOV_ERR_USAGE) {
+		err = usage_msg(o, msg, "--file-contexts ", f,
+				": not a regular file");
+	} else if (err) {
 		snprintf(o->msgbuf, sizeof(o->msgbuf),
-			 "reading --file-contexts %s", f);
-	/* one line: libselinux's lines joined */
-	n = strlen(o->msgbuf);
-	while (n && (o->msgbuf[n - 1] == '\n' || o->msgbuf[n - 1] == ' '))
-		o->msgbuf[--n] = '\0';
-	for (i = 0; i < n; i++)
-		if (o->msgbuf[i] == '\n')
-			o->msgbuf[i] = ' ';
-	*msg = o->msgbuf;
+			 "reading --file-contexts %s%s%s", f,
+			 why.len ? ": " : "", why.len ? why.s : "");
+		*msg = o->msgbuf;
+	}
+	sb_free(&why);
 	return err;
 }
 

@@ -147,6 +147,27 @@ void selabel_end(struct selabel *l)
 }
 #endif
 
+errcode_t selabel_try(const char *file, struct strbuf *why)
+{
+	struct selabel l;
+	errcode_t err = selabel_check_file(file);
+	size_t i;
+
+	if (err)
+		return err;
+	err = selabel_start(&l, file, "/");
+	while (err && l.log.len && (l.log.s[l.log.len - 1] == '\n' ||
+				    l.log.s[l.log.len - 1] == ' '))
+		l.log.s[--l.log.len] = '\0';
+	for (i = 0; err && i < l.log.len; i++)
+		if (l.log.s[i] == '\n')
+			l.log.s[i] = ' ';
+	if (err && l.log.len)
+		sb_append(why, l.log.s, l.log.len);
+	selabel_end(&l);
+	return err;
+}
+
 /* The image path of @rel: the root's path, then @rel below it. */
 static errcode_t image_path(struct selabel *l, const char *rel)
 {

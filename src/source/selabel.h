@@ -36,6 +36,11 @@ int selabel_supported(void);
  * of file.  libselinux takes a directory and labels nothing. */
 errcode_t selabel_check_file(const char *file);
 
+/* selabel_check_file(), then @file read as selabel_start() reads it:
+ * libselinux takes a directory and labels nothing, and prints what it
+ * refuses.  On error, @why gets its words, on one line. */
+errcode_t selabel_try(const char *file, struct strbuf *why);
+
 /* Read the contexts file @file (selabel_open, SELABEL_CTX_FILE); @root is
  * the directory of the image the source's root becomes.  libselinux's
  * messages go into l->log, also on failure (then kept till selabel_end). */
