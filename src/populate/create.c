@@ -13,6 +13,7 @@
 #include "populate/create.h"
 #include "populate/run.h"
 #include "image/mkfs.h"
+#include "image/image_read.h"
 #include "image/partition.h"
 #include "lib/spill.h"
 #include "lib/util.h"
@@ -74,6 +75,46 @@ errcode_t create_lock(const struct populate_opts *o,
 	return 0;
 }
 
+/*
+ * auto+N%: the inodes get the headroom the blocks get, since a tree of
+ * small files runs out of inodes long before blocks: at least N % of them
+ * free once the tree is in (+SIZE: the share of the size it adds), or what
+ * mke2fs's inode ratio gives the size made, whichever is more.  @used: the
+ * inodes the filesystem and the tree take; @kib: the size without the
+ * margin, @final: with it.  Fewer: mke2fs again with -N, the size grown
+ * by their tables.
+ */
+static errcode_t inode_headroom(const struct populate_opts *o,
+				struct mkfs_opts *m, const char *path,
+				uint64_t used, uint64_t kib, uint64_t final)
+{
+	struct ext2_super_block sb;
+	char size[32], inodes[32];
+	uint64_t pct = o->margin_pct, want, have, isz;
+	errcode_t err;
+
+	if (!pct && kib)
+		pct = o->margin_bytes / 1024 * 100 / kib;
+	if (o->mkfs.inodes || !pct)
+		return 0;	/* -N asked for: the user's count */
+	want = pct < 100 ? (used * 100 + 99 - pct) / (100 - pct) :
+			   used + used * pct / 100;
+	err = ir_check_super_at(path, m->offset, &sb);
+	if (err)
+		return err;
+	have = ext2fs_le32_to_cpu(sb.s_inodes_count);
+	isz = sb.s_rev_level ? ext2fs_le16_to_cpu(sb.s_inode_size) :
+			       EXT2_GOOD_OLD_INODE_SIZE;
+	if (have >= want)
+		return 0;
+	snprintf(inodes, sizeof(inodes), "%llu", (unsigned long long)want);
+	m->inodes = inodes;
+	final += (want - have) * isz / 1024 + 1;	/* their tables */
+	snprintf(size, sizeof(size), "%lluk", (unsigned long long)final);
+	m->size = size;
+	return mkfs_create(path, m);
+}
+
 /* mke2fs for --create: the size given, or for auto the smallest that
  * the first pass says the tree fits in, then the margin; mke2fs's words
  * into @msgs. */
@@ -83,7 +124,7 @@ static errcode_t make_fs(const struct populate_opts *o,
 {
 	struct mkfs_opts m = o->mkfs;
 	char size[32], inodes[32];
-	uint64_t kib = 16384, bs, floor;
+	uint64_t kib = 16384, bs, floor, used = 0, base;
 	errcode_t err;
 	int tries;
 
@@ -138,6 +179,8 @@ static errcode_t make_fs(const struct populate_opts *o,
 			return err;
 		}
 		populate_result_free(&r);
+		/* the reserved ones, the root, lost+found, and the tree's */
+		used = r.fs_inodes - r.free_inodes + r.need_inodes;
 		if (!err && tries)
 			break;
 		total = kib * 1024 / bs;
@@ -164,11 +207,14 @@ static errcode_t make_fs(const struct populate_opts *o,
 		err = ORLOV_ERR_NO_BLOCKS;
 		goto out;
 	}
+	base = kib;
 	kib = o->margin_pct ? kib + kib * o->margin_pct / 100 :
 			      kib + o->margin_bytes / 1024;
 	snprintf(size, sizeof(size), "%lluk", (unsigned long long)kib);
 	m.size = size;
 	err = mkfs_create(in->path, &m);
+	if (!err)
+		err = inode_headroom(o, &m, in->path, used, base, kib);
 out:
 	return errctx_set(&res->ec, err, "making a filesystem with mke2fs in",
 			  o->image);
