@@ -136,3 +136,46 @@ expect 23-delalloc-rev 2 "Invalid usage \(--delalloc and --no-delalloc contradic
 	--no-delalloc --driver ext4 --delalloc "$img" "$src"
 expect 23-verbose 2 "Invalid usage \(--verbose and --quiet contradict each other: give one\)" \
 	-v -q "$img" "$src"
+
+# 22: --json's error: a positive code, the message whole (the line on
+# standard error), the path alone
+json() {
+	j_name=$1 j_path=$2
+	shift 2
+	"$ORLOV_POPULATE" --json "$@" 2>"$T_TMP/err" >"$T_TMP/json" &&
+		t_fail "$j_name: no error"
+	line=$(sed -n '1s/^orlov-populate: //p' "$T_TMP/err")
+	grep -Eq '"code": [0-9]+[,}]' "$T_TMP/json" ||
+		{ cat "$T_TMP/json" >&2; t_fail "$j_name: code not a positive number"; }
+	grep -qF "\"message\": \"$line\"" "$T_TMP/json" ||
+		{ cat "$T_TMP/json" >&2; t_fail "$j_name: message is not '$line'"; }
+	if [ -n "$j_path" ]; then
+		grep -qF "\"path\": \"$j_path\"" "$T_TMP/json" ||
+			{ cat "$T_TMP/json" >&2; t_fail "$j_name: path is not $j_path"; }
+	fi
+	echo "$j_name: ok: $(cat "$T_TMP/json")"
+}
+json 22-no-image "$T_TMP/nope" "$T_TMP/nope" "$src"
+json 22-no-source "$T_TMP/nosrc" "$img" "$T_TMP/nosrc"
+grep -q '"code": 2,' "$T_TMP/json" || t_fail "22-no-source: code not ENOENT's"
+printf 'garbage\n' >"$T_TMP/bad.tar"
+json 22-bad-archive "$T_TMP/bad.tar" "$img" "$T_TMP/bad.tar"
+printf '/a/dev q 600 0 0\n' >"$T_TMP/dt"
+json 22-devtable-line "$T_TMP/dt" --devtable "$T_TMP/dt" "$img" "$src"
+json 22-usage "" --policy x "$img" "$src"
+grep -qF '"usage": "--policy takes orlov or oldalloc"' "$T_TMP/json" ||
+	t_fail "22-usage: no usage"
+
+# 19: bigalloc named, as other features are
+if mke2fs -q -F -t ext4 -O bigalloc -C 16384 "$T_TMP/big.img" 32M >/dev/null 2>&1; then
+	expect 19-bigalloc 1 "Filesystem feature not supported \(feature bigalloc: blocks allocated in clusters\) while checking superblock of $T_TMP/big.img" \
+		"$T_TMP/big.img" "$src"
+	expect 19-bigalloc-dry 1 "Filesystem feature not supported \(feature bigalloc" \
+		--dry-run "$T_TMP/big.img" "$src"
+	"$ORLOV_LAYOUT" dump "$T_TMP/big.img" 2>"$T_TMP/err" >/dev/null &&
+		t_fail "19: orlov-layout dump read a bigalloc image"
+	grep -q "feature bigalloc" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "19: orlov-layout does not name bigalloc"; }
+else
+	echo "19: skipped: this mke2fs makes no bigalloc image"
+fi

@@ -58,6 +58,11 @@ errcode_t ir_check_super_at(const char *path, uint64_t offset,
 		return (errcode_t)errno;
 	if ((size_t)n < sizeof(sb) || ext2fs_le16_to_cpu(sb.s_magic) != EXT2_SUPER_MAGIC)
 		return ORLOV_ERR_NOT_EXT2;
+	/* its groups count clusters, not blocks: the geometry below would
+	 * call it corrupt, and no driver here allocates by cluster */
+	if (ext2fs_le32_to_cpu(sb.s_feature_ro_compat) &
+	    EXT4_FEATURE_RO_COMPAT_BIGALLOC)
+		return ORLOV_ERR_BIGALLOC;
 	if (ext2fs_le32_to_cpu(sb.s_log_block_size) > 6)
 		return EXT2_ET_CORRUPT_SUPERBLOCK;
 	bs = 1024ULL << ext2fs_le32_to_cpu(sb.s_log_block_size);

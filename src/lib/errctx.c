@@ -15,6 +15,7 @@ static int record(struct errctx *ec, const char *what, char *where)
 {
 	ec->what = strdup(what);
 	ec->where = where;
+	ec->path_len = where ? strlen(where) : 0;
 	return ec->what != NULL;
 }
 
@@ -127,4 +128,5 @@ void errctx_clear(struct errctx *ec)
 	free(ec->where);
 	free(ec->detail);
 	ec->what = ec->where = ec->detail = NULL;
+	ec->path_len = 0;
 }

@@ -13,6 +13,8 @@
 struct errctx {
 	char *what;	/* "reading inode of"; NULL: no error recorded */
 	char *where;	/* a path and what else was known of it; NULL: none */
+	size_t path_len;	/* where's first bytes: the path alone, without
+				   what errctx_add put after it (--json) */
 	/* The words of the program or library that failed (mke2fs's
 	 * stderr, libselinux's log), on one line; NULL: none */
 	char *detail;

@@ -108,11 +108,14 @@ static errcode_t load_archive(const struct populate_opts *o,
 		in->src.tar = t;
 		return 0;
 	}
-	errctx_setf(&res->ec, err, o->whiteouts ? "reading layer" :
-		    "reading archive", "%s%s%s%s%s%s",
-		    o->whiteouts ? o->layers[bad] : o->source,
-		    member ? " member " : "", member ? member : "",
-		    msg ? " (" : "", msg ? msg : "", msg ? ")" : "");
+	/* the archive is the path; its member and libarchive's words
+	 * follow it (--json's path is the archive alone) */
+	errctx_set(&res->ec, err, o->whiteouts ? "reading layer" :
+		   "reading archive", o->whiteouts ? o->layers[bad] : o->source);
+	if (member)
+		errctx_add(&res->ec, " member %s", member);
+	if (msg)
+		errctx_add(&res->ec, " (%s)", msg);
 	free(msg);
 	free(member);
 	return err;
@@ -197,12 +200,13 @@ errcode_t before_open(const struct populate_opts *o,
 	}
 	if (o->devtable) {
 		err = devtable_read(o->devtable, &in->dt, &line);
-		if (err && line)
-			return errctx_setf(&res->ec, err, "reading device table",
-					   "%s line %u", o->devtable, line);
 		if (err)
-			return errctx_set(&res->ec, err, "reading device table",
-					  o->devtable);
+			errctx_set(&res->ec, err, "reading device table",
+				   o->devtable);
+		if (err && line)
+			errctx_add(&res->ec, " line %u", line);
+		if (err)
+			return err;
 		in->dtp = &in->dt;
 	}
 	return 0;

@@ -247,16 +247,47 @@ void print_summary(const struct populate_opts *o,
 	}
 }
 
+/* The line main() prints after "PROGRAM: " (orlov-populate.c). */
+static void json_message(const struct populate_opts *o, errcode_t err,
+			 const struct populate_result *res, const char *usage)
+{
+	const struct errctx *ec = res ? &res->ec : NULL;
+	struct strbuf b = { 0 };
+
+	if (usage)
+		sb_printf(&b, err == ORLOV_ERR_USAGE ? "%s (%s); try --help" :
+			  "%s while %s",
+			  error_message(err), usage);
+	else
+		sb_printf(&b, "%s while %s %s%s%s", error_message(err),
+			  ec->what ? ec->what : "populating",
+			  ec->where ? ec->where : o->image,
+			  ec->detail ? ": " : "", ec->detail ? ec->detail : "");
+	printf(", \"message\": ");
+	fput_json(stdout, b.s ? b.s : error_message(err));
+	sb_free(&b);
+}
+
+/*
+ * The code as com_err numbers it, positive (a table's codes are above
+ * 2^31: a signed long on a 32-bit host, and an int, made them negative);
+ * an errno is itself.  The path alone: what follows it in the message (a
+ * table's line, an archive's member and libarchive's words) is not part
+ * of it.
+ */
 void populate_json_error(const struct populate_opts *o, errcode_t err,
 			 const struct populate_result *res, const char *usage)
 {
+	char *path;
+
 	printf("{\"image\": ");
 	fput_json(stdout, o->image ? o->image : "");
 	printf(", \"dry_run\": %s, \"ok\": false, \"error\": ",
 	       o->dry_run ? "true" : "false");
 	fput_json(stdout, error_message(err));
-	printf(", \"code\": %ld", (long)err);
-	if (usage) {
+	printf(", \"code\": %lu", (unsigned long)(uint32_t)err);
+	json_message(o, err, res, usage);
+	if (usage && err == ORLOV_ERR_USAGE) {
 		printf(", \"usage\": ");
 		fput_json(stdout, usage);
 	}
@@ -264,9 +295,11 @@ void populate_json_error(const struct populate_opts *o, errcode_t err,
 		printf(", \"while\": ");
 		fput_json(stdout, res->ec.what);
 	}
-	if (res && res->ec.where) {
+	if (res && res->ec.where &&
+	    (path = strndup(res->ec.where, res->ec.path_len))) {
 		printf(", \"path\": ");
-		fput_json(stdout, res->ec.where);
+		fput_json(stdout, path);
+		free(path);
 	}
 	if (res && (err == ORLOV_ERR_NO_INODES || err == ORLOV_ERR_NO_BLOCKS))
 		printf(", \"need_inodes\": %llu, \"need_blocks\": %llu, "
