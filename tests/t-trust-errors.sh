@@ -179,3 +179,15 @@ if mke2fs -q -F -t ext4 -O bigalloc -C 16384 "$T_TMP/big.img" 32M >/dev/null 2>&
 else
 	echo "19: skipped: this mke2fs makes no bigalloc image"
 fi
+
+# 20 (in part): a directory as --devtable or --fs-config, --create on a
+# directory or on what is not a file: said as what they are
+mkdir -p "$T_TMP/adir"
+expect 20-devtable-dir 1 "Is a directory while reading device table $T_TMP/adir$" \
+	--devtable "$T_TMP/adir" "$img" "$src"
+expect 20-fs-config-dir 2 "Is a directory while reading fs_config $T_TMP/adir$" \
+	--fs-config "$T_TMP/adir" "$img" "$src"
+expect 20-create-dir 1 "Is a directory while checking $T_TMP/adir$" \
+	--create 8M "$T_TMP/adir" "$src"
+expect 20-create-null 1 "IMAGE is neither a regular file nor a block device while checking /dev/null$" \
+	--create 8M /dev/null "$src"

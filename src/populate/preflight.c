@@ -35,6 +35,12 @@ static errcode_t check_image(const struct populate_opts *o)
 
 	if (!o->create && stat(o->image, &ist) && errno == ENOENT)
 		return ORLOV_ERR_NO_IMAGE;
+	/* not "holds data": what it is (a partition's disk is a file) */
+	if (o->create && !stat(o->image, &ist) && S_ISDIR(ist.st_mode))
+		return EISDIR;
+	if (o->create && !stat(o->image, &ist) && !S_ISREG(ist.st_mode) &&
+	    !S_ISBLK(ist.st_mode))
+		return ORLOV_ERR_IMAGE_KIND;
 	/* mke2fs asks before it overwrites what it recognises; -F, which
 	 * --create gives it, does not ask */
 	if (o->create && !o->force && !o->where.partition && !o->where.offset &&
@@ -149,7 +155,9 @@ errcode_t before_open(const struct populate_opts *o,
 	}
 	archive |= o->whiteouts;
 	if (err) {
-		int img = err == ORLOV_ERR_NO_IMAGE || err == ORLOV_ERR_CREATE_CLOBBER;
+		int img = err == ORLOV_ERR_NO_IMAGE ||
+			  err == ORLOV_ERR_CREATE_CLOBBER || err == EISDIR ||
+			  err == ORLOV_ERR_IMAGE_KIND;	/* check_image's */
 
 		return errctx_set(&res->ec, err,
 				  err == ORLOV_ERR_NO_IMAGE ? "opening" :

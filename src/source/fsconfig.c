@@ -165,6 +165,7 @@ errcode_t fsconfig_read(const char *file, struct fsconfig *fc,
 	FILE *f;
 	char *buf = NULL;
 	size_t bcap = 0;
+	struct stat st;
 	errcode_t err = 0;
 	int r;
 
@@ -173,6 +174,11 @@ errcode_t fsconfig_read(const char *file, struct fsconfig *fc,
 	f = fopen(file, "r");
 	if (!f)
 		return (errcode_t)errno;
+	/* a directory opens, and then every read fails: said as what it is */
+	if (!fstat(fileno(f), &st) && S_ISDIR(st.st_mode)) {
+		fclose(f);
+		return EISDIR;
+	}
 	while (!err && getline(&buf, &bcap, f) >= 0) {
 		struct fsconfig_line l;
 

@@ -179,6 +179,11 @@ errcode_t devtable_read(const char *path, struct devtable *dt,
 		err = (errcode_t)errno;
 		goto out;
 	}
+	/* a directory opens, and then every read fails: said as what it is */
+	if (S_ISDIR(st.st_mode)) {
+		err = EISDIR;
+		goto out;
+	}
 	dt->time = st.st_mtim;
 	while (!err && getline(&buf, &cap, f) >= 0) {
 		++*line;
