@@ -56,6 +56,28 @@ void ifile_use_extents(const struct fs_state *fs, struct ifile *f, int is_reg)
 	ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
 }
 
+int ifile_is_new(const struct fs_state *fs, const struct ifile *f)
+{
+	struct ifile t;
+	static const uint32_t zero[EXT2_N_BLOCKS];
+
+	ifile_init(&t, f->ino, fs->g.inodes_per_group);
+	if (f->extents)
+		ifile_use_extents(fs, &t, f->ext.is_reg);
+	if (f->group != t.group || f->has_alloc_info ||
+	    memcmp(&f->bi, &t.bi, sizeof(t.bi)) || f->nblocks ||
+	    f->ind[0] || f->ind[1] || f->ind[2] ||
+	    memcmp(f->i_block, zero, sizeof(zero)) || f->mb.pas.n ||
+	    f->mb.i_size || f->mb.closed)
+		return 0;
+	/* the extent tree: its root as ext_tree_init makes it, no block */
+	return !f->extents ||
+	       (!f->ext.n && !f->ext.nblocks &&
+		f->ext.block_size == t.ext.block_size &&
+		f->ext.group == t.ext.group &&
+		!memcmp(f->ext.i_block, t.ext.i_block, sizeof(t.ext.i_block)));
+}
+
 errcode_t ifile_load_extents(const struct fs_state *fs, struct ifile *f,
 			     const uint32_t i_block[EXT2_N_BLOCKS])
 {

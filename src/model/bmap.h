@@ -41,6 +41,12 @@ struct ifile {
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg);
 void ifile_release(const struct fs_state *fs, struct ifile *f);
 
+/* 1 when @f holds nothing a new inode's allocation does not: no block
+ * mapped or held, no preallocation, no reservation window, i_size 0
+ * (its attributes in the inode aside); @f is then rebuilt whole from
+ * its number and its EXTENTS_FL with ifile_init and ifile_use_extents. */
+int ifile_is_new(const struct fs_state *fs, const struct ifile *f);
+
 /* ext4_ext_tree_init: @f (new, no block yet) is mapped by extents, as
  * __ext4_new_inode makes every directory, regular file and symlink of a
  * filesystem with the extent feature (a fast symlink drops the flag

@@ -46,16 +46,111 @@ void ext4_write_release(struct fs_state *fs, struct ifile *f, int delayed)
 		ext4_discard_inode_pa(fs, &f->mb);
 }
 
-errcode_t delalloc_start(struct delalloc *da, uint32_t ino)
+void delalloc_start(struct delalloc *da, uint32_t ino)
 {
-	struct delayed *d;
+	struct delayed *d = &da->cur;
 
-	if (grow_array(&da->dl, &da->cap, da->n + 1, sizeof(*da->dl), 256))
-		return ENOMEM;
-	d = &da->dl[da->n++];
-	memset(d, 0, sizeof(*d));
 	d->ino = ino;
+	d->size = 0;
+	d->f = NULL;
+	d->nrun = 0;
+	d->n = 0;
 	d->spill = da->spill_len;
+}
+
+/*
+ * A record: flags, inode number, i_size, the number of runs, then each
+ * run as the blocks skipped since the previous one ended and its
+ * length, every number in 7-bit groups, low first (a small file's
+ * record is under 10 bytes).  Its data's place in the spill file is not
+ * kept: each file's follows the one before it.
+ */
+#define REC_EXTENTS	0x1	/* EXTENTS_FL */
+#define REC_REG		0x2	/* its extent tree's is_reg */
+#define REC_KEPT	0x4	/* its allocation is the next of @kept */
+#define REC_FLAGS	0x7
+#define NUM_MAX		10	/* bytes of a 64-bit number */
+
+static unsigned char *put_num(unsigned char *p, uint64_t v)
+{
+	while (v >= 0x80) {
+		*p++ = (unsigned char)(v | 0x80);
+		v >>= 7;
+	}
+	*p++ = (unsigned char)v;
+	return p;
+}
+
+/* The number at @p (@len bytes) into *v: its bytes, 0 when @p ends
+ * before it does, SIZE_MAX when it is no number. */
+static size_t get_num(const unsigned char *p, size_t len, uint64_t *v)
+{
+	uint64_t x = 0;
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		if (i == NUM_MAX || (i == NUM_MAX - 1 && p[i] > 1))
+			return SIZE_MAX;
+		x |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+		if (!(p[i] & 0x80)) {
+			*v = x;
+			return i + 1;
+		}
+	}
+	return 0;
+}
+
+/* @f into @kept: preallocations point at its mb_inode. */
+static errcode_t keep_whole(struct delalloc *da, struct ifile *f)
+{
+	struct ifile *k;
+
+	if (grow_array(&da->kept, &da->kept_cap, da->nkept + 1,
+		       sizeof(*da->kept), 16) || !(k = malloc(sizeof(*k))))
+		return ENOMEM;
+	free(f->ibody);
+	f->ibody = NULL;
+	*k = *f;
+	mb_inode_moved(&k->mb);
+	memset(f, 0, sizeof(*f));
+	da->kept[da->nkept++] = k;
+	return 0;
+}
+
+errcode_t delalloc_keep(const struct fs_state *fs, struct delalloc *da,
+			struct ifile *f)
+{
+	struct delayed *d = &da->cur;
+	unsigned int flags = (f->extents ? REC_EXTENTS : 0) |
+			     (f->ext.is_reg ? REC_REG : 0);
+	uint64_t end = 0;
+	unsigned char *p;
+	size_t i;
+
+	if (!d->n)
+		return 0;
+	/* the writeback finds a file's data after its elders' */
+	if (d->spill != da->queued * fs->g.block_size)
+		return EINVAL;
+	if (grow_array(&da->rec, &da->rec_cap,
+		       da->rec_len + (4 + 2 * d->nrun) * NUM_MAX, 1, 4096))
+		return ENOMEM;
+	if (!ifile_is_new(fs, f)) {
+		if (keep_whole(da, f))
+			return ENOMEM;
+		flags |= REC_KEPT;
+	}
+	p = put_num(da->rec + da->rec_len, flags);
+	p = put_num(p, d->ino);
+	p = put_num(p, d->size);
+	p = put_num(p, d->nrun);
+	for (i = 0; i < d->nrun; i++) {
+		p = put_num(p, d->run[i].lb - end);
+		p = put_num(p, d->run[i].n);
+		end = (uint64_t)d->run[i].lb + d->run[i].n;
+	}
+	da->rec_len = (size_t)(p - da->rec);
+	da->queued += d->n;
 	return 0;
 }
 
@@ -83,11 +178,19 @@ int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
 errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 				uint64_t lb)
 {
-	struct delayed *d = delalloc_cur(da);
+	struct delayed *d = &da->cur;
+	struct delayed_run *r = d->nrun ? &d->run[d->nrun - 1] : NULL;
 
-	if (grow_array(&d->lb, &d->cap, d->n + 1, sizeof(*d->lb), 4))
-		return ENOMEM;
-	d->lb[d->n++] = (uint32_t)lb;
+	if (r && (uint64_t)r->lb + r->n == lb && r->n < UINT32_MAX) {
+		r->n++;
+	} else {
+		if (grow_array(&d->run, &d->cap, d->nrun + 1, sizeof(*d->run),
+			       4))
+			return ENOMEM;
+		d->run[d->nrun].lb = (uint32_t)lb;
+		d->run[d->nrun++].n = 1;
+	}
+	d->n++;
 	da->spill_len += fs->g.block_size;
 	/* ext4_da_reserve_space */
 	percpu_counter_add(&fs->mb->dirty, 1);
@@ -101,20 +204,21 @@ errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
  * starts inside a page, the next request is the rest of that page alone
  * (mpage_process_page), then extents from the next page on.
  */
-static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
+static errcode_t writeback_file(struct fs_state *fs, const struct delayed *d,
 				struct ifile *f,
 				const struct writeback_sink *sink)
 {
 	uint32_t bs = fs->g.block_size, bpp = WRITE_PAGE / bs, cap = 2048;
+	uint64_t i = 0;		/* blocks of @d mapped so far */
+	uint32_t o = 0;		/* of run @r */
 	errcode_t err = 0;
-	size_t i;
+	size_t r = 0;
 
-	for (i = 0; !err && i < d->n;) {
-		uint32_t l = d->lb[i], n = 1, got;
+	while (!err && r < d->nrun) {
+		uint32_t l = d->run[r].lb + o, left = d->run[r].n - o;
+		uint32_t n = left < cap ? left : cap, got;
 		fsblk_t phys;
 
-		while (i + n < d->n && n < cap && d->lb[i + n] == l + n)
-			n++;
 		err = bmap_map_blocks(fs, f, 1, l, n, &phys, &got);
 		if (err)
 			break;
@@ -122,9 +226,13 @@ static errcode_t writeback_file(struct fs_state *fs, struct delayed *d,
 		/* ext4_da_update_reserve_space */
 		percpu_counter_add(&fs->mb->dirty, -(int64_t)got);
 		if (got)
-			err = sink->data(sink->ctx, d->spill + (uint64_t)i * bs,
-					 phys, got);
+			err = sink->data(sink->ctx, d->spill + i * bs, phys, got);
 		i += got;
+		o += got;
+		if (o == d->run[r].n) {
+			r++;
+			o = 0;
+		}
 	}
 	return err;
 }
@@ -143,62 +251,156 @@ static errcode_t writeback_closed(struct fs_state *fs, struct delayed *d,
 	return err ? err : sink->file_done(sink->ctx, d);
 }
 
-errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
-			 const struct writeback_sink *sink)
+void ext4_writeback_begin(struct fs_state *fs)
 {
-	errcode_t err = 0;
-	size_t k;
-
-	if (!da->n)
-		return 0;
 	fs->mb->writeback = 1;
-	for (k = 0; !err && k < da->n; k++)
-		err = writeback_closed(fs, &da->dl[k], sink);
-	fs->mb->writeback = 0;
+}
+
+/* The record at @p into @da->wb and *flags: *used its bytes, 0 when @p
+ * ends before it does. */
+static errcode_t record_read(struct delalloc *da, const unsigned char *p,
+			     size_t len, size_t *used, unsigned int *flags)
+{
+	struct delayed *d = &da->wb;
+	uint64_t v[4], end = 0, gap = 0, n = 0;
+	size_t k, at = 0, i;
+
+	*used = 0;
+	for (i = 0; i < 4; i++, at += k) {
+		k = get_num(p + at, len - at, &v[i]);
+		if (k == SIZE_MAX)
+			return EINVAL;
+		if (!k)
+			return 0;
+	}
+	if (v[0] & ~(uint64_t)REC_FLAGS || !v[1] || v[1] > UINT32_MAX)
+		return EINVAL;
+	/* two bytes a run at least: no room taken for a record not all
+	 * there yet */
+	if (v[3] > (len - at) / 2)
+		return 0;
+	if (grow_array(&d->run, &d->cap, (size_t)v[3], sizeof(*d->run), 4))
+		return ENOMEM;
+	d->n = 0;
+	for (i = 0; i < v[3]; i++) {
+		k = get_num(p + at, len - at, &gap);
+		if (k && k != SIZE_MAX) {
+			at += k;
+			k = get_num(p + at, len - at, &n);
+		}
+		if (k == SIZE_MAX || (k && (!n || gap > UINT32_MAX ||
+		    n > UINT32_MAX || end + gap + n > 1ULL << 32)))
+			return EINVAL;
+		if (!k)
+			return 0;
+		at += k;
+		d->run[i].lb = (uint32_t)(end + gap);
+		d->run[i].n = (uint32_t)n;
+		end += gap + n;
+		d->n += n;
+	}
+	*flags = (unsigned int)v[0];
+	d->ino = (uint32_t)v[1];
+	d->size = v[2];
+	d->nrun = (size_t)v[3];
+	*used = at;
+	return 0;
+}
+
+/* One recorded file, in its allocation: the one kept, or the new
+ * inode's rebuilt. */
+static errcode_t writeback_record(struct fs_state *fs, struct delalloc *da,
+				  unsigned int flags,
+				  const struct writeback_sink *sink)
+{
+	struct delayed *d = &da->wb;
+	struct ifile own;
+	errcode_t err;
+
+	if (flags & REC_KEPT) {
+		if (da->kept_next == da->nkept)
+			return EINVAL;
+		d->f = da->kept[da->kept_next];
+		da->kept[da->kept_next++] = NULL;
+	} else {
+		ifile_init(&own, d->ino, fs->g.inodes_per_group);
+		if (flags & REC_EXTENTS)
+			ifile_use_extents(fs, &own, !!(flags & REC_REG));
+		d->f = &own;
+	}
+	d->spill = da->written * fs->g.block_size;
+	err = writeback_closed(fs, d, sink);
+	da->written += d->n;
+	/* its preallocations are gone: nothing points at it any more */
+	ifile_release(fs, d->f);
+	if (flags & REC_KEPT)
+		free(d->f);
+	d->f = NULL;
 	return err;
 }
 
-static void delayed_free(const struct fs_state *fs, struct delayed *d)
+errcode_t ext4_writeback_records(struct fs_state *fs, struct delalloc *da,
+				 const unsigned char *p, size_t len,
+				 size_t *used,
+				 const struct writeback_sink *sink)
 {
-	if (d->f)
-		ifile_release(fs, d->f);
-	free(d->f);
-	free(d->lb);
+	unsigned int flags = 0;
+	errcode_t err = 0;
+	size_t k;
+
+	*used = 0;
+	while (!err && *used < len) {
+		err = record_read(da, p + *used, len - *used, &k, &flags);
+		if (err || !k)
+			break;
+		*used += k;
+		err = writeback_record(fs, da, flags, sink);
+	}
+	return err;
 }
 
-errcode_t ext4_writeback_sb(struct fs_state *fs, struct delalloc *da,
-			    struct ifile *cur, uint64_t isize,
-			    const struct writeback_sink *sink)
+errcode_t ext4_writeback_cur(struct fs_state *fs, struct delalloc *da,
+			     struct ifile *cur, uint64_t isize,
+			     const struct writeback_sink *sink)
 {
-	size_t k, last = da->n - 1;
-	struct delayed *d = &da->dl[last];
-	errcode_t err = 0;
+	struct delayed *d = &da->cur;
+	errcode_t err;
 
-	fs->mb->writeback = 1;
-	for (k = 0; !err && k < last; k++)
-		err = writeback_closed(fs, &da->dl[k], sink);
-	if (!err) {
-		cur->mb.i_size = isize;
-		err = writeback_file(fs, d, cur, sink);
-	}
-	fs->mb->writeback = 0;
-	for (k = 0; k < last; k++)
-		delayed_free(fs, &da->dl[k]);
-	da->dl[0] = *d;
-	da->dl[0].n = 0;
-	da->dl[0].spill = 0;
-	da->n = 1;
+	cur->mb.i_size = isize;
+	err = writeback_file(fs, d, cur, sink);
+	d->nrun = 0;
+	d->n = 0;
+	d->spill = 0;
 	da->spill_len = 0;
 	return err;
 }
 
-void delalloc_free(const struct fs_state *fs, struct delalloc *da)
+/* The recorded files not written back (a failed run): theirs to free. */
+static void kept_free(const struct fs_state *fs, struct delalloc *da)
 {
 	size_t i;
 
-	for (i = 0; i < da->n; i++)
-		delayed_free(fs, &da->dl[i]);
-	free(da->dl);
-	da->dl = NULL;
-	da->n = da->cap = 0;
+	for (i = da->kept_next; i < da->nkept; i++) {
+		ifile_release(fs, da->kept[i]);
+		free(da->kept[i]);
+	}
+	da->nkept = da->kept_next = 0;
+}
+
+void ext4_writeback_end(struct fs_state *fs, struct delalloc *da)
+{
+	fs->mb->writeback = 0;
+	kept_free(fs, da);
+	da->rec_len = 0;
+	da->queued = da->written = 0;
+}
+
+void delalloc_free(const struct fs_state *fs, struct delalloc *da)
+{
+	kept_free(fs, da);
+	free(da->kept);
+	free(da->rec);
+	free(da->cur.run);
+	free(da->wb.run);
+	memset(da, 0, sizeof(*da));
 }

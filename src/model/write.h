@@ -43,33 +43,70 @@ typedef void write_release_fn(struct fs_state *fs, struct ifile *f,
 			      int delayed);
 write_release_fn ext2_write_release, ext4_write_release;
 
-/* One file's delayed blocks. */
+/* Delayed logical blocks lb .. lb + n - 1. */
+struct delayed_run {
+	uint32_t lb, n;
+};
+
+/* One file's delayed blocks: the file being written, or one read back
+ * from its record for the writeback. */
 struct delayed {
 	uint32_t ino;
 	uint64_t size;		/* i_size at writeback */
-	struct ifile *f;	/* its own allocation: preallocations
-				   point at its mb_inode */
-	uint32_t *lb;		/* delayed logical blocks, ascending */
-	size_t n, cap;
+	struct ifile *f;	/* its allocation at writeback */
+	struct delayed_run *run;	/* ascending, none adjacent */
+	size_t nrun, cap;
+	uint64_t n;		/* blocks in all */
 	uint64_t spill;		/* where the first one's data is kept */
 };
 
-/* The files with delayed blocks, in the order they were dirtied. */
+/*
+ * The files with delayed blocks, in the order they were dirtied, each in
+ * a record of a few bytes (struct delayed packed: its number, size,
+ * runs and EXTENTS_FL) while its allocation is a new inode's, which the
+ * writeback rebuilds; only a file the page cache mapped blocks of (with
+ * ext4_nonda_switch on), whose preallocations point at it, is kept
+ * whole in @kept.  The records are @rec, oldest first; the caller may
+ * take them out of memory (delalloc_records_taken) and hand them back,
+ * in the same order, to the writeback.
+ */
 struct delalloc {
-	struct delayed *dl;
-	size_t n, cap;
+	struct delayed cur;	/* the file being written */
+	unsigned char *rec;
+	size_t rec_len, rec_cap;
+	struct ifile **kept;	/* oldest first, from @kept_next on */
+	size_t nkept, kept_cap, kept_next;
+	uint64_t queued;	/* blocks of the recorded files */
+	uint64_t written;	/* of them, written back so far */
 	uint64_t spill_len;	/* bytes of delayed data kept so far */
 	uint32_t nonda_ino;	/* the page ext4_nonda_switch last judged */
 	uint64_t nonda_page;
 	int nonda;
+	struct delayed wb;	/* the record being written back */
 };
 
-/* A new file's record of delayed blocks (the last in @da). */
-errcode_t delalloc_start(struct delalloc *da, uint32_t ino);
+/* A new file's delayed blocks: the current one. */
+void delalloc_start(struct delalloc *da, uint32_t ino);
 /* The file being written: the last started. */
 static inline struct delayed *delalloc_cur(struct delalloc *da)
 {
-	return &da->dl[da->n - 1];
+	return &da->cur;
+}
+
+/*
+ * The current file, @f, closed: its delayed blocks wait for the
+ * writeback in a record at the end of @da->rec, with @f's allocation
+ * (moved into @kept when ifile_is_new says it cannot be rebuilt: @f is
+ * then left empty).  A file with nothing delayed leaves no record.
+ */
+errcode_t delalloc_keep(const struct fs_state *fs, struct delalloc *da,
+			struct ifile *f);
+
+/* The caller took @da->rec's records (to a scratch file): @da keeps
+ * none in memory from here on. */
+static inline void delalloc_records_taken(struct delalloc *da)
+{
+	da->rec_len = 0;
 }
 
 /*
@@ -80,7 +117,7 @@ static inline struct delayed *delalloc_cur(struct delalloc *da)
  * two thirds of the free space delayed, or within the watermark).
  * *push is set when delayed data passed half the free space: ext4 then
  * writes back every file before this page (try_to_writeback_inodes_sb
- * waits for it), and the caller must do so with ext4_writeback_sb before
+ * waits for it), and the caller must do so (ext4_writeback_cur) before
  * the page; the answer is still the one read before it, as the kernel's.
  */
 int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
@@ -107,22 +144,34 @@ struct writeback_sink {
  * MAX_WRITEPAGES_EXTENT_LEN) is mapped in as few requests as the indirect
  * blocks allow, by a writer that has closed the file; once nothing of it
  * is left reserved, its preallocations go.
+ *
+ * ext4_writeback_begin, then ext4_writeback_records over every record in
+ * the order they were made (those the caller took first, then
+ * @da->rec), then ext4_writeback_end, which forgets them.
  */
-errcode_t ext4_writeback(struct fs_state *fs, struct delalloc *da,
-			 const struct writeback_sink *sink);
+void ext4_writeback_begin(struct fs_state *fs);
+/* The whole records at the start of @p (@len bytes), written back;
+ * *used is how many bytes they took (0: the first is longer than @len,
+ * or @len is 0). */
+errcode_t ext4_writeback_records(struct fs_state *fs, struct delalloc *da,
+				 const unsigned char *p, size_t len,
+				 size_t *used,
+				 const struct writeback_sink *sink);
+void ext4_writeback_end(struct fs_state *fs, struct delalloc *da);
 
 /*
  * The writeback ext4_nonda_switch waits for: the flusher writes back
  * every dirty inode in the order they were dirtied, each whole (the
- * work is tagged), the current file @cur too, up to i_size @isize, while
- * its writer holds it open (its preallocations stay; its block map is
- * the caller's, who still writes it).  What is written is forgotten: @da
- * keeps the current file alone, with nothing delayed, and the spill
- * starts again at 0.
+ * work is tagged): after the recorded files (as above, between
+ * ext4_writeback_begin and ext4_writeback_end), this: the current file
+ * @cur, up to i_size @isize, while its writer holds it open (its
+ * preallocations stay; its block map is the caller's, who still writes
+ * it).  What is written is forgotten: the current file has nothing
+ * delayed from here on, and the spill starts again at 0.
  */
-errcode_t ext4_writeback_sb(struct fs_state *fs, struct delalloc *da,
-			    struct ifile *cur, uint64_t isize,
-			    const struct writeback_sink *sink);
+errcode_t ext4_writeback_cur(struct fs_state *fs, struct delalloc *da,
+			     struct ifile *cur, uint64_t isize,
+			     const struct writeback_sink *sink);
 
 void delalloc_free(const struct fs_state *fs, struct delalloc *da);
 

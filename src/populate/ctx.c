@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "populate/ctx.h"
 #include "populate/hardlinks.h"
@@ -62,6 +63,9 @@ void ctx_free(struct ctx *c)
 	if (c->data.spill)
 		fclose(c->data.spill);
 	free(c->data.spill_buf);
+	if (c->data.rec_open)
+		close(c->data.rec_fd);
+	free(c->data.rec_win);
 	mb_state_free(&c->fs);
 	fs_state_free(&c->fs);
 }

@@ -25,6 +25,7 @@
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
 #define SPILL_BUF (1 << 20)	/* the spill file's stdio buffer, bytes */
+#define DELAYED_BUDGET (1 << 20)	/* delayed files' records in memory */
 
 /* What a run goes as far as: the first pass (sizing an image for
  * --create auto), the write pass without a byte written (--dry-run), or
@@ -156,6 +157,12 @@ struct data {
 	FILE *spill;
 	char *spill_buf;	/* its stdio buffer, SPILL_BUF bytes */
 	struct delalloc da;
+	/* the delayed files' records past DELAYED_BUDGET (or the tests'
+	 * stage_budget): a scratch file of their own, oldest first */
+	int rec_open, rec_fd;
+	uint64_t rec_len;	/* bytes of records in it */
+	unsigned char *rec_win;	/* the writeback's window on it */
+	size_t rec_win_cap;
 };
 
 /* The progress line and the summary's figures. */

@@ -15,6 +15,10 @@
 #include "populate/data.h"
 #include "populate/inode.h"
 #include "populate/report.h"
+#include "lib/spill.h"
+#include "lib/util.h"
+
+#define REC_WINDOW (64 << 10)	/* the writeback's reads of the records */
 
 /*
  * A run spans files: the small files of a directory are allocated one
@@ -135,6 +139,87 @@ static const struct writeback_sink sink_ops = {
 	.data = writeback_data, .file_done = writeback_done,
 };
 
+errcode_t delay_keep(struct ctx *c, struct ifile *f)
+{
+	struct data *d = &c->data;
+	size_t budget = c->o->stage_budget ? c->o->stage_budget :
+			DELAYED_BUDGET;
+	errcode_t err = delalloc_keep(&c->fs, &d->da, f);
+
+	if (err || d->da.rec_len < budget)
+		return err;
+	if (!d->rec_open) {
+		err = spill_open(&d->rec_fd);
+		if (err)
+			return err;
+		d->rec_open = 1;
+	}
+	err = spill_write(d->rec_fd, d->da.rec, d->da.rec_len, d->rec_len);
+	if (!err) {
+		d->rec_len += d->da.rec_len;
+		delalloc_records_taken(&d->da);
+	}
+	return err;
+}
+
+/* The scratch file's records read back through a window of
+ * REC_WINDOW bytes, made larger for a record that does not fit. */
+static errcode_t writeback_spilled(struct ctx *c,
+				   const struct writeback_sink *sink)
+{
+	struct data *d = &c->data;
+	uint64_t off = 0;
+	size_t have = 0, used, want;
+	errcode_t err = 0;
+
+	while (!err && off < d->rec_len) {
+		if (have == d->rec_win_cap &&
+		    grow_array(&d->rec_win, &d->rec_win_cap, have + 1, 1,
+			       REC_WINDOW))
+			return ENOMEM;
+		want = d->rec_win_cap - have;
+		if (want > d->rec_len - off)
+			want = (size_t)(d->rec_len - off);
+		err = spill_read(d->rec_fd, d->rec_win + have, want, off);
+		off += want;
+		have += want;
+		if (!err)
+			err = ext4_writeback_records(&c->fs, &d->da, d->rec_win,
+						     have, &used, sink);
+		if (!err) {
+			memmove(d->rec_win, d->rec_win + used, have - used);
+			have -= used;
+		}
+	}
+	/* a record cut short */
+	return err ? err : have ? EIO : 0;
+}
+
+/* The recorded files, oldest first: those in the scratch file, then
+ * those still in memory; @cur (at i_size @isize), when there is one,
+ * last. */
+static errcode_t writeback_all(struct ctx *c, struct ifile *cur,
+			       uint64_t isize,
+			       const struct writeback_sink *sink)
+{
+	struct delalloc *da = &c->data.da;
+	size_t used;
+	errcode_t err;
+
+	ext4_writeback_begin(&c->fs);
+	err = writeback_spilled(c, sink);
+	c->data.rec_len = 0;
+	if (!err)
+		err = ext4_writeback_records(&c->fs, da, da->rec, da->rec_len,
+					     &used, sink);
+	if (!err && used != da->rec_len)
+		err = EIO;
+	if (!err && cur)
+		err = ext4_writeback_cur(&c->fs, da, cur, isize, sink);
+	ext4_writeback_end(&c->fs, da);
+	return err;
+}
+
 /* The spill file read from here on: the last run out first, since
  * c->data.run is the writeback's buffer. */
 static errcode_t writeback_begin(struct ctx *c)
@@ -152,8 +237,8 @@ errcode_t writeback(struct ctx *c)
 	errcode_t err = writeback_begin(c);
 
 	sink.ctx = c;
-	if (!err)
-		err = ext4_writeback(&c->fs, &c->data.da, &sink);
+	if (!err && c->data.da.queued)
+		err = writeback_all(c, NULL, 0, &sink);
 	if (!err)
 		err = writeback_flush(c);
 	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
@@ -177,7 +262,7 @@ static errcode_t writeback_now(struct ctx *c, const struct src_entry *e,
 	    kver_dioread_nolock(c->fs.kver, c->fs.g.block_size))
 		c->res->unwritten_at = source_path(c, e->path);
 	if (!err)
-		err = ext4_writeback_sb(&c->fs, &c->data.da, f, isize, &sink);
+		err = writeback_all(c, f, isize, &sink);
 	if (!err)
 		err = writeback_flush(c);
 	if (!err && fseeko(c->data.spill, 0, SEEK_SET))
@@ -235,8 +320,8 @@ errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
 	errcode_t err;
 
-	if (c->data.spill && delalloc_start(&c->data.da, f->ino))
-		return fail(c, ENOMEM, "writing data of", e->path);
+	if (c->data.spill)
+		delalloc_start(&c->data.da, f->ino);
 	while (off < size) {
 		uint64_t r0;
 

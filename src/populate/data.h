@@ -6,6 +6,10 @@
 
 /* Write @e's data ranges into @f, front to back. */
 errcode_t copy_data(struct ctx *c, const struct src_entry *e, struct ifile *f);
+/* --delalloc: the current file, @f, closed: its delayed blocks wait for
+ * the writeback in a record of a few bytes (model/write.h), the records
+ * past a budget in a scratch file. */
+errcode_t delay_keep(struct ctx *c, struct ifile *f);
 /* --delalloc: the writeback at the end of the write pass (nothing to do
  * without). */
 errcode_t writeback(struct ctx *c);

@@ -348,26 +348,14 @@ static errcode_t inode_finish(struct ctx *c, const struct src_entry *e,
 }
 
 /* --delalloc: the block map waits for the writeback (the inode's tail is
- * staged already), the file's allocation with it, where its
- * preallocations point; a file with nothing delayed leaves no record. */
+ * staged already), the file's allocation with it; a file with nothing
+ * delayed leaves no record. */
 static errcode_t keep_delayed(struct ctx *c, const struct src_entry *e,
 			      struct ifile *f)
 {
-	struct delayed *d = delalloc_cur(&c->data.da);
+	errcode_t err = delay_keep(c, f);
 
-	if (d->n && !(d->f = malloc(sizeof(*d->f))))
-		return fail(c, ENOMEM, "recording", e->path);
-	if (d->n) {
-		free(f->ibody);
-		f->ibody = NULL;
-		*d->f = *f;
-		mb_inode_moved(&d->f->mb);
-		memset(f, 0, sizeof(*f));
-	} else {
-		free(d->lb);
-		c->data.da.n--;
-	}
-	return 0;
+	return err ? fail(c, err, "recording", e->path) : 0;
 }
 
 /* ext2_create, the entry in the parent, then the data front to back and

@@ -109,10 +109,11 @@ static void test_write(void)
 	struct delalloc da;
 	struct sink_log log;
 	struct writeback_sink sink = { log_data, log_done, &log };
-	struct ifile *f;
+	struct ifile f, g;
 	int racy;
 	uint32_t lb[] = { 0, 1, 2, 5 };
-	size_t i;
+	fsblk_t phys;
+	size_t i, used;
 
 	is_int(write_isize_at(0, 0, 5000), 4096,
 	       "a block mapped mid-range: i_size at its page");
@@ -126,7 +127,7 @@ static void test_write(void)
 	if (mb_state_init(&fs, 1))
 		exit(99);
 	fs.mb->delalloc = 1;
-	is_int(delalloc_start(&da, 12), 0, "a file's delayed blocks");
+	delalloc_start(&da, 12);
 	is_int(ext4_nonda_switch(&fs, &da, 0, 2, &racy), 0,
 	       "plenty free: write_begin delays");
 	is_int(racy, 0, "and no writeback starts early");
@@ -134,17 +135,39 @@ static void test_write(void)
 		ext4_da_reserve_block(&fs, &da, lb[i]);
 	is_int(da.spill_len, 4 * 1024, "four blocks kept");
 	is_int(percpu_counter_sum(&fs.mb->dirty), 4, "four reserved");
-	f = malloc(sizeof(*f));
-	ifile_init(f, 12, 2048);
-	delalloc_cur(&da)->f = f;
+	ifile_init(&f, 12, 2048);
 	delalloc_cur(&da)->size = 6 * 1024;
-	is_int(ext4_writeback(&fs, &da, &sink), 0, "writeback");
-	is_int(log.calls, 2, "two runs: blocks 0-2, then 5");
+	tap_ok(ifile_is_new(&fs, &f), "nothing mapped: a new inode's allocation");
+	is_int(delalloc_keep(&fs, &da, &f), 0, "the file closed");
+	tap_ok(da.rec_len > 0 && da.rec_len < 10 && !da.nkept,
+	       "kept in a record of a few bytes, rebuilt at writeback");
+	/* a second file with a block the page cache mapped: kept whole */
+	delalloc_start(&da, 13);
+	ext4_da_reserve_block(&fs, &da, 3);
+	ifile_init(&g, 13, 2048);
+	is_int(write_begin_block(&fs, &g, 0, 0, &phys), 0, "a block mapped");
+	tap_ok(!ifile_is_new(&fs, &g), "then not a new inode's");
+	is_int(delalloc_keep(&fs, &da, &g), 0, "the second file closed");
+	is_int(da.nkept, 1, "its allocation kept whole");
+	/* the records read back in pieces, as from a scratch file */
+	ext4_writeback_begin(&fs);
+	is_int(ext4_writeback_records(&fs, &da, da.rec, 2, &used, &sink), 0,
+	       "a record cut short");
+	is_int(used, 0, "waits for the rest");
+	is_int(ext4_writeback_records(&fs, &da, da.rec, da.rec_len, &used,
+				      &sink), 0, "writeback");
+	is_int(used, da.rec_len, "every record read");
+	ext4_writeback_end(&fs, &da);
+	is_int(log.calls, 3, "two runs: blocks 0-2, then 5; then the second's");
 	is_int(log.n[0], 3, "the first run maps three blocks at once");
 	is_int(log.spill[1], 3 * 1024, "the second takes the fourth block kept");
 	is_int(log.n[1], 1, "of one block");
 	tap_ok(log.phys[1] > log.phys[0] + 2, "logical order, front to back");
-	is_int(log.done, 12, "the file's block map then final");
+	is_int(log.spill[2], 4 * 1024, "the next file's data after it");
+	tap_ok(log.phys[2] != phys, "a block of its own");
+	is_int(log.done, 12 + 13, "the files' block maps then final");
+	is_int(da.rec_len + da.nkept + da.queued, 0, "nothing left recorded");
+	ifile_release(&fs, &g);
 	delalloc_free(&fs, &da);
 	mb_state_free(&fs);
 	fs_state_free(&fs);
