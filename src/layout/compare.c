@@ -328,9 +328,8 @@ static void compare_owner(struct verify *v, const struct stat *st,
 		mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
 }
 
-/* The inode's fields against the source's (types already the same). */
-static void compare_fields(struct verify *v, const struct stat *st,
-			   const struct ext2_inode_large *inode)
+static void compare_mode(struct verify *v, const struct stat *st,
+			 const struct ext2_inode_large *inode)
 {
 	char e[64], g[64];
 
@@ -339,6 +338,13 @@ static void compare_fields(struct verify *v, const struct stat *st,
 		snprintf(g, sizeof(g), "%04o", (unsigned)(inode->i_mode & 07777));
 		mismatch(v, "mode", e, g);
 	}
+}
+
+/* The inode's fields against the source's (types already the same). */
+static void compare_fields(struct verify *v, const struct stat *st,
+			   const struct ext2_inode_large *inode)
+{
+	compare_mode(v, st, inode);
 	compare_owner(v, st, inode);
 	/* A directory's size depends on the host filesystem: not compared. */
 	if ((S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) &&
@@ -488,7 +494,10 @@ errcode_t verify_root(struct verify *v, const struct src_entry *se,
 		st.st_gid = o->root_gid;
 	}
 	if (!o->root_attrs) {
-		if (o->root_owner)
+		/* a device table line for "/" gives the mode and owners */
+		if (se->table_attrs)
+			compare_mode(v, &st, inode);
+		if (o->root_owner || se->table_attrs)
 			compare_owner(v, &st, inode);
 		return 0;
 	}

@@ -77,8 +77,17 @@ static errcode_t digest_entry(void *ctx, const struct src_entry *e, int tag)
 
 	digest_u64(d, (uint64_t)tag);
 	digest_str(d, e->path, strlen(e->path));
-	if (!*e->path && !w->o->root_attrs)
-		return 0;	/* mke2fs's root, not SOURCE's */
+	if (!*e->path && !w->o->root_attrs) {
+		/* mke2fs's root, not SOURCE's: but a device table line for
+		 * "/" gives its mode and owners (and only then is a word
+		 * added: the other images keep their UUIDs) */
+		if (e->table_attrs) {
+			digest_u64(d, st->st_mode & 07777);
+			digest_u64(d, st->st_uid);
+			digest_u64(d, st->st_gid);
+		}
+		return 0;
+	}
 	err = digest_link(w, e, &linked);
 	if (err)
 		return errctx_setf(&w->res->ec, err, "reading", "%s/%s",

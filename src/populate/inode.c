@@ -101,6 +101,13 @@ void take_attrs(const struct ctx *c, const struct src_entry *e,
 	}
 }
 
+void take_mode_owner(const struct src_entry *e, struct ext2_inode_large *in)
+{
+	in->i_mode = (uint16_t)((in->i_mode & S_IFMT) | (e->st.st_mode & 07777));
+	inode_set_uid(*in, e->st.st_uid);
+	inode_set_gid(*in, e->st.st_gid);
+}
+
 /* ext4: a new inode's attribute space (i_extra_isize 32, zeroed as
  * __ext4_new_inode leaves it); none for small inodes or ext2. */
 errcode_t ibody_new(struct ctx *c, struct ifile *f)

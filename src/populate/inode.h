@@ -27,6 +27,8 @@ void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
 /* Mode bits, owners and times of @e onto an inode the image has. */
 void take_attrs(const struct ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in);
+/* Mode bits and owners alone (a device table line for "/"). */
+void take_mode_owner(const struct src_entry *e, struct ext2_inode_large *in);
 /* ext4: a new inode's attribute space; none for small inodes or ext2. */
 errcode_t ibody_new(struct ctx *c, struct ifile *f);
 /* Queue the inode (and its attribute space) for the commit. */

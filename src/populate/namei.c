@@ -131,8 +131,14 @@ static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
 		err = load_existing(c, n, c->target.ino, &in);
 	if (err)
 		return fail_at(c, err, "reading target directory", c->o->target);
-	if (!c->o->root_attrs)
+	if (!c->o->root_attrs) {
+		/* the image's own attributes stay, but for a device table
+		 * line for "/": its mode and owners (--root-owner's, at
+		 * commit, still have the last word) */
+		if (e->table_attrs)
+			take_mode_owner(e, &n->inode);
 		return 0;
+	}
 	/* --root-attrs: SOURCE's own mode, owners, times and
 	 * attributes, as cp -a SOURCE/. TARGET gives them */
 	take_attrs(c, e, &n->inode);

@@ -55,9 +55,7 @@ static errcode_t dt_path(struct devtable *dt, const char *path,
 		n = kid;
 		p += len;
 	}
-	if (!n)
-		return ORLOV_ERR_DEVTABLE_SYNTAX;	/* "/": --root-owner */
-	*out = n;
+	*out = n;	/* 0 for "/": the target directory itself */
 	return 0;
 }
 
@@ -122,6 +120,10 @@ static errcode_t dt_line(struct devtable *dt, char *s, unsigned int line)
 		return ORLOV_ERR_DEVTABLE_SYNTAX;
 	if (!count || (f[1][0] != 'c' && f[1][0] != 'b')) {
 		err = dt_path(dt, f[0], line, &n);
+		/* "/" sets the target's mode and owners, as genext2fs sets
+		 * its root's: a directory, nothing else */
+		if (!err && !n && f[1][0] != 'd')
+			err = ORLOV_ERR_DEVTABLE_SYNTAX;
 		if (!err)
 			err = dt_set(&dt->e[n], f[1][0], mode, uid, gid, major,
 				     minor, line);
@@ -445,6 +447,7 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 
 	*x = *e;
 	x->setid_cleared = meta_apply(w->r, &x->st);
+	x->table_attrs = 0;
 	if (node == NAME_NONE)
 		return sw_label(w, x);
 	n = &w->dt->e[node];
@@ -457,6 +460,7 @@ static errcode_t sw_entry(struct sw *w, const struct src_entry *e,
 	/* the table's mode is meant, set-ID bits included */
 	x->st.st_mode = (e->st.st_mode & S_IFMT) | n->mode;
 	x->setid_cleared = 0;
+	x->table_attrs = 1;
 	x->st.st_uid = n->uid;
 	x->st.st_gid = n->gid;
 	if (n->type == 'c' || n->type == 'b')
@@ -472,7 +476,9 @@ static errcode_t sw_enter(void *ctx, const struct src_entry *e)
 	errcode_t err;
 
 	if (!w->depth) {
-		err = sw_entry(w, e, NAME_NONE, &x);
+		/* a line for "/" (its line number set) is the target's */
+		err = sw_entry(w, e, w->dt && w->dt->e[0].line ? 0 : NAME_NONE,
+			       &x);
 		if (!err)
 			err = sw_push(w, w->dt ? 0 : NAME_NONE, e);
 		return err ? err : w->in->enter_dir(w->in->ctx, &x);

@@ -5,7 +5,9 @@
  * (makedevs and genext2fs format) adds directories, device nodes and FIFOs
  * that are not in SOURCE and sets the mode and owner of ones that are; the
  * added entries take their place in the sorted creation order, so the
- * layout is the one the kernel gives the merged tree.
+ * layout is the one the kernel gives the merged tree.  Its paths are the
+ * target directory's: a 'd' line for "/" sets the target's own mode and
+ * owner (src_entry.table_attrs), as genext2fs -D FILE:PATH sets PATH's.
  */
 #ifndef ORLOV_SOURCE_H
 #define ORLOV_SOURCE_H

@@ -47,6 +47,10 @@ struct src_entry {
 	/* The set-ID bits an owner mapping cleared (meta_apply()); 0 when
 	 * a device table or fs_config line gives the mode itself. */
 	mode_t setid_cleared;
+	/* A device table line gave the mode and owners: for the source
+	 * root (a line for "/"), the target takes them even without
+	 * --root-attrs, as genext2fs's root takes them. */
+	int table_attrs;
 };
 
 /* What the walker calls, in creation order.  A non-zero return stops the

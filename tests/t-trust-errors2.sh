@@ -1,0 +1,80 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Issue 37, items 20 and 24: a device table line for "/" sets the target
+# directory's mode and owners as genext2fs sets its root's (the image,
+# e2fsck, orlov-layout verify and the UUID agree); errors name the file
+# that failed: a rejected file_contexts its own path, not SOURCE's.
+. "$(dirname "$0")/lib.sh"
+
+src=$T_TMP/src
+mkdir -p "$src/etc" || t_fail "mkdir"
+printf 'one\n' >"$src/etc/f"
+t_pin_times "$src"
+
+# mode_owner IMAGE PATH: "MODE UID GID" of PATH as debugfs reads it
+mode_owner() {
+	debugfs -R "stat $2" "$1" 2>/dev/null | awk '
+		/Mode:/ { for (i = 1; i < NF; i++) if ($i == "Mode:") m = $(i + 1) }
+		/User:/ { for (i = 1; i < NF; i++) {
+			if ($i == "User:") u = $(i + 1)
+			if ($i == "Group:") g = $(i + 1) } }
+		END { print m, u, g }'
+}
+
+# ---- 24: a device table line for "/" ---------------------------------------
+dt=$T_TMP/dt
+printf '/ d 700 1000 1000 - - - - -\n/dev d 755 0 0\n' >"$dt"
+img=$T_TMP/root.img
+t_mkimage "$img" 4M -t ext2 -b 1024
+"$ORLOV_POPULATE" -q --devtable "$dt" "$img" "$src" 2>"$T_TMP/err" ||
+	t_fail "a devtable line for / refused: $(cat "$T_TMP/err")"
+got=$(mode_owner "$img" /)
+[ "$got" = "0700 1000 1000" ] || t_fail "root: $got, not 0700 1000 1000"
+t_fsck "$img"
+t_verify --devtable "$dt" "$img" "$src"
+# verify reads the line too: a root changed afterwards is a mismatch
+debugfs -w -R "sif / mode 040755" "$img" >/dev/null 2>&1 || t_fail "debugfs sif"
+"$ORLOV_LAYOUT" verify --devtable "$dt" "$img" "$src" >"$T_TMP/out" 2>&1 &&
+	t_fail "verify missed the root's mode"
+grep -q "^mismatch: /: mode (expected 0700, got 0755)" "$T_TMP/out" ||
+	t_fail "verify: $(cat "$T_TMP/out")"
+
+# "/" is the --target directory's, as genext2fs -D FILE:PATH takes it
+t_mkimage "$img" 4M -t ext2 -b 1024
+debugfs -w -R "mkdir sub" "$img" >/dev/null 2>&1 || t_fail "debugfs mkdir"
+"$ORLOV_POPULATE" -q --target /sub --devtable "$dt" "$img" "$src" ||
+	t_fail "--target with a line for /"
+[ "$(mode_owner "$img" /sub)" = "0700 1000 1000" ] || t_fail "/sub: $(mode_owner "$img" /sub)"
+[ "$(mode_owner "$img" /)" = "0755 0 0" ] || t_fail "/ changed: $(mode_owner "$img" /)"
+t_fsck "$img"
+t_verify --devtable "$dt" "$img" "$src" /sub
+
+# --root-owner keeps the last word on the owners; the mode is the line's
+rm -f "$img"
+"$ORLOV_POPULATE" -q --create 4M --root-owner 5:6 --devtable "$dt" "$img" \
+	"$src" || t_fail "--create --root-owner with a line for /"
+[ "$(mode_owner "$img" /)" = "0700 5 6" ] || t_fail "root-owner: $(mode_owner "$img" /)"
+t_fsck "$img"
+t_verify --root-owner 5:6 --devtable "$dt" "$img" "$src"
+
+# the UUID of --create takes the root's mode from the line
+uuid_of() {
+	rm -f "$T_TMP/u.img"
+	printf '/ d %s 1000 1000\n' "$1" >"$T_TMP/dt-u"
+	SOURCE_DATE_EPOCH=1700000000 "$ORLOV_POPULATE" -q --create 4M \
+		--devtable "$T_TMP/dt-u" "$T_TMP/u.img" "$src" || t_fail "--create $1"
+	dumpe2fs -h "$T_TMP/u.img" 2>/dev/null | sed -n 's/^Filesystem UUID: *//p'
+}
+[ "$(uuid_of 700)" != "$(uuid_of 750)" ] ||
+	t_fail "roots of mode 0700 and 0750 gave one UUID"
+
+# "/" as anything but a directory is still malformed, the image unchanged
+t_mkimage "$img" 4M -t ext2 -b 1024
+cp "$img" "$T_TMP/before.img"
+printf '/ f 644 0 0\n' >"$T_TMP/dt-f"
+"$ORLOV_POPULATE" -q --devtable "$T_TMP/dt-f" "$img" "$src" 2>"$T_TMP/err" &&
+	t_fail "a file line for / accepted"
+grep -q "Malformed device table line.*line 1" "$T_TMP/err" ||
+	t_fail "'/ f': $(cat "$T_TMP/err")"
+cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed by a refused table"
+echo "24: a devtable line for / sets the target's mode and owners"
