@@ -10,6 +10,7 @@ src=$T_TMP/src
 mkdir -p "$src/etc" || t_fail "mkdir"
 printf 'one\n' >"$src/etc/f"
 t_pin_times "$src"
+img=$T_TMP/a.img
 
 # mode_owner IMAGE PATH: "MODE UID GID" of PATH as debugfs reads it
 mode_owner() {
@@ -24,7 +25,6 @@ mode_owner() {
 # ---- 24: a device table line for "/" ---------------------------------------
 dt=$T_TMP/dt
 printf '/ d 700 1000 1000 - - - - -\n/dev d 755 0 0\n' >"$dt"
-img=$T_TMP/root.img
 t_mkimage "$img" 4M -t ext2 -b 1024
 "$ORLOV_POPULATE" -q --devtable "$dt" "$img" "$src" 2>"$T_TMP/err" ||
 	t_fail "a devtable line for / refused: $(cat "$T_TMP/err")"
@@ -78,3 +78,34 @@ grep -q "Malformed device table line.*line 1" "$T_TMP/err" ||
 	t_fail "'/ f': $(cat "$T_TMP/err")"
 cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed by a refused table"
 echo "24: a devtable line for / sets the target's mode and owners"
+
+# ---- 20b: a rejected file_contexts is named itself, once, not as SOURCE's --
+# one_error FILE WHAT: FILE (stderr) is one line naming WHAT exactly once,
+# and SOURCE nowhere
+one_error() {
+	[ "$(wc -l <"$1")" = 1 ] || t_fail "not one line: $(cat "$1")"
+	[ "$(grep -o -F -- "$2" "$1" | wc -l)" = 1 ] ||
+		t_fail "'$2' not named once: $(cat "$1")"
+	! grep -q -F -- "$src" "$1" || t_fail "SOURCE named: $(cat "$1")"
+}
+if "$ORLOV_POPULATE" --dry-run --file-contexts /dev/null "$img" "$src" 2>&1 |
+	grep -q 'no libselinux'; then
+	echo "20b: skipped (built without libselinux)"
+else
+	fc=$T_TMP/fc.txt
+	printf '/etc(/.*)? system_u:object_r:etc_t:s0\n/x bad bad bad\n' >"$fc"
+	t_mkimage "$img" 4M -t ext2 -b 1024
+	cp "$img" "$T_TMP/before.img"
+	"$ORLOV_POPULATE" -q --file-contexts "$fc" "$img" "$src" 2>"$T_TMP/err" &&
+		t_fail "a malformed file_contexts accepted"
+	one_error "$T_TMP/err" "$fc"
+	grep -q "^orlov-populate: .* while reading --file-contexts $fc: .*line 2" "$T_TMP/err" ||
+		t_fail "populate: $(cat "$T_TMP/err")"
+	cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed"
+	"$ORLOV_LAYOUT" verify --file-contexts "$fc" "$img" "$src" 2>"$T_TMP/err" &&
+		t_fail "verify took a malformed file_contexts"
+	one_error "$T_TMP/err" "$fc"
+	grep -q "^orlov-layout: .* while reading --file-contexts $fc: .*line 2" "$T_TMP/err" ||
+		t_fail "verify: $(cat "$T_TMP/err")"
+	echo "20b: $(cat "$T_TMP/err")"
+fi

@@ -17,6 +17,7 @@
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 #include "source/meta.h"
+#include "source/selabel.h"
 
 #define PROG "orlov-layout"
 
@@ -248,6 +249,26 @@ static errcode_t parse_options(int argc, char **argv, struct layout_opts *o)
 	return ir_normalize_path(path, &o->path);
 }
 
+/* verify's --file-contexts, read before anything else as orlov-populate
+ * reads it: a file libselinux refuses is named as given, with
+ * libselinux's words (the walk's own error would name it below SOURCE). */
+static errcode_t check_file_contexts(const char *file, struct errctx *ctx)
+{
+	struct strbuf why = { 0 };
+	errcode_t err = selabel_try(file, &why);
+
+	if (err == ORLOV_ERR_USAGE) {
+		err = EINVAL;
+		sb_free(&why);
+		sb_append(&why, "not a regular file", 18);
+	}
+	errctx_set(ctx, err, "reading --file-contexts", file);
+	if (err && why.len)
+		errctx_detail(ctx, why.s, why.len);
+	sb_free(&why);
+	return err;
+}
+
 int main(int argc, char **argv)
 {
 	struct layout_opts o;
@@ -285,7 +306,10 @@ int main(int argc, char **argv)
 		err = layout_stats(&o, &ctx);
 		break;
 	case CMD_VERIFY:
-		err = layout_verify(&o, &ctx);
+		err = o.meta.file_contexts ?
+			check_file_contexts(o.meta.file_contexts, &ctx) : 0;
+		if (!err)
+			err = layout_verify(&o, &ctx);
 		break;
 	default:
 		err = ORLOV_ERR_USAGE;
@@ -298,8 +322,10 @@ int main(int argc, char **argv)
 		status = 1;
 	else {
 		if (errctx_isset(&ctx))
-			com_err(PROG, err, "while %s %s", ctx.what,
-				ctx.where ? ctx.where : "");
+			com_err(PROG, err, "while %s %s%s%s", ctx.what,
+				ctx.where ? ctx.where : "",
+				ctx.detail ? ": " : "",
+				ctx.detail ? ctx.detail : "");
 		else
 			com_err(PROG, err, "%s", "");
 		status = 2;

@@ -151,19 +151,29 @@ errcode_t selabel_try(const char *file, struct strbuf *why)
 {
 	struct selabel l;
 	errcode_t err = selabel_check_file(file);
-	size_t i;
+	size_t flen = strlen(file), len;
+	const char *s, *nl;
 
 	if (err)
 		return err;
 	err = selabel_start(&l, file, "/");
-	while (err && l.log.len && (l.log.s[l.log.len - 1] == '\n' ||
-				    l.log.s[l.log.len - 1] == ' '))
-		l.log.s[--l.log.len] = '\0';
-	for (i = 0; err && i < l.log.len; i++)
-		if (l.log.s[i] == '\n')
-			l.log.s[i] = ' ';
-	if (err && l.log.len)
-		sb_append(why, l.log.s, l.log.len);
+	for (s = err ? l.log.s : NULL; s && *s; s = nl ? nl + 1 : NULL) {
+		nl = strchr(s, '\n');
+		len = nl ? (size_t)(nl - s) : strlen(s);
+		/* libselinux starts its lines with the file's name: the
+		 * caller's message names it, once */
+		if (len > flen && !strncmp(s, file, flen) && s[flen] == ':') {
+			s += flen + 1;
+			len -= flen + 1;
+		}
+		while (len && (*s == ' ' || *s == '\t'))
+			s++, len--;
+		while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
+			len--;
+		if (len && why->len)
+			sb_append(why, " ", 1);
+		sb_append(why, s, len);
+	}
 	selabel_end(&l);
 	return err;
 }
