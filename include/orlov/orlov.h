@@ -25,8 +25,26 @@
  * library reads and writes only that much.  In the options, a zero or
  * NULL member is the command line's default.
  *
- * Link with `pkg-config --libs orlov`.  Not thread-safe: one call at a
- * time in a process (the options are parsed as the command line's are).
+ * Link with `pkg-config --libs orlov`.
+ *
+ * Threads: every function may be called from several threads at once,
+ * each call on its own image (two calls on one image: the second is
+ * refused as the image of another writer, as between two processes).
+ * What the calls share with the process is never changed under another
+ * thread: the option parse (getopt's globals, saved and given back) runs
+ * one at a time; the umask is read, not set; libext2fs's mount-table
+ * check and its --undo globals are taken under a lock (calls with --undo
+ * run one after another); libselinux's log callback is swapped under a
+ * lock while a --file-contexts file is read; the programs a call runs
+ * (mke2fs, e2fsck) get no descriptor but 0, 1 and 2, and an image's
+ * lock is dropped, not just closed, so that another thread's child
+ * cannot keep it.  The library sets no signal
+ * handler, no locale, no com_err hook, no environment variable and never
+ * changes the working directory.  Not covered, being the caller's: its
+ * own getopt(), getmntent() or libselinux calls in another thread during
+ * a call (they share state the library uses), and its fork()s, whose
+ * children may inherit a descriptor libext2fs opens without
+ * close-on-exec.
  */
 #ifndef ORLOV_ORLOV_H
 #define ORLOV_ORLOV_H

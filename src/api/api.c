@@ -11,6 +11,7 @@
 
 #include <stdint.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ext2fs/ext2fs.h>
@@ -146,6 +147,18 @@ static errcode_t set_epoch(struct populate_opts *p,
 	return 0;
 }
 
+/*
+ * getopt keeps its place in process globals (optind, optarg and glibc's
+ * own pointer into a cluster of short options): two calls parsing at
+ * once read each other's words ("No such file or directory while reading
+ * device table 64M").  One parse at a time, the globals saved, used and
+ * given back under the lock.  A static mutex, the one kind of mutable
+ * global the project allows: getopt's state is the process's, not a
+ * call's.  A caller's own getopt in another thread at the same moment is
+ * not covered (orlov.h says so).
+ */
+static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
+
 /* options_parse() on @argv, getopt's state given back as the caller had
  * it: glibc also keeps a pointer into a cluster of short options ("-qx")
  * it stopped in, into @argv, which the caller frees; optind 0 makes the
@@ -154,11 +167,15 @@ static errcode_t parse_argv(int argc, char **argv, struct options *cl,
 			    const char **msg)
 {
 	static char *reset_argv[] = { (char *)"orlov", NULL };
-	int saved_optind = optind, saved_opterr = opterr;
-	int saved_optopt = optopt;
-	char *saved_optarg = optarg;
+	int saved_optind, saved_opterr, saved_optopt;
+	char *saved_optarg;
 	errcode_t err;
 
+	pthread_mutex_lock(&getopt_lock);
+	saved_optind = optind;
+	saved_opterr = opterr;
+	saved_optopt = optopt;
+	saved_optarg = optarg;
 	err = options_parse(argc, argv, cl, msg);
 	optind = 0;
 	opterr = 0;
@@ -167,6 +184,7 @@ static errcode_t parse_argv(int argc, char **argv, struct options *cl,
 	opterr = saved_opterr;
 	optopt = saved_optopt;
 	optarg = saved_optarg;
+	pthread_mutex_unlock(&getopt_lock);
 	return err;
 }
 
@@ -256,11 +274,43 @@ static void result_out(struct orlov_result *out, struct populate_result *r,
 	memcpy(out, &full, n);
 }
 
-static void error_tables(void)
+static void add_error_tables(void)
 {
-	/* each adds its table once */
 	initialize_orlv_error_table();
 	initialize_ext2_error_table();
+}
+
+/* com_err's list of tables is a process global that the initialize_*
+ * functions append to without a lock: two first calls at once could
+ * both append, or lose one.  Added once, whichever call comes first
+ * (pthread_once: the once flag is the documented kind of global). */
+static void error_tables(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, add_error_tables);
+}
+
+/*
+ * --undo: libext2fs's undo I/O manager takes its backing manager and
+ * file name from process globals (set_undo_io_backing_manager(),
+ * set_undo_io_backup_file()), keeps the length of a short read in one
+ * and registers its exit handler in an unlocked list.  Calls with --undo
+ * run one after another, the whole run under the lock (the globals are
+ * read from the open to the close); calls without it never touch them.
+ */
+static pthread_mutex_t undo_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static errcode_t run_populate(struct options *cl, struct populate_result *r)
+{
+	errcode_t err;
+
+	if (!cl->p.undo)
+		return populate(&cl->p, r);
+	pthread_mutex_lock(&undo_lock);
+	err = populate(&cl->p, r);
+	pthread_mutex_unlock(&undo_lock);
+	return err;
 }
 
 API_EXPORT void orlov_options_init(struct orlov_options *opts)
@@ -295,7 +345,7 @@ API_EXPORT long orlov_populate(const char *image, const char *source,
 			errctx_set(&r.ec, err, msg ? msg : "parsing the options",
 				   NULL);
 		} else {
-			err = populate(&cl->p, &r);
+			err = run_populate(cl, &r);
 			if (err && !r.ec.what)
 				errctx_set(&r.ec, err, "populating", image);
 		}

@@ -17,6 +17,7 @@
 #include "image/image_int.h"
 #include "image/image_read.h"
 #include "image/io_guard.h"
+#include "lib/procstate.h"
 #include "lib/orlov_err.h"
 
 /*
@@ -228,7 +229,7 @@ static errcode_t check_mounted(const char *path, const struct image_opts *opts)
 {
 	int mount_flags = 0;
 
-	if (ext2fs_check_if_mounted(path, &mount_flags)) {
+	if (proc_check_if_mounted(path, &mount_flags)) {
 		if (opts->mount_unknown)
 			*opts->mount_unknown = 1;
 		mount_flags = 0;

@@ -22,6 +22,7 @@
 
 #include "image/image_int.h"
 #include "lib/util.h"
+#include "lib/procstate.h"
 #include "lib/orlov_err.h"
 
 /* Bytes [off, end) of @from into @to at the same offsets. */
@@ -214,8 +215,8 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 		err = (errcode_t)errno;
 	if (!err)
 		err = name_by_inode(*tmp, *fd);
-	mask = umask(0);
-	umask(mask);
+	/* read, not set: umask(0) would be every thread's for a moment */
+	mask = proc_umask();
 	*step = TEMP_OWNER;
 	if (!err && st && fchown(*fd, st->st_uid, st->st_gid) &&
 	    (errno != EPERM || keep_owner))
@@ -450,7 +451,6 @@ void drop_shadow(struct image *img)
 		unlink(img->shadow);
 	free(img->shadow);
 	img->shadow = NULL;
-	if (img->shadow_fd >= 0)
-		close(img->shadow_fd);
+	proc_close_flocked(img->shadow_fd);
 	img->shadow_fd = -1;
 }

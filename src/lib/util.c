@@ -14,6 +14,13 @@
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
+/* posix_spawn_file_actions_addclosefrom_np: glibc 2.34 and later */
+#ifdef __GLIBC_PREREQ
+#if __GLIBC_PREREQ(2, 34)
+#define HAVE_SPAWN_CLOSEFROM 1
+#endif
+#endif
+
 errcode_t sb_append(struct strbuf *b, const char *s, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
@@ -266,6 +273,15 @@ errcode_t run_program(const char *const *progs, size_t nprogs,
 	    (!msgs && quiet &&
 	     posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0)))
 		rc = ENOMEM;
+#ifdef HAVE_SPAWN_CLOSEFROM
+	/* Only 0, 1 and 2 reach the program: the other runs of a threaded
+	 * caller hold images open through libext2fs, whose descriptors are
+	 * not close-on-exec, and a mke2fs holding one would keep a device's
+	 * O_EXCL, or a lock on it, for as long as it runs. */
+	if (fa_ok && rc == ENOENT &&
+	    posix_spawn_file_actions_addclosefrom_np(&fa, 3))
+		rc = ENOMEM;
+#endif
 	for (i = 0; i < nprogs && rc == ENOENT; i++)
 		rc = posix_spawnp(&pid, progs[i], &fa, NULL, argv, envp);
 	if (fa_ok)

@@ -27,6 +27,7 @@
 #include "model/kver.h"
 #include "image/naming.h"
 #include "lib/owner.h"
+#include "lib/procstate.h"
 #include "lib/spill.h"
 #include "lib/orlov_err.h"
 
@@ -369,10 +370,8 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 	if (in.tmp && (err || o->dry_run))
 		unlink(in.tmp);
 	free(in.tmp);
-	if (in.tmp_fd >= 0)
-		close(in.tmp_fd);
-	if (in.image_fd >= 0)
-		close(in.image_fd);
+	proc_close_flocked(in.tmp_fd);
+	proc_close_flocked(in.image_fd);
 	free(in.image);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +

@@ -44,9 +44,13 @@ errcode_t selabel_check_file(const char *file)
 /* libselinux logs through one callback for the whole process, without a
  * cookie: while a file is read the callback is ours, collecting into
  * log_sink, and the caller's own is put back after.  The lock keeps two
- * threads of a library caller from swapping each other's. */
+ * threads of a library caller from swapping each other's.  The sink is
+ * the reading thread's own (thread-local): a message another thread's
+ * libselinux logs meanwhile reaches our callback too, and is dropped
+ * rather than written into this run's message, or read through a sink
+ * just set back to NULL. */
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct strbuf *log_sink;		/* under log_lock */
+static __thread struct strbuf *log_sink;
 
 static int __attribute__((format(printf, 2, 3)))
 collect_log(int type, const char *fmt, ...)
@@ -54,7 +58,7 @@ collect_log(int type, const char *fmt, ...)
 	struct strbuf line = { 0 };
 	va_list ap;
 
-	if (type != SELINUX_ERROR && type != SELINUX_WARNING)
+	if (!log_sink || (type != SELINUX_ERROR && type != SELINUX_WARNING))
 		return 0;
 	va_start(ap, fmt);
 	sb_vprintf(&line, fmt, ap);

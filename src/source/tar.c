@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
@@ -559,7 +560,7 @@ static errcode_t tree_new(struct tar_tree **out)
 	if (asprintf(&tpl, "%s/orlov-spool.XXXXXX", spill_dir()) < 0)
 		err = ENOMEM;
 	if (!err) {
-		t->spool = mkstemp(tpl);
+		t->spool = mkostemp(tpl, O_CLOEXEC);
 		if (t->spool < 0)
 			err = (errcode_t)errno;
 		else
