@@ -38,9 +38,9 @@
  * lock while a --file-contexts file is read; the programs a call runs
  * (mke2fs, e2fsck) get no descriptor but 0, 1 and 2, and an image's
  * lock is dropped, not just closed, so that another thread's child
- * cannot keep it.  The library sets no signal
- * handler, no locale, no com_err hook, no environment variable and never
- * changes the working directory.  Not covered, being the caller's: its
+ * cannot keep it.  The library sets no signal handler, no locale, no
+ * com_err hook, no environment variable and never changes the working
+ * directory.  Not covered, being the caller's: its
  * own getopt(), getmntent() or libselinux calls in another thread during
  * a call (they share state the library uses), and its fork()s, whose
  * children may inherit a descriptor libext2fs opens without
