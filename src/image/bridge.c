@@ -405,24 +405,31 @@ static errcode_t dir_block_csum(struct image *img, uint32_t ino,
 	return 0;
 }
 
-/* With metadata_csum, @d's blocks in a copy with their checksums (the
+#define DIR_OUT_BLOCKS 64	/* directory blocks checksummed at a time */
+
+/* @n of @d's blocks from @b on, one run on disk: with metadata_csum
+ * through @buf, DIR_OUT_BLOCKS at a time, with their checksums (the
  * model's blocks stay as the kernel's buffers are: checksums are set
- * only as they are written); else @d's own. */
-static errcode_t dir_blocks_out(struct image *img, const struct dirbuf *d,
-				unsigned char **out)
+ * only as they are written; a copy of a whole directory of a million
+ * names would be 40 MiB more); else @d's own. */
+static errcode_t dir_run_out(struct image *img, const struct dirbuf *d,
+			     uint32_t b, uint32_t n, unsigned char *buf)
 {
-	uint32_t bs = img->fs->blocksize, b;
+	uint32_t bs = img->fs->blocksize, k, m;
 	errcode_t err = 0;
 
-	*out = d->data;
-	if (!ext2fs_has_feature_metadata_csum(img->fs->super))
-		return 0;
-	*out = malloc((size_t)d->nblocks * bs);
-	if (!*out)
-		return ENOMEM;
-	memcpy(*out, d->data, (size_t)d->nblocks * bs);
-	for (b = 0; !err && b < d->nblocks; b++)
-		err = dir_block_csum(img, d->map.ino, *out + (size_t)b * bs);
+	if (!buf)
+		return put_blocks(img, d->phys[b], n, d->data + (size_t)b * bs,
+				  1);
+	for (; !err && n; b += m, n -= m) {
+		m = n < DIR_OUT_BLOCKS ? n : DIR_OUT_BLOCKS;
+		memcpy(buf, d->data + (size_t)b * bs, (size_t)m * bs);
+		for (k = 0; !err && k < m; k++)
+			err = dir_block_csum(img, d->map.ino,
+					     buf + (size_t)k * bs);
+		if (!err)
+			err = put_blocks(img, d->phys[b], m, buf, 1);
+	}
 	return err;
 }
 
@@ -430,18 +437,20 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d)
 {
 	uint32_t bs = fs->g.block_size, b, run;
-	unsigned char *data;
-	errcode_t err = dir_blocks_out(img, d, &data);
+	unsigned char *buf = NULL;
+	errcode_t err = 0;
 
+	if (d->nblocks && ext2fs_has_feature_metadata_csum(img->fs->super) &&
+	    !(buf = malloc((size_t)(d->nblocks < DIR_OUT_BLOCKS ?
+				    d->nblocks : DIR_OUT_BLOCKS) * bs)))
+		return ENOMEM;
 	for (b = 0; !err && b < d->nblocks; b += run) {
 		for (run = 1; b + run < d->nblocks &&
 		     d->phys[b + run] == d->phys[b] + run; run++)
 			;
-		err = put_blocks(img, d->phys[b], run,
-				 data + (size_t)b * bs, 1);
+		err = dir_run_out(img, d, b, run, buf);
 	}
-	if (data != d->data)
-		free(data);
+	free(buf);
 	return err ? err : image_write_indirect(img, fs, &d->map);
 }
 
