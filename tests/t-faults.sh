@@ -15,7 +15,8 @@
 #              before must keep its inode, blocks and contents.  Killed
 #              before the commit starts, nothing may show at all.
 #   eio:N      operation N fails.  One error line, and the image exactly as
-#              it was (dumpe2fs, every path's inode and blocks).
+#              it was (dumpe2fs, every path's inode and blocks; the file's
+#              bytes, size and allocated blocks).
 #   ipeio:N    the same with --in-place: the failed commit is rolled back.
 #   kill:N with --undo: e2undo puts the image back as it was.
 #   kill:N with --atomic: the image is byte for byte as it was.
@@ -62,6 +63,7 @@ point() {
 	[ "$kind" = inplace ] || [ "$kind" = ipeio ] && set -- --in-place "$@"
 	f=$kind
 	case $kind in undo|atomic|jkill|inplace) f=kill ;; ipeio) f=eio ;; esac
+	had=$(stat -c '%s %b' "$w")
 	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$src" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
@@ -148,6 +150,11 @@ point() {
 		e2fsck -fn "$w" >/dev/null 2>&1 || bad "e2fsck -fn"
 		dumpe2fs "$w" 2>/dev/null | cmp -s - "$D/base.dumpe2fs" ||
 			bad "dumpe2fs differs"
+		# the file itself too: what the run wrote into free blocks and
+		# holes given back (tests/t-trust-commit.sh, issue 37 item 11)
+		cmp -s "$w" "$D/base.img" || bad "the image's bytes changed"
+		[ "$(stat -c '%s %b' "$w")" = "$had" ] ||
+			bad "size and blocks $(stat -c '%s %b' "$w"), were $had"
 		dump_w
 		same_as_base
 		out=restored
