@@ -262,11 +262,13 @@ static errcode_t zeros_at(struct holes *t, off_t off, off_t end)
  */
 static errcode_t note_holes(struct holes *t, off_t off, off_t len, int data)
 {
-	off_t p = off - off % t->unit, end = off + len, d, h;
+	off_t p, end = off + len, d, h;
 	errcode_t err = 0;
 
-	if (t->fd < 0 || len <= 0)
+	/* not tracked (no file to give back to): no unit to widen to */
+	if (t->fd < 0 || len <= 0 || t->unit <= 0)
 		return 0;
+	p = off - off % t->unit;
 	end += (t->unit - end % t->unit) % t->unit;
 	while (!err && p < end) {
 		d = lseek(t->fd, p, SEEK_DATA);
