@@ -3,7 +3,8 @@
 # Issue 37, items 20 and 24: a device table line for "/" sets the target
 # directory's mode and owners as genext2fs sets its root's (the image,
 # e2fsck, orlov-layout verify and the UUID agree); errors name the file
-# that failed: a rejected file_contexts its own path, not SOURCE's.
+# that failed: a full TMPDIR its scratch file, a rejected file_contexts
+# its own path, not SOURCE's.
 . "$(dirname "$0")/lib.sh"
 
 src=$T_TMP/src
@@ -78,6 +79,31 @@ grep -q "Malformed device table line.*line 1" "$T_TMP/err" ||
 	t_fail "'/ f': $(cat "$T_TMP/err")"
 cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed by a refused table"
 echo "24: a devtable line for / sets the target's mode and owners"
+
+# ---- 20a: TMPDIR full is said as such, not blamed on the source file ---------
+# tests/fullfs.c (LD_PRELOAD) leaves FULLFS_FREE bytes to the files whose
+# name holds FULLFS_MATCH: here the scratch file --delalloc's data waits in
+if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
+	-ldl 2>"$T_TMP/cc.err" &&
+   LD_PRELOAD=$T_TMP/fullfs.so "$ORLOV_POPULATE" --version >/dev/null 2>&1; then
+	big=$T_TMP/big
+	mkdir -p "$big" "$T_TMP/tmpdir" || t_fail "mkdir"
+	head -c 3000000 /dev/urandom >"$big/big"
+	t_mkimage "$img" 16M -t ext4
+	cp "$img" "$T_TMP/before.img"
+	TMPDIR=$T_TMP/tmpdir FULLFS_MATCH=$T_TMP/tmpdir/orlov-spill \
+	FULLFS_FREE=65536 LD_PRELOAD=$T_TMP/fullfs.so \
+		"$ORLOV_POPULATE" -q --driver ext4 --delalloc "$img" "$big" \
+		2>"$T_TMP/err" && t_fail "a full TMPDIR went unnoticed"
+	[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
+	grep -q "^orlov-populate: No space left on device while writing the scratch file in $T_TMP/tmpdir (TMPDIR)\$" "$T_TMP/err" ||
+		t_fail "TMPDIR full: $(cat "$T_TMP/err")"
+	! grep -q -F "$big" "$T_TMP/err" || t_fail "the source blamed: $(cat "$T_TMP/err")"
+	cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed with TMPDIR full"
+	echo "20a: $(cat "$T_TMP/err")"
+else
+	echo "20a: skipped (no LD_PRELOAD library: $(cat "$T_TMP/cc.err"))"
+fi
 
 # ---- 20b: a rejected file_contexts is named itself, once, not as SOURCE's --
 # one_error FILE WHAT: FILE (stderr) is one line naming WHAT exactly once,

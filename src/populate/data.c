@@ -65,10 +65,13 @@ static errcode_t run_add(struct ctx *c, const struct src_entry *e,
 static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
 			     uint64_t lb, const unsigned char *blk)
 {
-	if (fwrite(blk, c->fs.g.block_size, 1, c->data.spill) != 1 ||
-	    ext4_da_reserve_block(&c->fs, &c->data.da, lb))
-		return fail(c, errno ? errno : ENOMEM, "writing data of", e->path);
-	return 0;
+	errcode_t err;
+
+	errno = 0;
+	if (fwrite(blk, c->fs.g.block_size, 1, c->data.spill) != 1)
+		return fail_scratch(c, errno ? errno : EIO, "writing");
+	err = ext4_da_reserve_block(&c->fs, &c->data.da, lb);
+	return err ? fail(c, err, "writing data of", e->path) : 0;
 }
 
 /* The writeback's pending run: its blocks of the spill file into the
@@ -86,9 +89,10 @@ static errcode_t writeback_flush(struct ctx *c)
 		uint32_t m = n < RUN_BLOCKS ? n : RUN_BLOCKS;
 		size_t len = (size_t)m * bs;
 
+		errno = 0;
 		if (pread(fileno(c->data.spill), c->data.run, len, (off_t)spill) !=
 		    (ssize_t)len)
-			err = errno ? errno : EIO;
+			err = fail_scratch(c, errno ? errno : EIO, "reading");
 		if (!err)
 			err = image_write_blocks(c->img, phys, m, c->data.run);
 		phys += m;
@@ -151,15 +155,15 @@ errcode_t delay_keep(struct ctx *c, struct ifile *f)
 	if (!d->rec_open) {
 		err = spill_open(&d->rec_fd);
 		if (err)
-			return err;
+			return fail_scratch(c, err, "creating");
 		d->rec_open = 1;
 	}
 	err = spill_write(d->rec_fd, d->da.rec, d->da.rec_len, d->rec_len);
-	if (!err) {
-		d->rec_len += d->da.rec_len;
-		delalloc_records_taken(&d->da);
-	}
-	return err;
+	if (err)
+		return fail_scratch(c, err, "writing");
+	d->rec_len += d->da.rec_len;
+	delalloc_records_taken(&d->da);
+	return 0;
 }
 
 /* The scratch file's records read back through a window of
@@ -181,6 +185,8 @@ static errcode_t writeback_spilled(struct ctx *c,
 		if (want > d->rec_len - off)
 			want = (size_t)(d->rec_len - off);
 		err = spill_read(d->rec_fd, d->rec_win + have, want, off);
+		if (err)
+			fail_scratch(c, err, "reading");
 		off += want;
 		have += want;
 		if (!err)
@@ -227,7 +233,7 @@ static errcode_t writeback_begin(struct ctx *c)
 	errcode_t err = run_flush(c);
 
 	if (!err && c->data.spill && fflush(c->data.spill))
-		err = errno;
+		err = fail_scratch(c, errno ? errno : EIO, "writing");
 	return err;
 }
 

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "populate/report.h"
+#include "lib/spill.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -49,6 +50,18 @@ errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 
 	fail_at(c, err, what, where);
 	free(where);
+	return err;
+}
+
+errcode_t fail_scratch(struct ctx *c, errcode_t err, const char *doing)
+{
+	char what[64];
+
+	if (errctx_isset(&c->res->ec))
+		return err;	/* the first error is the one told */
+	snprintf(what, sizeof(what), "%s the scratch file in", doing);
+	fail_at(c, err, what, spill_dir());
+	errctx_add(&c->res->ec, " (TMPDIR)");
 	return err;
 }
 

@@ -14,6 +14,10 @@ char *source_path(const struct ctx *c, const char *path);
 /* fail_at for a path relative to the source root, shown under SOURCE. */
 errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 	       const char *path);
+/* fail_at for a scratch file of the run (lib/spill.h): named by its
+ * directory and "(TMPDIR)", TMPDIR full being no fault of the source
+ * file whose data went through it ("writing", "reading"). */
+errcode_t fail_scratch(struct ctx *c, errcode_t err, const char *doing);
 /* A device table's error: it names a path in the image. */
 int devtable_error(errcode_t err);
 /* @path of the source root as it is in the image: under the target. */
