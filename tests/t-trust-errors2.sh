@@ -105,6 +105,15 @@ else
 	echo "20a: skipped (no LD_PRELOAD library: $(cat "$T_TMP/cc.err"))"
 fi
 
+# ---- 20c: --partition N in a disk image that is not there says so -----------
+"$ORLOV_POPULATE" -q --partition 1 "$T_TMP/nodisk.img" "$src" 2>"$T_TMP/err" &&
+	t_fail "--partition in a missing disk image succeeded"
+[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
+grep -q "^orlov-populate: No such file or directory while opening the disk image $T_TMP/nodisk.img\$" "$T_TMP/err" ||
+	t_fail "missing disk image: $(cat "$T_TMP/err")"
+[ ! -e "$T_TMP/nodisk.img" ] || t_fail "a disk image was made"
+echo "20c: $(cat "$T_TMP/err")"
+
 # ---- 20b: a rejected file_contexts is named itself, once, not as SOURCE's --
 # one_error FILE WHAT: FILE (stderr) is one line naming WHAT exactly once,
 # and SOURCE nowhere

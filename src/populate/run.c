@@ -345,9 +345,11 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 		errctx_setf(&res->ec, err, "checking partition", "%s of %s",
 			    o->where.partition, o->image);
 	else if (err)
-		errctx_set(&res->ec, err, o->where.partition ?
-			   "finding the partition in" : "checking the offset in",
-			   o->image);
+		/* a disk image that is not there is said to be missing, not
+		 * a partition or an offset in it */
+		errctx_set(&res->ec, err, err == ENOENT ? "opening the disk image" :
+			   o->where.partition ? "finding the partition in" :
+			   "checking the offset in", o->image);
 	if (!err)
 		err = before_open(o, res, &in);
 	if (!err && o->create && !o->dry_run)
