@@ -1,14 +1,36 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# What image builders need: one step (--create), reproducible images
-# (SOURCE_DATE_EPOCH), owners without root (--all-root, --uid-map,
-# --gid-map, --root-owner) and device nodes from a table (--devtable).
+# What image builders need: one step (--create, ext4 unless told),
+# reproducible images (SOURCE_DATE_EPOCH), owners without root (--all-root,
+# --uid-map, --gid-map, --root-owner) and device nodes from a table
+# (--devtable).
 . "$(dirname "$0")/lib.sh"
 
 # libext2fs's fake clock would hide what SOURCE_DATE_EPOCH must do alone.
 unset E2FSPROGS_FAKE_TIME
 export SOURCE_DATE_EPOCH=1700000000
 t_clamp=--clamp
+
+# ---- ext4 unless told -------------------------------------------------------
+# A plain --create makes what mkfs.ext4 makes, filled by the ext4 driver as
+# the kernel mounts it (delayed allocation): the same image as asking.
+t_sample_tree "$T_TMP/def"
+pin="-U $T_UUID -E hash_seed=$T_UUID"
+"$ORLOV_POPULATE" -q --create 16M --mkfs-options "$pin" "$T_TMP/def.img" \
+	"$T_TMP/def" || t_fail "--create 16M"
+t_fsck "$T_TMP/def.img"
+mke2fs -q -F -t ext4 "$T_TMP/ref.img" 16M || t_fail "mke2fs -t ext4"
+for i in def ref; do
+	dumpe2fs -h "$T_TMP/$i.img" 2>/dev/null |
+		sed -n 's/^\(Filesystem features\|Block size\|Inode size\|Inode count\):/&/p' >"$T_TMP/$i.sb"
+done
+grep -q ' extent .*flex_bg' "$T_TMP/def.sb" && cmp -s "$T_TMP/def.sb" "$T_TMP/ref.sb" ||
+	{ diff "$T_TMP/ref.sb" "$T_TMP/def.sb" >&2; t_fail "--create 16M: not what mke2fs -t ext4 makes"; }
+"$ORLOV_POPULATE" -q --create 16M --mkfs-options "$pin" --fs-type ext4 \
+	--driver ext4 --delalloc "$T_TMP/asked.img" "$T_TMP/def" || t_fail "--fs-type ext4"
+cmp -s "$T_TMP/def.img" "$T_TMP/asked.img" ||
+	t_fail "--create 16M: not the image --fs-type ext4 --driver ext4 --delalloc makes"
+echo "--create 16M: mke2fs -t ext4's filesystem, filled by the ext4 driver"
 
 # ---- reproducible ----------------------------------------------------------
 # Two copies of one tree made at different times: their ctimes differ
@@ -98,7 +120,7 @@ cat >"$T_TMP/table" <<'TABLE'
 /bin/sh		f	4755	0	0	-	-	-	-	-
 TABLE
 img=$T_TMP/dev.img
-"$ORLOV_POPULATE" -v --create 64M --block-size 1024 --all-root \
+"$ORLOV_POPULATE" -v --create 64M --fs-type ext2 --block-size 1024 --all-root \
 	--devtable "$T_TMP/table" "$img" "$src" >"$T_TMP/out" ||
 	t_fail "--devtable"
 t_fsck "$img"
@@ -129,7 +151,8 @@ eq=$T_TMP/eq
 cp -a "$src" "$eq"
 mkdir -p "$eq/dev/pts" "$eq/var/run"
 for n in console hda1 hda2 hda3 initctl tty0 tty1 tty2 tty3; do : >"$eq/dev/$n"; done
-"$ORLOV_POPULATE" -v --create 64M --block-size 1024 "$T_TMP/eq.img" "$eq" >"$T_TMP/out" ||
+"$ORLOV_POPULATE" -v --create 64M --fs-type ext2 --block-size 1024 \
+	"$T_TMP/eq.img" "$eq" >"$T_TMP/out" ||
 	t_fail "the plain tree"
 sed '$d' "$T_TMP/out" | diff "$T_TMP/want" - || t_fail "the plain tree has other inode numbers"
 # what the nodes are

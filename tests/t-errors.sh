@@ -59,7 +59,7 @@ expect t-ext2 2 "Invalid usage \(-t ext2: -t is --target, a directory in IMAGE; 
 expect swapped 1 "SOURCE holds a filesystem image and IMAGE is a directory: arguments swapped\? \(IMAGE comes first\) while reading $img" \
 	"$img" "$src" "$img"
 # An archive that cannot be read: what libarchive says, and the member.
-if "$ORLOV_POPULATE" --help | grep -q "archive SOURCE"; then
+if "$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE"; then
 	expect not-an-archive 1 "Cannot read the archive while reading archive $src/a/f \\(Unrecognized archive format\\)" \
 		"$img" "$img" "$src/a/f"
 	(cd "$T_TMP" && tar cf src.tar src) || t_fail "tar"

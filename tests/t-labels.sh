@@ -34,7 +34,7 @@ t_pin_times "$src"
 dt=$T_TMP/devtable
 printf '/dev d 755 0 0\n/dev/null c 666 0 0 1 3\n' >"$dt"
 
-if "$ORLOV_POPULATE" --help | grep -q -- --file-contexts &&
+if "$ORLOV_POPULATE" --help=all | grep -q -- --file-contexts &&
    ! "$ORLOV_POPULATE" --file-contexts "$fc" "$T_TMP/none.img" "$src" 2>&1 |
 	grep -q 'no libselinux'; then :; else
 	# built without libselinux: refused in one line, and that is all

@@ -8,7 +8,7 @@
 # image spec says); the errors name the layer and the member.
 . "$(dirname "$0")/lib.sh"
 
-"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
+"$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
 command -v tar >/dev/null || t_skip "no tar"
 command -v python3 >/dev/null || t_skip "no python3"
 export SOURCE_DATE_EPOCH=1600000000

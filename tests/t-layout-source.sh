@@ -32,7 +32,7 @@ has() {
 }
 
 # ---- an archive as SOURCE ----
-if ! "$ORLOV_POPULATE" --help | grep -q "archive SOURCE"; then
+if ! "$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE"; then
 	echo "archive: skipped (built --without-libarchive)"
 elif ! command -v tar >/dev/null; then
 	echo "archive: skipped (no tar)"

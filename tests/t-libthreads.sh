@@ -14,7 +14,7 @@ b=${top_builddir:-$PWD}
 prog=$b/tests/libthreads
 [ -x "$prog" ] || t_fail "no $prog"
 command -v tar >/dev/null || t_skip "no tar"
-"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
+"$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
 
 src=$T_TMP/src
 t_sample_tree "$src"

@@ -254,7 +254,7 @@ ls -a "$T_TMP" | grep -q '\.orlov-' && t_fail "a temporary file was left: $(ls -
 echo "mistakes: bad option, missing root and too small exit as mke2fs does; nothing left"
 
 # ---- -d with an archive (mke2fs 1.47.1's tarball) ------------------------
-if "$ORLOV_POPULATE" --help | grep -q 'archives'; then
+if "$ORLOV_POPULATE" --help=all | grep -q 'archives'; then
 	tar -C "$root" -cf "$T_TMP/root.tar" . || t_fail "tar"
 	ours mkfs.ext4 -q -d "$T_TMP/root.tar" "$T_TMP/tar.img" 16M || t_fail "-d root.tar"
 	t_fsck "$T_TMP/tar.img"

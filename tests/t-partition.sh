@@ -64,7 +64,7 @@ same_outside "$g" $o2 $l2 "$sum" "ext3 in partition 2"
 no_copy "ext3 in partition 2"
 # root: ext2 over all of partition 1 (auto), by its PARTUUID
 sum=$(outside "$g" $o1 $l1)
-"$P" -q --create auto --partition 6f726c6f-0000-4000-8000-000000000001 \
+"$P" -q --create auto --fs-type ext2 --partition 6f726c6f-0000-4000-8000-000000000001 \
 	"$g" "$T_TMP/s1" 2>"$T_TMP/err" || { cat "$T_TMP/err" >&2; t_fail "--create auto in partition root"; }
 same_outside "$g" $o1 $l1 "$sum" "ext2 in partition 1"
 no_copy "ext2 in partition 1"

@@ -5,7 +5,7 @@
 # standard input, with devices a user without root cannot make.
 . "$(dirname "$0")/lib.sh"
 
-"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
+"$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE" || t_skip "built --without-libarchive"
 command -v tar >/dev/null || t_skip "no tar"
 command -v python3 >/dev/null || t_skip "no python3"
 export SOURCE_DATE_EPOCH=1700000000
@@ -83,7 +83,8 @@ add("./bin/sh", tarfile.SYMTYPE, 0o777, linkname="busybox")
 add("./bin/busybox", tarfile.REGTYPE, 0o4755, data=b"\x7fELF" + bytes(5000))
 t.close()
 PY
-"$ORLOV_POPULATE" -v --create 64M --block-size 1024 "$T_TMP/dev.img" "$T_TMP/dev.tar.gz" \
+"$ORLOV_POPULATE" -v --create 64M --fs-type ext2 --block-size 1024 \
+	"$T_TMP/dev.img" "$T_TMP/dev.tar.gz" \
 	>"$T_TMP/out" || t_fail "populate from dev.tar.gz"
 t_fsck "$T_TMP/dev.img"
 sed '$d' "$T_TMP/out" >"$T_TMP/got"

@@ -88,8 +88,8 @@ refused "1: a tree that does not fit (--create 2M --partition)" "$g" "" \
 	--create 2M --partition 1 "$g" "$T_TMP/big"
 "$P" -q --create 8M --fs-type ext3 --partition data "$g" "$T_TMP/s2" ||
 	t_fail "--create in partition data"
-refused "1: a file too large (--create --block-size 1024 in partition 2)" "$g" "too large" \
-	--create 8M --block-size 1024 --partition data "$g" "$T_TMP/huge"
+refused "1: a file too large (--create --fs-type ext2 --block-size 1024 in partition 2)" "$g" "too large" \
+	--create 8M --fs-type ext2 --block-size 1024 --partition data "$g" "$T_TMP/huge"
 ( t_fsck "$g?offset=$MiB" ) || t_bad "t_fsck $g?offset=$MiB"
 ( t_verify --partition 1 "$g" "$T_TMP/s1" ) || t_bad "t_verify --partition 1 $g $T_TMP/s1"
 # made in a scratch image, the partition gets what a whole image file

@@ -10,7 +10,7 @@
 export SOURCE_DATE_EPOCH=1700000000
 command -v python3 >/dev/null || t_skip "no python3"
 archives=1
-"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || archives=0
+"$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE" || archives=0
 img=$T_TMP/img
 empty=$T_TMP/empty
 mkdir -p "$empty"

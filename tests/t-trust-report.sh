@@ -250,7 +250,7 @@ item15() {
 			--in-place "$img" "$T_TMP/big3"
 	) || exit 1
 	t_fsck "$img"
-	if "$ORLOV_POPULATE" --help | grep -q "archive SOURCE"; then
+	if "$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE"; then
 		tar -C "$src" -cf "$T_TMP/s.tar" .
 		TMPDIR=$T_TMP/nope msg tmpdir "No such file or directory while checking TMPDIR, where the archive is read into: $T_TMP/nope$" \
 			"$img" "$T_TMP/s.tar"
@@ -284,7 +284,7 @@ item15() {
 
 # ---- 19: progress and seconds of a run from an archive -----------------------
 item19() {
-	"$ORLOV_POPULATE" --help | grep -q "archive SOURCE" || return 0
+	"$ORLOV_POPULATE" --help=all | grep -q "archive SOURCE" || return 0
 	mkdir -p "$T_TMP/many/d"
 	(cd "$T_TMP/many/d" && seq 1 3000 | xargs touch)
 	tar -C "$T_TMP/many" -cf "$T_TMP/many.tar" .

@@ -40,6 +40,12 @@ const char *options_conflict(const struct populate_opts *p)
 		{ p->mkfs.fs_type && !strcmp(p->mkfs.fs_type, "ext4") &&
 		  p->driver_set && p->driver != DRIVER_EXT4,
 		  "--fs-type ext4 makes an image only the ext4 driver writes: give --driver ext4 or none" },
+		/* the default type has extents: the ext2 driver refuses it,
+		 * and said so only after mke2fs, as a missing feature */
+		{ p->create && !p->mkfs.fs_type &&
+		  ((p->driver_set && p->driver != DRIVER_EXT4) ||
+		   p->policy == POLICY_OLDALLOC || p->topdir == TOPDIR_RANDOM),
+		  "--create makes ext4 unless told: give --fs-type ext2 or ext3 for the ext2 driver (--driver ext2, --policy oldalloc, --topdir random)" },
 		{ p->atomic && p->undo,
 		  "--atomic never changes IMAGE in place: no --undo needed" },
 		{ p->atomic && p->in_place,

@@ -12,7 +12,7 @@ struct options {
 	char msgbuf[1024];	/* a usage message naming the option, or a
 				   file's error with its reader's words */
 	char target_buf[4096];	/* --target with '/' runs made one */
-	int help, version;
+	int help, version;	/* help: HELP_* */
 	const char *fs_config_file;	/* --fs-config FILE, read into: */
 	struct fsconfig fs_config;
 };
@@ -20,7 +20,13 @@ struct options {
 /* Parse argv into @o.  On a usage error, *msg says what was wrong. */
 errcode_t options_parse(int argc, char **argv, struct options *o,
 			const char **msg);
-void options_usage(FILE *f, const char *prog);
+
+/* What o->help asks for: --help, --help=all, --help=kernel (0: none). */
+enum { HELP_NONE, HELP_SHORT, HELP_ALL, HELP_KERNEL };
+
+/* --help's @arg (NULL: none) as HELP_*, -1 for anything else. */
+int usage_which(const char *arg);
+void options_usage(FILE *f, const char *prog, int which);
 void options_free(struct options *o);
 
 #endif

@@ -32,7 +32,7 @@ int main(int argc, char **argv)
 	}
 	if (o.help || o.version) {
 		if (o.help)
-			options_usage(stdout, prog);
+			options_usage(stdout, prog, o.help);
 		else
 			printf("%s %s\n", prog, PACKAGE_VERSION);
 		options_free(&o);

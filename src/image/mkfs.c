@@ -206,7 +206,7 @@ errcode_t mkfs_create(const char *image, const struct mkfs_opts *m)
 	if (!err)
 		err = arg_add(&a, "-t");
 	if (!err)
-		err = arg_add(&a, m->fs_type ? m->fs_type : "ext2");
+		err = arg_add(&a, mkfs_fs_type(m));
 	/* first: a later -E (mke2fs keeps the last) carries it too */
 	if (!err && m->offset && !(err = arg_add(&a, "-E")))
 		err = arg_add_ext(&a, "", m->offset);

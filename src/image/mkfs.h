@@ -10,7 +10,7 @@ struct strbuf;
 
 struct mkfs_opts {
 	const char *size;	/* mke2fs's fs-size: 64M, 2G, 100000 (blocks) */
-	const char *fs_type;	/* -t, ext2 by default */
+	const char *fs_type;	/* -t; NULL: mkfs_fs_type()'s default */
 	const char *block_size;	/* -b */
 	const char *inodes;	/* -N */
 	const char *extra;	/* more mke2fs options, split at blanks */
@@ -28,6 +28,13 @@ struct mkfs_opts {
 	uint64_t limit;		/* the partition's bytes: a larger size is
 				   refused before mke2fs runs; 0: none */
 };
+
+/* The type --create makes: ext4 unless told, as mkfs.ext4 and Debian's
+ * and Ubuntu's installers make, the filesystem image builders ship. */
+static inline const char *mkfs_fs_type(const struct mkfs_opts *m)
+{
+	return m->fs_type ? m->fs_type : "ext4";
+}
 
 /* @s reads as --create's SIZE: auto[...] (options.c checks the rest) or
  * mke2fs's fs-size, a number with an optional K, M, G, T or s suffix. */

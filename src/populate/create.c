@@ -145,8 +145,7 @@ static errcode_t make_fs(const struct populate_opts *o,
 	if (!m.block_size)
 		m.block_size = "4096";	/* mke2fs would choose by size */
 	bs = strtoull(m.block_size, NULL, 10);
-	floor = m.fs_type && (!strcmp(m.fs_type, "ext3") ||
-			      !strcmp(m.fs_type, "ext4")) ? 2048 : 64;
+	floor = strcmp(mkfs_fs_type(&m), "ext2") ? 2048 : 64;
 	/* The first run on a probe of 16 MiB gives the tree's needs, which
 	 * do not depend on the size, and the share of a filesystem that is
 	 * free; then the size they call for, grown until the check agrees. */

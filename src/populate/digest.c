@@ -209,7 +209,9 @@ errcode_t tree_digest(const struct populate_opts *o,
 		.enter_dir = digest_enter, .leave_dir = digest_leave,
 		.leaf = digest_leaf, .error = digest_error,
 	};
-	const char *strs[] = { o->target, o->mkfs.size, o->mkfs.fs_type,
+	/* the type made, not how it was asked for: --fs-type ext4 and the
+	 * default make the same image, with the same UUID */
+	const char *strs[] = { o->target, o->mkfs.size, mkfs_fs_type(&o->mkfs),
 			       o->mkfs.block_size, o->mkfs.inodes,
 			       o->mkfs.extra };
 	struct digest_walk w;
