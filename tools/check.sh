@@ -49,7 +49,7 @@ if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 	missing=$("$top/tools/kernels.sh" --missing)
 	if [ -n "$missing" ]; then
 		nfull=$(printf '%s\n' "$missing" | grep -c '^full' || :)
-		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full; about 13 min each alone on 2 cores, the patched ones 2 min) into ${ORLOV_CACHE:-~/.cache/orlov-populate}, beside the host tests; the QEMU tests wait for them (about 35 min more than a later run, measured on a 2-core machine)" >&2
+		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: about 35 min at the lowest priority beside the host tests, which they barely slow, so the run takes about as long as a later one (README, \"The test suite and its time\")" >&2
 	fi
 	# its own process group, so that a check.sh stopped early stops it too
 	setsid sh -c 'nice -n 19 "$0" --fill 2>&1 | sed -u "s/^/check.sh: [kernels] /" >&2' \
