@@ -6,8 +6,9 @@
 # includes a header of a layer above it:
 #   lib <- model <- source <- image <- populate <- layout <- cli
 # (model may use lib only; image.h may name model/ headers only through
-# image/bridge.h).  Functions are found as the project writes them: the
-# definition's closing brace alone in column 0.
+# image/bridge.h; image/ includes no source/ header).  Functions are found
+# as the project writes them: the definition's closing brace alone in
+# column 0.
 set -eu
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)/src}
 max_file=${CODE_SHAPE_MAX_FILE:-800}
@@ -51,6 +52,14 @@ for f in $(find "$src" -mindepth 2 -name '*.[ch]' | sort); do
 			bad=1
 		fi
 	done
+done
+# the image layer reads images, not sources: what both speak of (a file's
+# identity, the order of names) is in lib/names.h
+for f in $(find "$src/image" -name '*.[ch]' 2>/dev/null | sort); do
+	if grep -q '^#include "source/' "$f"; then
+		echo "code-shape: ${f#"$src"/}: includes a source/ header (shared types go in lib/)"
+		bad=1
+	fi
 done
 # the image layer's interface names the model only through its bridge
 for f in $(find "$src/image" -name '*.h' ! -name bridge.h 2>/dev/null | sort); do

@@ -15,8 +15,8 @@
 #include <ext2fs/ext2_fs.h>
 
 #include "image/partition.h"
-#include "source/walk.h"
 #include "lib/errctx.h"
+#include "lib/names.h"
 
 struct image;
 

@@ -11,7 +11,7 @@
 
 #include "lib/ftype.h"
 #include "image/image_read.h"
-#include "source/walk.h"
+#include "lib/names.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -108,7 +108,7 @@ static int dirent_cmp(const void *a, const void *b)
 {
 	const struct ir_dirent *x = a, *y = b;
 
-	return walk_name_cmp(x->name, x->len, y->name, y->len);
+	return name_bytes_cmp(x->name, x->len, y->name, y->len);
 }
 
 errcode_t ir_read_dir(ext2_filsys fs, ext2_ino_t dir, struct ir_dir *out)

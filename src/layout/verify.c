@@ -114,7 +114,7 @@ static errcode_t image_only(struct verify *v, const char *name, size_t len,
 	*match = 0;
 	while (d->j < d->d.n) {
 		const struct ir_dirent *x = &d->d.e[d->j];
-		int c = name ? walk_name_cmp(name, len, x->name, x->len) : 1;
+		int c = name ? name_bytes_cmp(name, len, x->name, x->len) : 1;
 		size_t il;
 
 		if (c < 0)

@@ -27,7 +27,7 @@ static int root_name_cmp(const void *key, const void *elt)
 	const struct src_entry *e = key;
 	const struct walk_name *n = elt;
 
-	return walk_name_cmp(e->name, e->name_len, n->s, n->len);
+	return name_bytes_cmp(e->name, e->name_len, n->s, n->len);
 }
 
 /*

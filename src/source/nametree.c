@@ -109,7 +109,7 @@ static int kid_cmp(const void *a, const void *b, void *arg)
 	const struct name_tree *t = arg;
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
-	return walk_name_cmp(name_of(t, x), t->n[x].len,
+	return name_bytes_cmp(name_of(t, x), t->n[x].len,
 			     name_of(t, y), t->n[y].len);
 }
 

@@ -52,7 +52,7 @@ uint32_t name_find(const struct name_tree *t, uint32_t parent,
 /* Make the child @name of @parent, not there yet; *out is its number. */
 errcode_t name_add(struct name_tree *t, uint32_t parent, const char *name,
 		   size_t len, uint32_t *out);
-/* Every node's children in creation order (walk_name_cmp). */
+/* Every node's children in creation order (name_bytes_cmp). */
 void name_tree_sort(struct name_tree *t);
 
 #endif

@@ -422,7 +422,7 @@ static errcode_t sw_before(struct sw *w, const char *name, size_t len,
 	while (f->next < t->n[f->n].nkids) {
 		uint32_t k = t->n[f->n].kids[f->next];
 
-		cmp = name ? walk_name_cmp(name_of(t, k), t->n[k].len, name,
+		cmp = name ? name_bytes_cmp(name_of(t, k), t->n[k].len, name,
 					   len) : -1;
 		if (cmp > 0)
 			break;

@@ -46,20 +46,11 @@ struct walker {
 /* Small files the reader reads whole, at most HELD (ahead.c) at a time. */
 #define AHEAD_DATA (64u << 10)
 
-int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen)
-{
-	int c = memcmp(a, b, alen < blen ? alen : blen);
-
-	if (c)
-		return c;
-	return alen < blen ? -1 : alen > blen;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
 	const struct walk_name *x = a, *y = b;
 
-	return walk_name_cmp(x->s, x->len, y->s, y->len);
+	return name_bytes_cmp(x->s, x->len, y->s, y->len);
 }
 
 void walk_free_names(struct walk_name *names, size_t count)

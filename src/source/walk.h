@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <et/com_err.h>
 
+#include "lib/names.h"
 #include "lib/src_xattr.h"
 
 struct src_entry;
@@ -73,7 +74,6 @@ struct walk_name {
 	unsigned char type;	/* readdir's d_type: a hint, never trusted */
 };
 
-int walk_name_cmp(const char *a, size_t alen, const char *b, size_t blen);
 errcode_t walk_read_names(int dirfd, struct walk_name **names, size_t *count);
 void walk_free_names(struct walk_name *names, size_t count);
 
@@ -91,12 +91,6 @@ static inline int src_allocated_whole(const struct stat *st)
 {
 	return (uint64_t)st->st_blocks * 512 >= (uint64_t)st->st_size;
 }
-
-/* A host file, as a walk can recognise it whatever its name. */
-struct file_id {
-	dev_t dev;
-	ino_t ino;
-};
 
 struct walk_opts {
 	int want_xattrs;	/* read extended attributes */
