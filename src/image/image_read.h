@@ -89,18 +89,16 @@ struct ir_blocks {
 	size_t n, cap;
 };
 
-errcode_t ir_block_list(ext2_filsys fs, ext2_ino_t ino,
-			struct ext2_inode_large *inode, struct ir_blocks *out);
 void ir_blocks_free(struct ir_blocks *bl);
 
 /*
- * All an inode maps, as orlov-layout shows it.  @all is ir_block_list's
- * list: for an extent-mapped inode its data blocks in logical order with
- * each extent tree block (index or leaf; the root is in the inode) right
- * before the blocks it maps, as IND/DIND/TIND are for the others.  Those
- * of unwritten extents (allocated, read as zeros) are in @all and again
- * in @unwritten.  An inline-data inode maps nothing: its bytes are in
- * the inode (@inline_data).
+ * All an inode maps, as orlov-layout shows it.  @all is the ordered
+ * block list above: for an extent-mapped inode its data blocks in logical
+ * order with each extent tree block (index or leaf; the root is in the
+ * inode) right before the blocks it maps, as IND/DIND/TIND are for the
+ * others.  Those of unwritten extents (allocated, read as zeros) are in
+ * @all and again in @unwritten.  An inline-data inode maps nothing: its
+ * bytes are in the inode (@inline_data).
  *
  * An extent tree is checked as ext4 checks it when it reads a node
  * (__ext4_ext_check): magic, depth, eh_max and eh_entries, entries in

@@ -378,17 +378,6 @@ void ir_map_free(struct ir_map *m)
 	memset(m, 0, sizeof(*m));
 }
 
-errcode_t ir_block_list(ext2_filsys fs, ext2_ino_t ino,
-			struct ext2_inode_large *inode, struct ir_blocks *out)
-{
-	struct ir_map m;
-	errcode_t err = ir_block_map(fs, ino, inode, &m);
-
-	*out = m.all;
-	ir_blocks_free(&m.unwritten);
-	return err;
-}
-
 void ir_blocks_free(struct ir_blocks *bl)
 {
 	free(bl->b);

@@ -63,9 +63,3 @@ void ext4_group_after(const struct fs_state *fs, uint32_t i,
 	if (ino > used)
 		*itable_unused = ipg - ino;
 }
-
-void ext4_groups_free(struct fs_state *fs)
-{
-	free(fs->ext4);
-	fs->ext4 = NULL;
-}

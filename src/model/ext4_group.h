@@ -55,6 +55,5 @@ void ext4_groups_loaded(struct fs_state *fs);
  * after what the allocators did since ext4_groups_loaded. */
 void ext4_group_after(const struct fs_state *fs, uint32_t i,
 		      uint16_t *flags, uint32_t *itable_unused);
-void ext4_groups_free(struct fs_state *fs);
 
 #endif

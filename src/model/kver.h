@@ -46,6 +46,11 @@ static inline int kver_mb_optimize_indirect(uint32_t v)
  * prints ("ext4: remove repeat assignment to ac_f_ex", 6.4). */
 #define KVER_MB_F_EX KVER(6, 4, 0)
 
+/* An inode's preallocations in an rbtree, none trimmed for their number
+ * ("ext4: Use rbtrees to manage PAs instead of inode i_prealloc_list",
+ * 6.4; before, ext4_mb_trim_inode_pa: model/mb_prealloc.c). */
+#define KVER_PA_RBTREE KVER(6, 4, 0)
+
 /* mballoc's criteria of 6.5 (Ojaswin Mujoo's series: CR_BEST_AVAIL_LEN
  * trimming a data request's goal, the fast criteria stepping over free
  * runs shorter than the goal, the criteria named in the tracepoint), in

@@ -305,11 +305,8 @@ uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
 	return freed;
 }
 
-/* 6.1's s_mb_max_inode_prealloc; 6.4 keeps an inode's preallocations in
- * an rbtree and trims none ("ext4: Use rbtrees to manage PAs instead of
- * inode i_prealloc_list") */
+/* 6.1's s_mb_max_inode_prealloc; from KVER_PA_RBTREE on none is trimmed */
 #define MB_MAX_INODE_PREALLOC 512
-#define KVER_PA_RBTREE KVER(6, 4, 0)
 
 /* ext4_mb_trim_inode_pa: a file with more than 512 + 129 preallocations
  * (a sparse file of that many separate ranges, written in one open)
