@@ -12,7 +12,7 @@
 # tools/kernels.sh builds the QEMU tests' kernels into the cache in the
 # background at the lowest priority; then the QEMU tests, once every kernel
 # is there.  On a warm cache the fill takes seconds; on a new machine it is
-# most of the run (README, "The test suite and its time").
+# most of the run (doc/testing.md, "The test suite and its time").
 #
 # Tests run two at a time (make -jN, N = CPUs), longest first.  Every
 # test's wall time goes to BUILD/test-times, every phase's to
@@ -49,7 +49,7 @@ if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 	missing=$("$top/tools/kernels.sh" --missing)
 	if [ -n "$missing" ]; then
 		nfull=$(printf '%s\n' "$missing" | grep -c '^full' || :)
-		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: about 35 min at the lowest priority beside the host tests, which they barely slow, so the run takes about as long as a later one (README, \"The test suite and its time\")" >&2
+		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: about 35 min at the lowest priority beside the host tests, which they barely slow, so the run takes about as long as a later one (doc/testing.md)" >&2
 	fi
 	# its own process group, so that a check.sh stopped early stops it too
 	setsid sh -c 'nice -n 19 "$0" --fill 2>&1 | sed -u "s/^/check.sh: [kernels] /" >&2' \
@@ -59,7 +59,7 @@ if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 fi
 b=$("$top/tools/build.sh" _build)
 status=0
-# the shape of src/ (README, "Code map"): file and function sizes, layers
+# the shape of src/ (doc/architecture.md, "Code map"): file and function sizes, layers
 "$top/tools/code-shape.sh" || status=1
 phase build
 : >"$b/test-times"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0-or-later
-# code-shape.sh [SRCDIR]: the shape src/ keeps (README, "Code map").
+# code-shape.sh [SRCDIR]: the shape src/ keeps (doc/architecture.md, "Code map").
 # Fails, naming each offender, when a file is over 800 lines, a function
 # over 100, a .c file includes anything before "config.h", or a layer
 # includes a header of a layer above it:

@@ -150,7 +150,7 @@ ln "$tree/etc/motd" "$tree/usr/motd.link"
 e2fsck -fn "$tmp/x.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn x.img found errors" "$tmp/fsck.log"
 /usr/bin/orlov-layout verify "$tmp/x.img" "$tree" >"$tmp/verify.log" 2>&1 ||
 	fail "orlov-layout verify x.img TREE found differences" "$tmp/verify.log"
-# mkfs.ext4 -d switched by PATH alone (README, "Image builders")
+# mkfs.ext4 -d switched by PATH alone (doc/user-guide.md, orlov-mkfs)
 PATH=/usr/lib/orlov-populate/mkfs:$PATH mkfs.ext4 -q -d "$tree" "$tmp/m.img" 8M \
 	>"$tmp/run.log" 2>&1 || fail "mkfs.ext4 -d TREE m.img 8M through the PATH switch failed" "$tmp/run.log"
 e2fsck -fn "$tmp/m.img" >"$tmp/fsck.log" 2>&1 || fail "e2fsck -fn m.img found errors" "$tmp/fsck.log"
