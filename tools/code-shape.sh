@@ -8,7 +8,8 @@
 # (model may use lib only; image.h may name model/ headers only through
 # image/bridge.h; image/ includes no source/ header).  Functions are found
 # as the project writes them: the definition's closing brace alone in
-# column 0.
+# column 0.  Also when src/ reads an ORLOV_* environment variable not in
+# its list (env_ok below).
 set -eu
 src=${1:-$(cd "$(dirname "$0")/.." && pwd)/src}
 max_file=${CODE_SHAPE_MAX_FILE:-800}
@@ -82,6 +83,20 @@ for f in $(find "$src" "$tests" -name '*.c' 2>/dev/null | sort); do
 		echo "code-shape: ${f#"${src%/*}"/}: includes ${first:-nothing} before \"config.h\""
 		bad=1
 	fi
+done
+# the environment variables named ORLOV_* that shipped code reads: the
+# documented ORLOV_MKFS_OPTIONS, and the two test hooks still read there,
+# listed so that a new hook fails here and goes into a test build
+# (tests/race-populate.c) instead
+env_ok=' ORLOV_MKFS_OPTIONS ORLOV_FAULT ORLOV_STAGE_BUDGET '
+for hit in $(grep -rnoE '(secure_)?getenv[ 	]*\([ 	]*"ORLOV_[A-Za-z0-9_]*"' "$src" |
+	sed -E 's/^([^:]*:[0-9]+):.*"(ORLOV_[A-Za-z0-9_]*)"$/\1:\2/'); do
+	case $env_ok in
+	*" ${hit##*:} "*) ;;
+	*) hit=${hit#"$src"/}
+	   echo "code-shape: ${hit%:*}: reads ${hit##*:}, not listed (a test hook belongs in a test build)"
+	   bad=1 ;;
+	esac
 done
 # the model does no I/O: no libext2fs call that reads or writes an image
 if grep -nE '\b(ext2fs_(read|write|open|close|flush)[a-z_0-9]*|io_channel_[a-z_]+)\(' \
