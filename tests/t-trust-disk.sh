@@ -108,6 +108,72 @@ dd if="$g" of="$T_TMP/cut.img" bs=$MiB skip=1 count=16 status=none
 cmp -s "$T_TMP/cut.img" "$T_TMP/whole.img" ||
 	t_bad "1: the partition is not what a whole image of its size is"
 
+# --- 1, the final copy: the old bytes of all it overwrites wait in a
+# rollback file next to the disk (.DISK.orlov-rb-INODE), synced, before
+# the first write.  Killed (ORLOV_FAULT=fillkill:N, before the copy's
+# write N), the next run puts them back first: the disk byte for byte as
+# before, the old filesystem clean; orlov-layout refuses until then.  A
+# write failing (filleio:N) puts them back at once.  No room for the file:
+# refused, the disk unchanged.
+cp "$g" "$T_TMP/k0.img"
+k=$T_TMP/k.img
+rbs() { ls -A "$T_TMP" | grep -c '^\.k\.img\.orlov-rb-'; }
+n=1 killed=0
+while [ $n -le 400 ]; do
+	cp "$T_TMP/k0.img" "$k"
+	ORLOV_FAULT=fillkill:$n "$P" -q --create auto --partition 1 "$k" \
+		"$T_TMP/s1" >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	[ $rc = 0 ] && break		# past the copy's last write
+	killed=$((killed + 1))
+	[ $rc = 137 ] || { t_bad "1: fillkill:$n: exit $rc: $(cat "$T_TMP/err")"; break; }
+	rm -f "$TMPDIR"/orlov-partition-*	# the killed run's scratch image
+	[ "$(rbs)" = 1 ] || t_bad "1: fillkill:$n: no rollback file"
+	if "$ORLOV_LAYOUT" dump --partition 1 "$k" >/dev/null 2>"$T_TMP/err"; then
+		t_bad "1: fillkill:$n: orlov-layout read a half-written partition"
+	else
+		grep -q "rollback file.*run orlov-populate" "$T_TMP/err" ||
+			t_bad "1: fillkill:$n: orlov-layout: $(cat "$T_TMP/err")"
+	fi
+	# the next run that opens the disk, refused, puts the old bytes back
+	"$P" --create 2M --partition 1 "$k" "$T_TMP/big" >/dev/null 2>"$T_TMP/err" &&
+		t_bad "1: fillkill:$n: the next run fit 3 MiB in 2 MiB"
+	grep -q "put back the old bytes" "$T_TMP/err" ||
+		t_bad "1: fillkill:$n: no notice: $(cat "$T_TMP/err")"
+	cmp -s "$k" "$T_TMP/k0.img" || t_bad "1: fillkill:$n: the disk not put back"
+	[ "$(rbs)" = 0 ] || t_bad "1: fillkill:$n: the rollback file stays"
+	[ $n -lt 4 ] && { ( t_fsck "$k?offset=$MiB" ) || t_bad "1: fillkill:$n: t_fsck"; }
+	[ $n -lt 4 ] && { ( t_verify --partition 1 "$k" "$T_TMP/s2" ) || t_bad "1: fillkill:$n: t_verify"; }
+	n=$((n * 2 - n / 2 + 1))
+done
+[ $killed -ge 3 ] || t_bad "1: only $killed kill points in the copy"
+( t_verify --partition 1 "$k" "$T_TMP/s1" ) || t_bad "1: the copy after the kill points"
+for n in 1 2 5; do
+	cp "$T_TMP/k0.img" "$k"
+	ORLOV_FAULT=filleio:$n "$P" -q --create auto --partition 1 "$k" \
+		"$T_TMP/s1" >/dev/null 2>"$T_TMP/err" && t_bad "1: filleio:$n: accepted"
+	grep -q "Input/output error while writing the new filesystem into its partition" "$T_TMP/err" ||
+		t_bad "1: filleio:$n: $(cat "$T_TMP/err")"
+	cmp -s "$k" "$T_TMP/k0.img" || t_bad "1: filleio:$n: the disk changed"
+	[ "$(rbs)" = 0 ] || t_bad "1: filleio:$n: the rollback file stays"
+done
+if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
+	-ldl 2>/dev/null &&
+   LD_PRELOAD=$T_TMP/fullfs.so "$P" --version >/dev/null 2>&1; then
+	cp "$T_TMP/k0.img" "$k"
+	FULLFS_MATCH=.k.img.orlov-rb- FULLFS_FREE=0 LD_PRELOAD=$T_TMP/fullfs.so \
+		"$P" --create auto --partition 1 "$k" "$T_TMP/s1" >/dev/null 2>"$T_TMP/err" &&
+		t_bad "1: no room for the rollback file: accepted"
+	grep -q "rollback file.*unchanged" "$T_TMP/err" &&
+		[ "$(wc -l <"$T_TMP/err")" -eq 1 ] ||
+		t_bad "1: no room for the rollback file: $(cat "$T_TMP/err")"
+	cmp -s "$k" "$T_TMP/k0.img" || t_bad "1: no room: the disk changed"
+	[ "$(rbs)" = 0 ] || t_bad "1: no room: the rollback file stays"
+else
+	echo "$t_name: tests/fullfs.c not built: the full host case skipped" >&2
+fi
+rm -f "$k" "$T_TMP/k0.img"
+
 # --- 2: an MBR extended partition (and a logical one in it, accepted)
 e=$T_TMP/ext.img
 disk "$e"

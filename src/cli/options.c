@@ -477,7 +477,7 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	if (env && *env)
 		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
 	if (io_guard_parse(p->fault, &fault))
-		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N or eioread:N");
+		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N, eioread:N, fillkill:N or filleio:N");
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");

@@ -40,6 +40,11 @@ int main(int argc, char **argv)
 	}
 	memset(&res, 0, sizeof(res));
 	err = populate(&o.p, &res);
+	/* done before anything else the run did, failed or not */
+	if (res.rollback_applied)
+		fprintf(stderr, "%s: put back the old bytes a killed run's copy "
+			"into %s had overwritten (its rollback file)\n", prog,
+			o.p.image);
 	if (err) {
 		/* with the failing program's own words, if any, once */
 		com_err(prog, err, "while %s %s%s%s",

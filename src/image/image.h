@@ -46,6 +46,7 @@ struct image_opts {
 	const int *held_fd;	/* the caller holds the flock of the file
 				   at the path, on *held_fd; or NULL */
 	unsigned int *stale;	/* set to the stale copies removed */
+	unsigned int *restored;	/* rollback files applied (partition.h) */
 	int ext4_driver;	/* --driver ext4: its features pass the gate */
 	const struct image_region *region; /* where in the file the
 				   filesystem is (partition.h); NULL: all */

@@ -139,4 +139,10 @@ size_t commit_bound(const struct image *img, const struct fs_state *fs);
 errcode_t journal_commit(struct image *img, const struct journal *j,
 			 struct io_capture *c, const char **what);
 
+/* shadow.c: image_temp_create's file named .NAME.orlov-TAGINODE, for the
+ * rollback file of a copy into a partition (partition.c) */
+errcode_t image_temp_create_tag(const char *path, const char *tag,
+				const struct stat *st, int keep_owner, int from,
+				char **tmp, int *fd, enum temp_step *step);
+
 #endif

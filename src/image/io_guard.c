@@ -62,6 +62,8 @@ errcode_t io_guard_parse(const char *spec, struct io_fault *f)
 	static const struct { const char *name; enum io_fault_kind kind; } k[] = {
 		{ "kill:", IO_FAULT_KILL }, { "eio:", IO_FAULT_EIO },
 		{ "enospc:", IO_FAULT_ENOSPC }, { "eioread:", IO_FAULT_EIO_READ },
+		{ "fillkill:", IO_FAULT_FILL_KILL },
+		{ "filleio:", IO_FAULT_FILL_EIO },
 	};
 	size_t i;
 

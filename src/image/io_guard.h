@@ -17,7 +17,8 @@
 #include <ext2fs/ext2fs.h>
 
 enum io_fault_kind { IO_FAULT_NONE, IO_FAULT_COUNT, IO_FAULT_KILL,
-		     IO_FAULT_EIO, IO_FAULT_ENOSPC, IO_FAULT_EIO_READ };
+		     IO_FAULT_EIO, IO_FAULT_ENOSPC, IO_FAULT_EIO_READ,
+		     IO_FAULT_FILL_KILL, IO_FAULT_FILL_EIO };
 
 struct io_fault {
 	enum io_fault_kind kind;
@@ -26,7 +27,9 @@ struct io_fault {
 
 /* "count", "kill:N", "eio:N", "enospc:N" (the Nth write, byte write or
  * flush) or "eioread:N" (the Nth block read, numbered apart, from the
- * allocator state's loading on); NULL or "" is no fault. */
+ * allocator state's loading on); "fillkill:N" or "filleio:N": the Nth
+ * write of --create's copy into a partition (image_region_fill, which
+ * writes past the guard); NULL or "" is no fault. */
 errcode_t io_guard_parse(const char *spec, struct io_fault *f);
 
 /* Wrap @backing (the channel takes it over and closes it). */

@@ -253,8 +253,14 @@ static errcode_t lock_and_prepare(struct image *img, const char *path,
 		img->region = *opts->region;
 	err = lock_image(path, img->dry, opts->held_fd ? *opts->held_fd : -1,
 			 &img->lock_fd);
-	/* the lock is ours: what killed runs left can go, before this run
-	 * makes a copy of its own */
+	/* the lock is ours: a killed copy into the disk put back (a dry run
+	 * writes nothing: refused), and what killed runs left can go,
+	 * before this run makes a copy of its own */
+	if (!err) {
+		*what = img->dry ? "opening" : "putting back the old bytes from "
+			"the rollback file next to";
+		err = image_rollback_pending(path, !img->dry, opts->restored);
+	}
 	if (!err && !img->dry) {
 		unsigned int n = 0;
 

@@ -11,14 +11,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <signal.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <blkid/blkid.h>
 #include <ext2fs/ext2fs.h>
 
-#include "image/partition.h"
+#include "image/image_int.h"
+#include "image/io_guard.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -188,6 +192,8 @@ struct fill {
 	uint64_t offset;	/* the region's first byte in the disk */
 	uint64_t size;		/* the new image's bytes */
 	unsigned char *buf;
+	struct io_fault fault;	/* a test's fillkill:N or filleio:N */
+	unsigned long ops;	/* writes into the disk so far */
 };
 
 errcode_t image_region_probe(const char *path, const struct image_region *r,
@@ -270,8 +276,13 @@ static errcode_t put_data(int to, int from, uint64_t pos, uint64_t at,
 	return 0;
 }
 
-static errcode_t put(const struct fill *f, int data, uint64_t a, uint64_t b)
+static errcode_t put(struct fill *f, int data, uint64_t a, uint64_t b)
 {
+	/* the tests' kill or I/O error before write N of the copy */
+	if (++f->ops == f->fault.at && f->fault.kind == IO_FAULT_FILL_KILL)
+		raise(SIGKILL);
+	if (f->ops == f->fault.at && f->fault.kind == IO_FAULT_FILL_EIO)
+		return EIO;
 	return data ? put_data(f->to, f->from, a, f->offset + a, b - a, f->buf) :
 		      put_zeros(f->to, f->reg, f->offset + a, b - a, f->buf);
 }
@@ -279,7 +290,7 @@ static errcode_t put(const struct fill *f, int data, uint64_t a, uint64_t b)
 /* One range of the new image, data or hole, written at @f->offset; the
  * primary superblock's bytes held back (image_region_fill writes them
  * last). */
-static errcode_t put_range(const struct fill *f, int data, uint64_t a,
+static errcode_t put_range(struct fill *f, int data, uint64_t a,
 			   uint64_t b)
 {
 	uint64_t e = b < FILL_SB ? b : FILL_SB;
@@ -299,7 +310,7 @@ static errcode_t put_range(const struct fill *f, int data, uint64_t a,
  * the run there, nothing written); else written.  Without SEEK_DATA,
  * all of it is data.
  */
-static errcode_t fill_pass(const struct fill *f, int reserve)
+static errcode_t fill_pass(struct fill *f, int reserve)
 {
 	uint64_t pos = 0, d, h;
 	errcode_t err = 0;
@@ -331,7 +342,7 @@ static errcode_t fill_pass(const struct fill *f, int reserve)
 }
 
 /* The new superblock's bytes (or zeros over the old one), synced. */
-static errcode_t put_super(const struct fill *f, int data)
+static errcode_t put_super(struct fill *f, int data)
 {
 	errcode_t err = 0;
 
@@ -343,37 +354,345 @@ static errcode_t put_super(const struct fill *f, int data)
 	return err;
 }
 
-errcode_t image_region_fill(int to, const char *from, uint64_t offset)
+/*
+ * The rollback file, .DISK.orlov-rb-INODE next to the disk image (not in
+ * TMPDIR, which a reboot may clear): a header, then at RB_DATA + x the
+ * old byte at offset + x of the disk, holes where the disk had holes.
+ * Its name, given by its own inode (image_temp_create_tag), proves that
+ * a run made it; its header, written and synced last, that it is whole:
+ * the disk is written only after that.
+ */
+#define RB_TAG "rb-"
+#define RB_KEPT (231 - 3)	/* shadow.c's NAME_KEPT less the tag */
+#define RB_DATA 4096ULL
+static const char rb_magic[8] = { 'O', 'R', 'L', 'O', 'V', 'R', 'B', '1' };
+
+struct rb_head {
+	char magic[8];
+	uint64_t dev, ino;	/* the disk's */
+	uint64_t offset;	/* the old bytes' place in the disk */
+	uint64_t len;		/* their count: the copy's, up to the file's end */
+	uint64_t size;		/* the disk file's size before (a device: 0) */
+};
+
+struct rollback {
+	char *path;
+	int fd;
+};
+
+/* The directory of @path on disk, as far as it can say: a name made or
+ * removed stays so after a crash. */
+static void sync_dir(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, (size_t)(slash - path + 1)) :
+			    strdup(".");
+	int fd = dir ? open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+
+	if (fd >= 0) {
+		(void)fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+/*
+ * Bytes [pos, pos + len) of @from at @at of @to: the data extents copied
+ * (with @reserve, only their room allocated); the holes, with @zeros,
+ * punched or written as zeros, else skipped (a new file's are zeros).
+ */
+static errcode_t copy_extents(int from, uint64_t pos, int to, uint64_t at,
+			      uint64_t len, int zeros, int reserve,
+			      unsigned char *buf)
+{
+	uint64_t end = pos + len, base = pos, d, h;
+	struct stat st;
+	errcode_t err = 0;
+	off_t o;
+
+	if (fstat(to, &st))
+		return (errcode_t)errno;
+	while (!err && pos < end) {
+		o = lseek(from, (off_t)pos, SEEK_DATA);
+		d = o >= 0 ? ((uint64_t)o < end ? (uint64_t)o : end) :
+		    errno == ENXIO ? end : pos;
+		o = d < end ? lseek(from, (off_t)d, SEEK_HOLE) : -1;
+		h = o >= 0 && (uint64_t)o < end ? (uint64_t)o : end;
+		if (zeros && d > pos)
+			err = put_zeros(to, S_ISREG(st.st_mode),
+					at + (pos - base), d - pos, buf);
+		if (!err && reserve && h > d &&
+		    fallocate(to, 0, (off_t)(at + (d - base)), (off_t)(h - d)) &&
+		    errno != EOPNOTSUPP && errno != ENOSYS)
+			err = (errcode_t)errno;
+		else if (!err && !reserve && h > d)
+			err = put_data(to, from, d, at + (d - base), h - d, buf);
+		pos = h;
+	}
+	return err;
+}
+
+static void rollback_drop(struct rollback *rb)
+{
+	if (rb->path) {
+		unlink(rb->path);
+		sync_dir(rb->path);
+	}
+	free(rb->path);
+	rb->path = NULL;
+}
+
+static void rollback_close(struct rollback *rb)
+{
+	if (rb->fd >= 0)
+		close(rb->fd);
+	rb->fd = -1;
+}
+
+/* The old bytes the copy of @span bytes at @offset of @to will overwrite,
+ * in a new rollback file, synced; its room reserved before anything is
+ * written (a full host filesystem: ORLOV_ERR_ROLLBACK_SPACE, no file). */
+static errcode_t rollback_save(const char *disk, int to, uint64_t offset,
+			       uint64_t span, struct rollback *rb)
+{
+	struct rb_head h;
+	enum temp_step step;
+	struct stat st;
+	unsigned char *buf = malloc(FILL_BUF);
+	errcode_t err = buf ? 0 : ENOMEM;
+
+	memset(&h, 0, sizeof(h));
+	if (!err && fstat(to, &st))
+		err = (errcode_t)errno;
+	if (err)
+		goto out;
+	h.dev = st.st_dev;
+	h.ino = st.st_ino;
+	h.offset = offset;
+	h.size = S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+	h.len = !S_ISREG(st.st_mode) ? span : h.size <= offset ? 0 :
+		h.size - offset < span ? h.size - offset : span;
+	err = image_temp_create_tag(disk, RB_TAG, &st, 0, -1, &rb->path,
+				    &rb->fd, &step);
+	if (err)
+		goto out;
+	if (fallocate(rb->fd, 0, 0, (off_t)RB_DATA) && errno != EOPNOTSUPP &&
+	    errno != ENOSYS)
+		err = (errcode_t)errno;
+	if (!err)
+		err = copy_extents(to, offset, rb->fd, RB_DATA, h.len, 0, 1, buf);
+	if (!err)
+		err = copy_extents(to, offset, rb->fd, RB_DATA, h.len, 0, 0, buf);
+	if (!err && fsync(rb->fd))
+		err = (errcode_t)errno;
+	memcpy(h.magic, rb_magic, sizeof(h.magic));
+	if (!err)
+		err = pwrite_all(rb->fd, &h, sizeof(h), 0);
+	if (!err && fsync(rb->fd))
+		err = (errcode_t)errno;
+	if (!err)
+		sync_dir(rb->path);
+	if (err == ENOSPC || err == EDQUOT || err == EFBIG)
+		err = ORLOV_ERR_ROLLBACK_SPACE;
+	if (err) {
+		rollback_drop(rb);
+		rollback_close(rb);
+	}
+out:
+	free(buf);
+	return err;
+}
+
+/* The rollback file open as @fd (its header @h) put back into @to, the
+ * disk's size as it was, synced. */
+static errcode_t rollback_apply_head(int fd, const struct rb_head *h, int to)
+{
+	unsigned char *buf = malloc(FILL_BUF);
+	errcode_t err = buf ? 0 : ENOMEM;
+	struct stat st;
+
+	if (!err)
+		err = copy_extents(fd, RB_DATA, to, h->offset, h->len, 1, 0,
+				   buf);
+	if (!err && fstat(to, &st))
+		err = (errcode_t)errno;
+	if (!err && S_ISREG(st.st_mode) && (uint64_t)st.st_size != h->size &&
+	    ftruncate(to, (off_t)h->size))
+		err = (errcode_t)errno;
+	if (!err && fsync(to))
+		err = (errcode_t)errno;
+	free(buf);
+	return err;
+}
+
+/* The rollback file's header, if it is whole. */
+static int rollback_head(int fd, struct rb_head *h)
+{
+	return pread(fd, h, sizeof(*h), 0) == (ssize_t)sizeof(*h) &&
+	       !memcmp(h->magic, rb_magic, sizeof(h->magic));
+}
+
+static errcode_t rollback_apply(int fd, int to)
+{
+	struct rb_head h;
+
+	return rollback_head(fd, &h) ? rollback_apply_head(fd, &h, to) :
+				       ORLOV_ERR_ROLLBACK_PENDING;
+}
+
+/* Is @n the name of a rollback file of the disk image named @base?  Its
+ * INODE in *ino. */
+static int rollback_name(const char *n, const char *base, unsigned long long *ino)
+{
+	size_t bl = strlen(base) < RB_KEPT ? strlen(base) : RB_KEPT;
+	const char *hex = n + 1 + bl + 7 + strlen(RB_TAG);
+
+	if (strlen(n) != (size_t)(hex - n) + 16 || n[0] != '.' ||
+	    strncmp(n + 1, base, bl) || strncmp(n + 1 + bl, ".orlov-" RB_TAG,
+						  7 + strlen(RB_TAG)) ||
+	    strspn(hex, "0123456789abcdef") != 16)
+		return 0;
+	*ino = strtoull(hex, NULL, 16);
+	return 1;
+}
+
+/* The rollback file @n (open as @fd, flocked) of the disk @disk (@ds):
+ * put back with @apply and removed, else ORLOV_ERR_ROLLBACK_PENDING; one
+ * not whole (killed before the disk's first write) removed. */
+static errcode_t rollback_found(DIR *d, const char *n, int fd,
+				const char *disk, const struct stat *ds,
+				int apply, unsigned int *applied)
+{
+	struct rb_head h;
+	errcode_t err = 0;
+	int to;
+
+	if (!rollback_head(fd, &h)) {
+		if (apply)
+			unlinkat(dirfd(d), n, 0);
+		return 0;
+	}
+	if (h.dev != (uint64_t)ds->st_dev || h.ino != (uint64_t)ds->st_ino)
+		return 0;	/* another disk's, of a name as long */
+	if (!apply)
+		return ORLOV_ERR_ROLLBACK_PENDING;
+	to = open(disk, O_RDWR | O_CLOEXEC);
+	err = to < 0 ? (errcode_t)errno : rollback_apply_head(fd, &h, to);
+	if (to >= 0)
+		close(to);
+	if (!err && unlinkat(dirfd(d), n, 0))
+		err = (errcode_t)errno;
+	if (!err) {
+		fsync(dirfd(d));
+		if (applied)
+			(*applied)++;
+	}
+	return err;
+}
+
+errcode_t image_rollback_pending(const char *path, int apply,
+				 unsigned int *applied)
+{
+	char *disk = NULL, *dir;
+	const char *base;
+	struct dirent *de;
+	struct stat ds, a;
+	errcode_t err = image_resolve(path, &disk);
+	DIR *d = NULL;
+
+	if (err || stat(disk, &ds)) {
+		free(disk);
+		return err;	/* no disk: nothing to put back */
+	}
+	base = strrchr(disk, '/');
+	dir = base ? strndup(disk, (size_t)(base - disk + 1)) : strdup(".");
+	base = base ? base + 1 : disk;
+	d = dir ? opendir(dir) : NULL;
+	while (!err && d && (de = readdir(d)) != NULL) {
+		unsigned long long ino;
+		int fd;
+
+		if (!rollback_name(de->d_name, base, &ino))
+			continue;
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_NOFOLLOW |
+			    O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		/* made by a run (named for its inode), and no live run's */
+		if (!fstat(fd, &a) && S_ISREG(a.st_mode) && a.st_ino == ino &&
+		    a.st_nlink == 1 && !flock(fd, LOCK_EX | LOCK_NB))
+			err = rollback_found(d, de->d_name, fd, disk, &ds,
+					     apply, applied);
+		close(fd);
+	}
+	if (d)
+		closedir(d);
+	free(dir);
+	free(disk);
+	return err;
+}
+
+/* The new image's bytes in the disk, the old superblock zeroed first and
+ * the new one written last. */
+static errcode_t fill_write(struct fill *f, uint64_t size_before)
+{
+	errcode_t err = put_super(f, 0);
+
+	if (!err)
+		err = fill_pass(f, 0);
+	if (!err && fdatasync(f->to))
+		err = (errcode_t)errno;
+	if (!err)
+		err = put_super(f, 1);
+	/* --offset: a hole at the end of a filesystem past the file's end */
+	if (!err && f->reg && size_before < f->offset + f->size &&
+	    ftruncate(f->to, (off_t)(f->offset + f->size)))
+		err = (errcode_t)errno;
+	if (!err && fdatasync(f->to))
+		err = (errcode_t)errno;
+	return err;
+}
+
+/*
+ * Room first, in the disk and for the rollback file, where the old bytes
+ * of all the copy overwrites are kept (synced) before the first write:
+ * a run that fails while it writes puts them back; one killed leaves the
+ * file, which the next run applies (image_rollback_pending).  The file
+ * goes once the new image is synced.
+ */
+errcode_t image_region_fill(const char *disk, int to, const char *from,
+			    uint64_t offset, const char *fault)
 {
 	struct fill f = { .to = to, .offset = offset };
+	struct rollback rb = { .fd = -1 };
 	struct stat st, dst;
-	errcode_t err = 0;
+	char *real = NULL;
+	errcode_t err = io_guard_parse(fault, &f.fault);
 
 	f.from = open(from, O_RDONLY | O_CLOEXEC);
 	f.buf = malloc(FILL_BUF);
-	if (f.from < 0 || !f.buf || fstat(f.from, &st) || fstat(to, &dst)) {
+	if (!err && (f.from < 0 || !f.buf || fstat(f.from, &st) ||
+		     fstat(to, &dst)))
 		err = !f.buf ? ENOMEM : (errcode_t)errno;
+	if (err)
 		goto out;
-	}
 	f.size = (uint64_t)st.st_size;
 	f.reg = S_ISREG(dst.st_mode);
-	/* Room first; then the old superblock goes, so that a run killed
-	 * while it writes leaves no filesystem that mounts over half-written
-	 * metadata; the new one comes last, once the rest is on disk. */
 	err = fill_pass(&f, 1);
 	if (!err)
-		err = put_super(&f, 0);
+		err = image_resolve(disk, &real);
 	if (!err)
-		err = fill_pass(&f, 0);
-	if (!err && fdatasync(to))
-		err = (errcode_t)errno;
+		err = rollback_save(real, to, offset, f.size, &rb);
 	if (!err)
-		err = put_super(&f, 1);
-	/* --offset: a hole at the end of a filesystem past the file's end */
-	if (!err && f.reg && (uint64_t)dst.st_size < offset + f.size &&
-	    ftruncate(to, (off_t)(offset + f.size)))
-		err = (errcode_t)errno;
+		err = fill_write(&f, (uint64_t)dst.st_size);
+	/* put back, the file kept if that fails too: the next run's */
+	if (err && rb.fd >= 0 && !rollback_apply(rb.fd, to))
+		rollback_drop(&rb);
+	else if (!err)
+		rollback_drop(&rb);
+	rollback_close(&rb);
 out:
+	free(real);
 	free(f.buf);
 	if (f.from >= 0)
 		close(f.from);

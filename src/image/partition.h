@@ -53,10 +53,21 @@ errcode_t image_region_probe(const char *path, const struct image_region *r,
 			     char *type, size_t n);
 
 /* The image file @from (--create's, made apart) written at @offset of the
- * disk open as @to: its data, and its holes as zeros (punched in a file).
- * The host's room for it is allocated first (ORLOV_ERR_NO_HOST_SPACE
- * before any write); the old primary superblock is zeroed before the rest
- * and the new one written last, each synced. */
-errcode_t image_region_fill(int to, const char *from, uint64_t offset);
+ * disk @disk open as @to: its data, and its holes as zeros (punched in a
+ * file).  The host's room for it is allocated first (ORLOV_ERR_NO_HOST_SPACE
+ * before any write), then the old bytes it overwrites are saved in a
+ * rollback file next to the disk (ORLOV_ERR_ROLLBACK_SPACE when there is
+ * no room for it), synced; the old primary superblock is zeroed before
+ * the rest and the new one written last, each synced.  A failed write
+ * puts the old bytes back; killed, the rollback file stays for the next
+ * run (image_rollback_pending).  @fault: ORLOV_FAULT (io_guard_parse). */
+errcode_t image_region_fill(const char *disk, int to, const char *from,
+			    uint64_t offset, const char *fault);
+/* A rollback file a killed image_region_fill left for the disk image
+ * @path: with @apply, its old bytes put back into the disk (the caller
+ * holds the disk's lock), the file removed, *applied counted (@applied
+ * may be NULL); else ORLOV_ERR_ROLLBACK_PENDING.  None: 0. */
+errcode_t image_rollback_pending(const char *path, int apply,
+				 unsigned int *applied);
 
 #endif

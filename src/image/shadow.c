@@ -191,6 +191,17 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 			    int keep_owner, int from, char **tmp, int *fd,
 			    enum temp_step *step)
 {
+	return image_temp_create_tag(path, "", st, keep_owner, from, tmp, fd,
+				     step);
+}
+
+/* image_temp_create's file, named .NAME.orlov-TAGINODE: a @tag keeps it
+ * apart from the copies image_remove_stale removes (its INODE does not
+ * follow ".orlov-"), with the same proof that a run made it. */
+errcode_t image_temp_create_tag(const char *path, const char *tag,
+				const struct stat *st, int keep_owner, int from,
+				char **tmp, int *fd, enum temp_step *step)
+{
 	const char *base = strrchr(path, '/');
 	size_t dl = base ? (size_t)(base - path + 1) : 0;
 	mode_t mask;
@@ -198,11 +209,11 @@ errcode_t image_temp_create(const char *path, const struct stat *st,
 
 	base = base ? base + 1 : path;
 	*fd = -1;
-	*tmp = malloc(strlen(path) + 8 + INO_DIGITS + 1);
+	*tmp = malloc(strlen(path) + 8 + strlen(tag) + INO_DIGITS + 1);
 	if (!*tmp)
 		return ENOMEM;
-	sprintf(*tmp, "%.*s.%.*s.orlov-XXXXXX", (int)dl, path, NAME_KEPT,
-		base);
+	sprintf(*tmp, "%.*s.%.*s.orlov-%sXXXXXX", (int)dl, path,
+		(int)(NAME_KEPT - strlen(tag)), base, tag);
 	*step = TEMP_CREATE;
 	*fd = mkostemp(*tmp, O_CLOEXEC);
 	if (*fd < 0) {

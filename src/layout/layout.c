@@ -21,6 +21,10 @@ errcode_t open_image(const struct layout_opts *o, const char *name,
 	char kind[256];
 	const char *is;
 
+	/* a copy into the disk killed half way: read only, it cannot put
+	 * the old bytes back, and what it would read is neither */
+	if (!err)
+		err = image_rollback_pending(name, 0, NULL);
 	if (err)
 		return errctx_set_path(ctx, err, "opening image", name);
 	err = image_region_find(name, &o->where, &r);

@@ -69,6 +69,12 @@ errcode_t create_lock(const struct populate_opts *o,
 
 	if (err)
 		return errctx_set(&res->ec, err, "locking", o->image);
+	/* a copy into the disk killed half way: the old bytes back first */
+	err = in->image_fd >= 0 ?
+	      image_rollback_pending(in->image, 1, &res->rollback_applied) : 0;
+	if (err)
+		return errctx_set(&res->ec, err, "putting back the old bytes "
+				  "from the rollback file next to", o->image);
 	if (in->image_fd >= 0)
 		image_remove_stale(in->image, &n);
 	res->stale_removed += n;
@@ -306,6 +312,11 @@ static errcode_t region_scratch(const struct populate_opts *o,
 errcode_t create_scratch(const struct populate_opts *o,
 			 struct populate_result *res, struct inputs *in)
 {
+	/* a dry run writes nothing, not even the old bytes back */
+	errcode_t err = image_rollback_pending(in->image, 0, NULL);
+
+	if (err)
+		return errctx_set(&res->ec, err, "opening", o->image);
 	if (in->region.offset || in->region.size)
 		return region_scratch(o, res, in, "orlov-dry-run-XXXXXX");
 	return make_scratch(res, in, "orlov-dry-run-XXXXXX",
@@ -329,7 +340,8 @@ errcode_t create_commit(const struct populate_opts *o,
 	if (!err && in->image_fd < 0)
 		err = EBADF;
 	if (!err)
-		err = image_region_fill(in->image_fd, in->tmp, in->place.offset);
+		err = image_region_fill(in->image, in->image_fd, in->tmp,
+					in->place.offset, o->fault);
 	if (!err)
 		unlink(in->tmp);	/* (on failure, populate's to remove) */
 	return errctx_set(&res->ec, err, o->where.partition ?

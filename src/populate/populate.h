@@ -32,6 +32,8 @@ struct populate_result {
 	const char *in_place_why;
 	/* Copies of IMAGE that killed runs had left, removed. */
 	unsigned int stale_removed;
+	/* Rollback files of killed copies into the disk image, applied. */
+	unsigned int rollback_applied;
 	/* Files whose set-ID bits an owner mapping cleared (meta_apply),
 	 * and the first of them (its source path), or NULL. */
 	unsigned int setid_cleared;

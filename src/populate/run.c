@@ -110,6 +110,7 @@ static errcode_t open_image(struct ctx *c)
 	io.now = o->meta.epoch;
 	io.held_fd = in->tmp ? &in->tmp_fd : in->image_fd >= 0 ? &in->image_fd : NULL;
 	io.stale = &res->stale_removed;
+	io.restored = &res->rollback_applied;
 	io.ext4_driver = o->driver == DRIVER_EXT4;
 	io.region = &in->region;
 	return image_open(in->path, &io, &c->img, &res->ec);
