@@ -101,6 +101,45 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 	! grep -q -F "$big" "$T_TMP/err" || t_fail "the source blamed: $(cat "$T_TMP/err")"
 	cmp -s "$img" "$T_TMP/before.img" || t_fail "image changed with TMPDIR full"
 	echo "20a: $(cat "$T_TMP/err")"
+	# tmpfull WHAT PATTERN MATCH FREE ARGS...: TMPDIR with FREE bytes
+	# left for the scratch files named MATCH: one line that names TMPDIR, not SOURCE nor the
+	# image or disk, which is unchanged
+	tmpfull() {
+		what=$1 pat=$2 match=$3 free=$4
+		shift 4
+		cp "$img" "$T_TMP/before.img"
+		TMPDIR=$T_TMP/tmpdir FULLFS_MATCH=$T_TMP/tmpdir/$match \
+		FULLFS_FREE=$free LD_PRELOAD=$T_TMP/fullfs.so \
+			"$ORLOV_POPULATE" -q "$@" 2>"$T_TMP/err" &&
+			t_fail "$what: a full TMPDIR went unnoticed"
+		[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
+		grep -q "^orlov-populate: $pat $T_TMP/tmpdir (TMPDIR)" "$T_TMP/err" ||
+			t_fail "$what: $(cat "$T_TMP/err")"
+		! grep -q -F -e "$big" -e "$img" "$T_TMP/err" ||
+			t_fail "$what: the source or the image blamed: $(cat "$T_TMP/err")"
+		cmp -s "$img" "$T_TMP/before.img" || t_fail "$what: $img changed"
+		[ -z "$(ls -A "$T_TMP/tmpdir")" ] || t_fail "$what: left in TMPDIR"
+		echo "20a: $what: $(cat "$T_TMP/err")"
+	}
+	tar -cf "$T_TMP/big.tar" -C "$big" big || t_fail "tar"
+	tmpfull "an archive's spool" \
+		"No space left on device while writing the scratch file in" \
+		orlov-spool 65536 "$img" "$T_TMP/big.tar"
+	if command -v sfdisk >/dev/null 2>&1; then
+		rm -f "$img"
+		truncate -s 40M "$img"
+		printf '%s\n' 'label: gpt' 'size=16MiB, type=L, name=root' |
+			sfdisk -q "$img" || t_fail "sfdisk"
+		tmpfull "--create --partition's scratch image (mke2fs)" \
+			"mke2fs failed while making a filesystem with mke2fs in the scratch file in" \
+			orlov-partition 65536 --create 8M --partition 1 "$img" "$big"
+		tmpfull "--create --partition's scratch image (the run)" \
+			"No space left on device while writing the scratch file in" \
+			orlov-partition 1000000 --create auto --partition 1 "$img" "$big"
+		tmpfull "--dry-run --create's scratch image" \
+			"mke2fs failed while making a filesystem with mke2fs in the scratch file in" \
+			orlov-dry-run 65536 --dry-run --create 8M --partition 1 "$img" "$big"
+	fi
 else
 	echo "20a: skipped (no LD_PRELOAD library: $(cat "$T_TMP/cc.err"))"
 fi

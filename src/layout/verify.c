@@ -19,6 +19,7 @@
 
 #include "layout/verify.h"
 #include "lib/orlov_err.h"
+#include "lib/spill.h"
 #include "lib/util.h"
 #include "source/source.h"
 #include "source/fsconfig.h"
@@ -304,6 +305,7 @@ static errcode_t open_source(const struct layout_opts *o, struct source *src,
 {
 	struct tar_tree *t;
 	char *msg = NULL, *member = NULL;
+	const char *scratch = NULL;
 	struct stat st;
 	errcode_t err;
 
@@ -321,11 +323,13 @@ static errcode_t open_source(const struct layout_opts *o, struct source *src,
 					       "reading",
 					       o->source);
 	}
-	err = tar_load(o->source, &t, &msg, &member);
+	err = tar_load(o->source, &t, &msg, &member, &scratch);
 	if (!err) {
 		src->tar = t;
 		return 0;
 	}
+	if (scratch)	/* TMPDIR's, not the archive's */
+		spill_error(ctx, err, scratch);
 	if (!errctx_isset(ctx)) {
 		errctx_set_path(ctx, err, "reading archive", o->source);
 		if (member) {

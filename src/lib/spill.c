@@ -59,3 +59,15 @@ errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off)
 {
 	return pwrite_all(fd, buf, len, (off_t)off);
 }
+
+errcode_t spill_error(struct errctx *ec, errcode_t err, const char *doing)
+{
+	char what[64];
+
+	if (!err || errctx_isset(ec))
+		return err;	/* the first error is the one told */
+	snprintf(what, sizeof(what), "%s the scratch file in", doing);
+	errctx_set(ec, err, what, spill_dir());
+	errctx_add(ec, " (TMPDIR)");
+	return err;
+}

@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <et/com_err.h>
 
+#include "lib/errctx.h"
+
 /* Where scratch files go: TMPDIR, or /tmp when it is unset or empty. */
 const char *spill_dir(void);
 /* A new unlinked scratch file, open read-write on *fd. */
@@ -19,5 +21,9 @@ errcode_t spill_open(int *fd);
 /* All @len bytes at @off, or an error (EIO: the file ends before). */
 errcode_t spill_read(int fd, void *buf, size_t len, uint64_t off);
 errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off);
+/* @err of a scratch file told as TMPDIR's, not as the source's or the
+ * image's whose data it held: "... while @doing ("writing") the scratch
+ * file in DIR (TMPDIR)", unless @ec holds an error already. */
+errcode_t spill_error(struct errctx *ec, errcode_t err, const char *doing);
 
 #endif

@@ -121,6 +121,35 @@ static errcode_t inode_headroom(const struct populate_opts *o,
 	return mkfs_create(path, m);
 }
 
+
+/* The image the run makes is a scratch file in TMPDIR (--create in a
+ * partition or at an offset, --dry-run --create), not next to IMAGE. */
+static int scratch_in_tmpdir(const struct populate_opts *o,
+			     const struct inputs *in)
+{
+	return in->tmp && (o->dry_run || in->place.offset || in->place.size);
+}
+
+/* Of the host's errors (a full or failing filesystem), those the image's
+ * own writes meet. */
+static int host_error(errcode_t err)
+{
+	return err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO ||
+	       err == EROFS || err == EXT2_ET_SHORT_WRITE ||
+	       err == ORLOV_ERR_SHORT_WRITE || err == ORLOV_ERR_NO_HOST_SPACE;
+}
+
+errcode_t create_scratch_error(const struct populate_opts *o,
+			       struct populate_result *res,
+			       const struct inputs *in, errcode_t err)
+{
+	if (!scratch_in_tmpdir(o, in) || !host_error(err) ||
+	    !res->ec.where || strcmp(res->ec.where, o->image))
+		return err;
+	errctx_clear(&res->ec);
+	return spill_error(&res->ec, err, "writing");
+}
+
 /* mke2fs for --create: the size given, or for auto the smallest that
  * the first pass says the tree fits in, then the margin; mke2fs's words
  * into @msgs. */
@@ -221,6 +250,10 @@ static errcode_t make_fs(const struct populate_opts *o,
 	if (!err)
 		err = inode_headroom(o, &m, in->path, used, base, kib);
 out:
+	if (err == ORLOV_ERR_MKFS_FAILED && scratch_in_tmpdir(o, in))
+		return errctx_setf(&res->ec, err, "making a filesystem with "
+				   "mke2fs in the scratch file in",
+				   "%s (TMPDIR)", spill_dir());
 	return errctx_set(&res->ec, err, "making a filesystem with mke2fs in",
 			  o->image);
 }

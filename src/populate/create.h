@@ -17,6 +17,11 @@ errcode_t create_scratch(const struct populate_opts *o,
  * partition. */
 errcode_t create_commit(const struct populate_opts *o,
 			struct populate_result *res, struct inputs *in);
+/* A host error (TMPDIR full) that names IMAGE, met while the run wrote
+ * a scratch image in TMPDIR: told as the scratch file's. */
+errcode_t create_scratch_error(const struct populate_opts *o,
+			       struct populate_result *res,
+			       const struct inputs *in, errcode_t err);
 /* mke2fs, of the size given or, for auto, the size the tree needs. */
 errcode_t create_image(const struct populate_opts *o, struct populate_result *res,
 		       struct inputs *in);

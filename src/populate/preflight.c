@@ -105,14 +105,23 @@ static errcode_t load_archive(const struct populate_opts *o,
 {
 	struct tar_tree *t;
 	char *msg = NULL, *member = NULL;
+	const char *scratch = NULL;
 	size_t bad = 0;
 	errcode_t err = o->whiteouts ?
-		tar_load_layers(o->layers, o->nlayers, &t, &msg, &member, &bad) :
-		tar_load(o->source, &t, &msg, &member);
+		tar_load_layers(o->layers, o->nlayers, &t, &msg, &member, &bad,
+				&scratch) :
+		tar_load(o->source, &t, &msg, &member, &scratch);
 
 	if (!err) {
 		in->src.tar = t;
 		return 0;
+	}
+	/* TMPDIR full (or failing) while the archive's data is spooled:
+	 * told as the scratch file's error, not the archive's */
+	if (scratch) {
+		free(msg);
+		free(member);
+		return spill_error(&res->ec, err, scratch);
 	}
 	/* the archive is the path; its member and libarchive's words
 	 * follow it (--json's path is the archive alone) */

@@ -55,14 +55,7 @@ errcode_t fail(struct ctx *c, errcode_t err, const char *what,
 
 errcode_t fail_scratch(struct ctx *c, errcode_t err, const char *doing)
 {
-	char what[64];
-
-	if (errctx_isset(&c->res->ec))
-		return err;	/* the first error is the one told */
-	snprintf(what, sizeof(what), "%s the scratch file in", doing);
-	fail_at(c, err, what, spill_dir());
-	errctx_add(&c->res->ec, " (TMPDIR)");
-	return err;
+	return spill_error(&c->res->ec, err, doing);
 }
 
 /* A device table names paths in the image: its errors say those, not

@@ -362,8 +362,11 @@ errcode_t populate(const struct populate_opts *o, struct populate_result *res)
 				   create_temp(o, res, &in);
 	if (!err && o->create)
 		err = create_image(o, res, &in);
-	if (!err)
+	if (!err) {
 		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
+		/* written to a scratch image in TMPDIR, not to IMAGE */
+		err = create_scratch_error(o, res, &in, err);
+	}
 	if (in.tmp && !err && !o->dry_run)
 		err = create_commit(o, res, &in);
 	/* libext2fs's "short write" is the kernel's partial write: the host

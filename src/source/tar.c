@@ -382,8 +382,10 @@ static errcode_t read_data(struct archive *a, struct tar_tree *t,
 		if (!size)
 			continue;
 		err = pwrite_all(t->spool, buf, size, (off_t)t->spool_len);
-		if (err)
+		if (err) {
+			t->spool_failed = "writing";	/* not the archive */
 			return err;
+		}
 		if (last && last->loff + last->len == (uint64_t)off &&
 		    last->soff + last->len == t->spool_len) {
 			last->len += size;
@@ -532,8 +534,9 @@ out:
 	return err;
 }
 
-/* A tree with only its root, and its spool. */
-static errcode_t tree_new(struct tar_tree **out)
+/* A tree with only its root, and its spool (*scratch "creating" when
+ * that fails). */
+static errcode_t tree_new(struct tar_tree **out, const char **scratch)
 {
 	struct tar_tree *t = calloc(1, sizeof(*t));
 	struct stat root;
@@ -561,9 +564,10 @@ static errcode_t tree_new(struct tar_tree **out)
 		err = ENOMEM;
 	if (!err) {
 		t->spool = mkostemp(tpl, O_CLOEXEC);
-		if (t->spool < 0)
+		if (t->spool < 0) {
 			err = (errcode_t)errno;
-		else
+			*scratch = "creating";
+		} else
 			unlink(tpl);
 	}
 	free(tpl);
@@ -643,18 +647,20 @@ static void tree_finish(struct tar_tree *t)
 }
 
 errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
-		   char **where)
+		   char **where, const char **scratch)
 {
 	struct tar_tree *t;
 	errcode_t err;
 
 	*out = NULL;
 	*msg = *where = NULL;
-	err = tree_new(&t);
+	*scratch = NULL;
+	err = tree_new(&t, scratch);
 	if (err)
 		return err;
 	err = read_archive(t, path, msg, where);
 	if (err) {
+		*scratch = t->spool_failed;
 		tar_free(t);
 		return err;
 	}
@@ -665,7 +671,7 @@ errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
 
 errcode_t tar_load_layers(const char *const *paths, size_t n,
 			  struct tar_tree **out, char **msg, char **where,
-			  size_t *failed)
+			  size_t *failed, const char **scratch)
 {
 	struct tar_tree *t;
 	errcode_t err;
@@ -674,9 +680,10 @@ errcode_t tar_load_layers(const char *const *paths, size_t n,
 	*out = NULL;
 	*msg = *where = NULL;
 	*failed = 0;
+	*scratch = NULL;
 	if (n > LAYERS_MAX)
 		return EOVERFLOW;
-	err = tree_new(&t);
+	err = tree_new(&t, scratch);
 	if (err)
 		return err;
 	t->ly = calloc(1, sizeof(*t->ly));
@@ -688,6 +695,7 @@ errcode_t tar_load_layers(const char *const *paths, size_t n,
 		err = read_archive(t, paths[i], msg, where);
 	}
 	if (err) {
+		*scratch = t->spool_failed;
 		tar_free(t);
 		return err;
 	}
@@ -725,23 +733,25 @@ int tar_supported(void)
 }
 
 errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
-		   char **where)
+		   char **where, const char **scratch)
 {
 	(void)path;
 	*out = NULL;
 	*msg = *where = NULL;
+	*scratch = NULL;
 	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
 }
 
 errcode_t tar_load_layers(const char *const *paths, size_t n,
 			  struct tar_tree **out, char **msg, char **where,
-			  size_t *failed)
+			  size_t *failed, const char **scratch)
 {
 	(void)paths;
 	(void)n;
 	*out = NULL;
 	*msg = *where = NULL;
 	*failed = 0;
+	*scratch = NULL;
 	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
 }
 

@@ -20,15 +20,17 @@ struct tar_tree;
 int tar_supported(void);
 
 /* Read the archive at @path ("-": standard input).  On failure *msg may
- * hold libarchive's words (malloc'ed) and *where the member at fault. */
+ * hold libarchive's words (malloc'ed) and *where the member at fault;
+ * *scratch is "creating" or "writing" when the failure was the spool's
+ * (TMPDIR's, not the archive's), else NULL. */
 errcode_t tar_load(const char *path, struct tar_tree **out, char **msg,
-		   char **where);
+		   char **where, const char **scratch);
 /* The archives at @paths (n of them, one "-" at most) applied in order as
  * OCI image layers (layers.h) into one tree; on failure *failed is the
  * layer at fault. */
 errcode_t tar_load_layers(const char *const *paths, size_t n,
 			  struct tar_tree **out, char **msg, char **where,
-			  size_t *failed);
+			  size_t *failed, const char **scratch);
 errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 		   const struct walk_visitor *v);
 void tar_free(struct tar_tree *t);

@@ -35,6 +35,7 @@ struct tar_tree {
 	size_t ni, icap;
 	int spool;		/* unlinked file with every file's data */
 	uint64_t spool_len;
+	const char *spool_failed; /* "writing": the spool's error, TMPDIR's */
 	struct tar_layers *ly;	/* while layers are read, else NULL */
 };
 
