@@ -125,6 +125,18 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 	tmpfull "an archive's spool" \
 		"No space left on device while writing the scratch file in" \
 		orlov-spool 65536 "$img" "$T_TMP/big.tar"
+	# the staged inodes' spill file (ORLOV_STAGE_BUDGET=1: 1 KiB of them
+	# in memory), the image a plain one
+	mkdir "$T_TMP/many"
+	for d in 1 2 3 4 5 6 7 8; do
+		mkdir "$T_TMP/many/d$d"
+		(cd "$T_TMP/many/d$d" && touch $(seq -f f%g 1 40)) || t_fail "touch"
+	done
+	t_mkimage "$img" 16M
+	ORLOV_STAGE_BUDGET=1 tmpfull "the staged inodes' spill file" \
+		"No space left on device while writing the scratch file in" \
+		orlov-spill 4096 "$img" "$T_TMP/many"
+	unset ORLOV_STAGE_BUDGET	# (kept after a function by some shells)
 	if command -v sfdisk >/dev/null 2>&1; then
 		rm -f "$img"
 		truncate -s 40M "$img"

@@ -134,6 +134,9 @@ errcode_t image_read_inode(struct image *img, uint32_t ino,
 errcode_t image_write_blocks(struct image *img, uint64_t blk, uint32_t count,
 			     const void *buf);
 
+/* "writing" or "reading" when the staged inodes' spill file in TMPDIR
+ * failed (the error is TMPDIR's, not the entry's), else NULL. */
+const char *image_scratch_failed(const struct image *img);
 /* Metadata: queue the inode; written at commit. */
 errcode_t image_stage_inode(struct image *img, uint32_t ino,
 			    const struct ext2_inode_large *inode);

@@ -50,6 +50,8 @@ struct inode_cache {
 				   spill file */
 	unsigned char *rbuf;	/* a chunk read back for the commit */
 	uint64_t rbuf_chunk;	/* ... which one, + 1 */
+	const char *spill_failed; /* "writing", "reading": its spill file's
+				     error (TMPDIR's), for image_scratch_failed */
 };
 
 /* The staged inodes in inode order: start zeroed. */

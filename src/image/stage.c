@@ -191,6 +191,8 @@ static errcode_t take_slot(struct inode_cache *c, uint64_t n, size_t *s)
 	int written;
 	errcode_t err = clock_take(&c->clk, n, s, &old, &written);
 
+	if (err && err != ENOMEM)
+		c->spill_failed = "writing";
 	if (!err && old != CLOCK_NONE) {
 		struct ichunk *o = chunk_of(c, old, 0);
 
@@ -227,8 +229,8 @@ static errcode_t record_of(struct image *img, uint32_t ino, int make,
 		return 0;
 	if (!(*ch)->slot) {
 		err = take_slot(c, n, &s);
-		if (!err && (*ch)->on_file)
-			err = clock_read(&c->clk, s);
+		if (!err && (*ch)->on_file && (err = clock_read(&c->clk, s)))
+			c->spill_failed = "reading";
 		if (err)
 			return err;
 		(*ch)->slot = (uint32_t)s + 1;
@@ -257,8 +259,10 @@ static errcode_t chunk_peek(struct inode_cache *c, uint64_t n,
 	if (c->rbuf_chunk != n + 1) {
 		c->rbuf_chunk = 0;
 		err = clock_read_file(&c->clk, n, 1, c->rbuf);
-		if (err)
+		if (err) {
+			c->spill_failed = "reading";
 			return err;
+		}
 		c->rbuf_chunk = n + 1;
 	}
 	*data = c->rbuf;
@@ -513,4 +517,9 @@ errcode_t write_late(struct image *img, const struct held_writes *h, int link)
 			return err;
 	}
 	return 0;
+}
+
+const char *image_scratch_failed(const struct image *img)
+{
+	return img->icache.spill_failed;
 }

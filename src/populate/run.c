@@ -318,6 +318,11 @@ errcode_t run(const struct populate_opts *given, struct populate_result *res,
 		err = first_pass(&c);
 	if (!err && mode != RUN_CHECK)
 		err = write_pass(&c);
+	/* the staged inodes' spill file in TMPDIR failed, not the entry */
+	if (err && c.img && image_scratch_failed(c.img)) {
+		errctx_clear(&res->ec);
+		err = spill_error(&res->ec, err, image_scratch_failed(c.img));
+	}
 	ctx_free(&c);
 	return err;
 }
