@@ -172,6 +172,23 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 else
 	echo "$t_name: tests/fullfs.c not built: the full host case skipped" >&2
 fi
+# at an offset past the end of a smaller file, which the copy grows: put
+# back to its size too
+yes orlov-trust-disk | head -c $((2 * MiB)) >"$T_TMP/k0.img"
+for n in 2 5; do
+	cp "$T_TMP/k0.img" "$k"
+	ORLOV_FAULT=fillkill:$n "$P" -q --create 8M --offset $MiB "$k" \
+		"$T_TMP/s1" >/dev/null 2>&1
+	rc=$?
+	rm -f "$TMPDIR"/orlov-partition-*
+	[ $rc = 137 ] || t_bad "1: --offset fillkill:$n: exit $rc"
+	"$P" --create 2M --offset $MiB "$k" "$T_TMP/big" >/dev/null 2>"$T_TMP/err" &&
+		t_bad "1: --offset fillkill:$n: the next run fit 3 MiB in 2 MiB"
+	grep -q "put back the old bytes" "$T_TMP/err" ||
+		t_bad "1: --offset fillkill:$n: no notice: $(cat "$T_TMP/err")"
+	cmp -s "$k" "$T_TMP/k0.img" || t_bad "1: --offset fillkill:$n: the file not put back"
+	[ "$(rbs)" = 0 ] || t_bad "1: --offset fillkill:$n: the rollback file stays"
+done
 rm -f "$k" "$T_TMP/k0.img"
 
 # --- 2: an MBR extended partition (and a logical one in it, accepted)
