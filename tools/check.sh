@@ -56,6 +56,9 @@ if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 		"$top/tools/kernels.sh" &
 	kfill_pid=$!
 	trap '[ -z "$kfill_pid" ] || kill -- "-$kfill_pid" 2>/dev/null || :' EXIT
+	# a signal ends the shell without its EXIT trap: end through exit
+	trap 'exit 130' INT
+	trap 'exit 143' TERM
 fi
 b=$("$top/tools/build.sh" _build)
 status=0
