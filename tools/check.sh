@@ -49,7 +49,7 @@ if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 	missing=$("$top/tools/kernels.sh" --missing)
 	if [ -n "$missing" ]; then
 		nfull=$(printf '%s\n' "$missing" | grep -c '^full' || :)
-		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: about 35 min at the lowest priority beside the host tests, which they barely slow, so the run takes about as long as a later one (doc/testing.md)" >&2
+		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: 23 to 34 min at the lowest priority beside the host tests (measured), which they barely slow, so the run takes about as long as a later one (doc/testing.md)" >&2
 	fi
 	# its own process group, so that a check.sh stopped early stops it too
 	setsid sh -c 'nice -n 19 "$0" --fill 2>&1 | sed -u "s/^/check.sh: [kernels] /" >&2' \
