@@ -43,19 +43,33 @@ phase() { # phase NAME: the time since the last phase
 phase deps
 fill_s=$(( $(date +%s) - t_start ))
 cd "$top"
+# kill_tree PID: PID and every process under it, each stopped before its
+# children are listed, so that none starts another meanwhile
+kill_tree() {
+	kill -STOP "$1" 2>/dev/null || return 0
+	for c in $(ps -o pid= --ppid "$1" 2>/dev/null); do
+		kill_tree "$c"
+	done
+	kill -TERM "$1" 2>/dev/null
+	kill -CONT "$1" 2>/dev/null || :
+}
 # the QEMU tests' kernels: built once per machine, in the background
 kfill_pid=
 if [ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ]; then
 	missing=$("$top/tools/kernels.sh" --missing)
 	if [ -n "$missing" ]; then
 		nfull=$(printf '%s\n' "$missing" | grep -c '^full' || :)
-		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: 23 to 34 min at the lowest priority beside the host tests (measured), which they barely slow, so the run takes about as long as a later one (doc/testing.md)" >&2
+		echo "check.sh: the first run on this machine builds $(printf '%s\n' "$missing" | wc -l) kernels ($nfull in full) into ${ORLOV_CACHE:-~/.cache/orlov-populate}: about 17 min of both cores, at the lowest priority beside the host tests, then the QEMU tests wait for what is left (doc/testing.md)" >&2
 	fi
-	# its own process group, so that a check.sh stopped early stops it too
-	setsid sh -c 'nice -n 19 "$0" --fill 2>&1 | sed -u "s/^/check.sh: [kernels] /" >&2' \
-		"$top/tools/kernels.sh" &
+	# In check.sh's own session: a session of its own (setsid) would be
+	# an autogroup of its own, which the scheduler gives an equal share
+	# of the CPU whatever its nice, and the host tests beside it ran at
+	# half speed.  So no process group of its own either: a check.sh
+	# stopped early stops the whole tree under it (kill_tree).
+	( nice -n 19 "$top/tools/kernels.sh" --fill 2>&1 |
+		sed -u 's/^/check.sh: [kernels] /' >&2 ) &
 	kfill_pid=$!
-	trap '[ -z "$kfill_pid" ] || kill -- "-$kfill_pid" 2>/dev/null || :' EXIT
+	trap '[ -z "$kfill_pid" ] || kill_tree "$kfill_pid"' EXIT
 	# a signal ends the shell without its EXIT trap: end through exit
 	trap 'exit 130' INT
 	trap 'exit 143' TERM

@@ -7,7 +7,7 @@ pkgs="build-essential autoconf automake pkg-config libext2fs-dev comerr-dev
 e2fsprogs attr acl util-linux python3 time qemu-system-x86 busybox-static
 linux-source-6.1 flex bison bc libelf-dev libssl-dev cpio xz-utils
 clang libclang-rt-14-dev libarchive-dev dpkg-dev debhelper libtool
-libselinux1-dev selinux-utils uuid-dev libblkid-dev fdisk kmod dosfstools"
+libselinux1-dev selinux-utils uuid-dev libblkid-dev fdisk kmod dosfstools procps"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f='${Status}\n' "$p" 2>/dev/null | grep -q 'install ok installed' ||
