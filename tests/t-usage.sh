@@ -19,6 +19,12 @@ grep -A1 '^\.SH NAME' "$man" | grep -q 'ext2/ext3/ext4' || t_fail "the man page'
 # the sections in the order man pages keep
 [ "$(sed -n 's/^\.SH //p' "$man" | tr '\n' ,)" = "NAME,SYNOPSIS,DESCRIPTION,OPTIONS,EXIT STATUS,ENVIRONMENT,EXAMPLES,SEE ALSO," ] ||
 	t_fail "man page sections: $(sed -n 's/^\.SH //p' "$man" | tr '\n' ,)"
+# and the other pages the same (orlov-layout has its COMMANDS first)
+for m in "$top_srcdir/man/orlov-layout.1" "$top_srcdir/man/orlov-mkfs.8"; do
+	sed -n 's/^\.SH //p' "$m" | tr '\n' , | grep -qx \
+		'NAME,SYNOPSIS,DESCRIPTION,\(COMMANDS,\)\{0,1\}OPTIONS,EXIT STATUS,ENVIRONMENT,EXAMPLES,SEE ALSO,' ||
+		t_fail "$m sections: $(sed -n 's/^\.SH //p' "$m" | tr '\n' ,)"
+done
 # the short help and the kernel model's are parts of the whole, and the
 # kernel model's are the man page's section of their own
 for f in short kernel; do
