@@ -51,4 +51,21 @@ done
 for o in $(grep -Eo -- '\\-\\-[a-z][a-z\\-]+' "$man" | sed 's/\\//g' | sort -u); do
 	grep -q -- "$o" "$T_TMP/help" || t_fail "$o is in the man page but not in --help=all"
 done
+# -L, -U, -b, -N and -F mean what mke2fs's mean: the image the long
+# options make
+mkdir -p "$T_TMP/src/d" && echo x >"$T_TMP/src/d/f" || t_fail "a tree"
+for form in long short; do
+	if [ $form = long ]; then
+		set -- --label lab --uuid $T_UUID --block-size 1024 --inodes 128 --force
+	else
+		set -- -L lab -U $T_UUID -b 1024 -N 128 -F
+	fi
+	"$ORLOV_POPULATE" -q --create 4M "$@" "$T_TMP/$form.img" "$T_TMP/src" ||
+		t_fail "--create with the $form options"
+done
+cmp -s "$T_TMP/long.img" "$T_TMP/short.img" || t_fail "-L -U -b -N -F: not the image of the long options"
+dumpe2fs -h "$T_TMP/short.img" 2>/dev/null | grep -q '^Filesystem volume name: *lab$' ||
+	t_fail "-L lab: not the label"
+dumpe2fs -h "$T_TMP/short.img" 2>/dev/null | grep -q '^Block size: *1024$' ||
+	t_fail "-b 1024: not the block size"
 echo "--help=all and the man page list the same $(echo "$opts" | wc -l) options; --help is $(wc -l <"$T_TMP/short") lines"

@@ -359,6 +359,21 @@ static errcode_t value_option(struct options *o, int c, const char **msg)
 	return 0;
 }
 
+/* The short options that mean what mke2fs's mean (-t does not: it is
+ * the target here, as it was before orlov-mkfs took mke2fs's command
+ * line whole). */
+static int mke2fs_letter(int c)
+{
+	switch (c) {
+	case 'L': return OPT_LABEL;
+	case 'U': return OPT_UUID;
+	case 'b': return OPT_BLOCK_SIZE;
+	case 'N': return OPT_INODES;
+	case 'F': return OPT_FORCE;
+	default: return c;
+	}
+}
+
 /* An option getopt_long does not know, or one without its argument. */
 static errcode_t bad_option(struct options *o, int c, char **argv,
 			    const char **msg)
@@ -524,7 +539,9 @@ errcode_t options_parse(int argc, char **argv, struct options *o,
 		return err;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":t:vqhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":t:vqhVL:U:b:N:F", longopts,
+				NULL)) != -1) {
+		c = mke2fs_letter(c);
 		for (i = 0; i < NELEM(opposites); i++)
 			if ((given[i] |= (c == opposites[i].on) |
 					 (c == opposites[i].off) << 1) == 3)
