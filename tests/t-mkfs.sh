@@ -253,6 +253,39 @@ cmp -s "$T_TMP/x.img" "$T_TMP/x-pre.img" || t_fail "too small: the pre-sized fil
 ls -a "$T_TMP" | grep -q '\.orlov-' && t_fail "a temporary file was left: $(ls -a "$T_TMP")"
 echo "mistakes: bad option, missing root and too small exit as mke2fs does; nothing left"
 
+# mke2fs's own refusal of a new image: its words and status, naming the
+# image (not the file it was made in), with its "Creating regular file"
+rm -f "$T_TMP/x.img" "$T_TMP/x2.img"
+(cd "$T_TMP" && ours mkfs.ext4 -b 1024 -d rootfs x.img 10) >"$T_TMP/o1" 2>"$T_TMP/e1"
+s1=$?
+(cd "$T_TMP" && theirs "$real/mkfs.ext4" -b 1024 -d rootfs x2.img 10) >"$T_TMP/o2" 2>"$T_TMP/e2"
+s2=$?
+sed 's/x2\.img/x.img/g' "$T_TMP/o2" | diff - "$T_TMP/o1" >&2 &&
+	sed 's/x2\.img/x.img/g' "$T_TMP/e2" | diff - "$T_TMP/e1" >&2 &&
+	[ $s1 = $s2 ] && [ $s1 != 0 ] ||
+	t_fail "mke2fs's refusal: status $s1 (mke2fs $s2), not mke2fs's words: $(cat "$T_TMP/o1" "$T_TMP/e1")"
+[ -e "$T_TMP/x.img" ] && t_fail "mke2fs's refusal: an image was left"
+echo "mke2fs's refusal: its words and status (exit $s1), naming x.img"
+
+# at a terminal, without -F, an existing filesystem is asked about as
+# mke2fs asks; no keeps it whole, yes makes the new one
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+	cp "$T_TMP/o.img" "$T_TMP/ask.img"
+	echo n | script -qec "PATH='$LINKS':\$PATH mkfs.ext4 -d '$root' '$T_TMP/ask.img'" /dev/null >"$T_TMP/tty" 2>&1
+	s1=$?
+	grep -q 'contains a ext4 file system' "$T_TMP/tty" && grep -q 'Proceed anyway' "$T_TMP/tty" ||
+		t_fail "at a terminal: no question about the filesystem: $(cat "$T_TMP/tty")"
+	[ $s1 != 0 ] || t_fail "at a terminal: answered no, exit 0"
+	cmp -s "$T_TMP/o.img" "$T_TMP/ask.img" || t_fail "at a terminal: answered no, the image changed"
+	echo y | script -qec "PATH='$LINKS':\$PATH mkfs.ext4 -d '$root' '$T_TMP/ask.img'" /dev/null >"$T_TMP/tty" 2>&1 ||
+		t_fail "at a terminal: answered yes: $(cat "$T_TMP/tty")"
+	t_fsck "$T_TMP/ask.img"
+	t_verify "$T_TMP/ask.img" "$root"
+	echo "at a terminal: mke2fs's question; no keeps the image (exit $s1), yes fills it"
+else
+	echo "at a terminal: skipped (no script(1) to give a terminal)"
+fi
+
 # ---- -d with an archive (mke2fs 1.47.1's tarball) ------------------------
 if "$ORLOV_POPULATE" --help=all | grep -q 'archives'; then
 	tar -C "$root" -cf "$T_TMP/root.tar" . || t_fail "tar"
