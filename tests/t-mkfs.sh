@@ -105,8 +105,17 @@ yocto() {
 yocto "$T_TMP/y.img"
 cp "$T_TMP/y.img" "$T_TMP/y-pre.img"
 yocto "$T_TMP/y-mke2fs.img"
-ours mkfs.ext4 -F -i 4096 "$T_TMP/y.img" -d "$root" >"$T_TMP/out" 2>&1 ||
-	{ cat "$T_TMP/out" >&2; t_fail "yocto: mkfs.ext4 -F -i 4096 IMG -d ROOT"; }
+# the switch as contrib/yocto's class makes it: its IMAGE_CMD:ext4 prepend
+# run as shell before the image class's command, ORLOV_MKFS_DIR this
+# build's links
+class=$top_srcdir/contrib/yocto/classes/orlov-mkfs.bbclass
+prepend=$(sed -n 's/^IMAGE_CMD:ext4:prepend = "\(.*\)"$/\1/p' "$class")
+[ -n "$prepend" ] || t_fail "yocto: no IMAGE_CMD:ext4 prepend in $class"
+(ORLOV_MKFS_DIR=$LINKS
+ eval "$(printf '%s' "$prepend" | sed 's/\${ORLOV_MKFS_DIR}/$ORLOV_MKFS_DIR/g')"
+ [ "$(command -v mkfs.ext4)" = "$LINKS/mkfs.ext4" ] || exit 3
+ mkfs.ext4 -F -i 4096 "$T_TMP/y.img" -d "$root") >"$T_TMP/out" 2>&1 ||
+	{ cat "$T_TMP/out" >&2; t_fail "yocto: the class's prepend, then mkfs.ext4 -F -i 4096 IMG -d ROOT"; }
 grep -q '^Copying files into the device: done$' "$T_TMP/out" ||
 	t_fail "yocto: no 'Copying files' line as mke2fs -d prints"
 theirs "$real/mkfs.ext4" -F -i 4096 "$T_TMP/y-mke2fs.img" -d "$root" >/dev/null 2>&1 ||
