@@ -276,6 +276,27 @@ sed 's/x2\.img/x.img/g' "$T_TMP/o2" | diff - "$T_TMP/o1" >&2 &&
 [ -e "$T_TMP/x.img" ] && t_fail "mke2fs's refusal: an image was left"
 echo "mke2fs's refusal: its words and status (exit $s1), naming x.img"
 
+# in place (a filesystem at -E offset=, as in a partition; a file with
+# another link, as a device): made where it is; a copy that fails there
+# clears the primary superblock, so nothing takes it for a finished one
+truncate -s 20M "$T_TMP/off.img"
+ours mkfs.ext4 -q -E offset=1048576 -d "$root" "$T_TMP/off.img" 16M ||
+	t_fail "in place: -E offset=1048576"
+"$ORLOV_LAYOUT" verify --clamp --offset 1048576 "$T_TMP/off.img" "$root" >"$T_TMP/v.out" 2>&1 ||
+	{ cat "$T_TMP/v.out" >&2; t_fail "in place: -E offset=: verify"; }
+[ "$(stat -c %s "$T_TMP/off.img")" = 20971520 ] || t_fail "in place: -E offset=: the file's size changed"
+truncate -s 8M "$T_TMP/dev.img" && ln "$T_TMP/dev.img" "$T_TMP/dev-link"
+ours mkfs.ext4 -q -d "$root" "$T_TMP/dev.img" || t_fail "in place: a file with two links"
+[ "$(stat -c %i "$T_TMP/dev.img")" = "$(stat -c %i "$T_TMP/dev-link")" ] ||
+	t_fail "in place: the linked file was replaced, not written"
+t_fsck "$T_TMP/dev.img"
+t_verify "$T_TMP/dev.img" "$root"
+ours mkfs.ext4 -q -d "$T_TMP/big" "$T_TMP/dev.img" 2M 2>"$T_TMP/err" &&
+	t_fail "in place: too small taken"
+grep -q 'primary superblock cleared' "$T_TMP/err" || t_fail "in place: no word of the cleared superblock: $(cat "$T_TMP/err")"
+dumpe2fs -h "$T_TMP/dev.img" >/dev/null 2>&1 && t_fail "in place: an unfinished filesystem still has its superblock"
+echo "in place: -E offset= and a linked file filled where they are; a failure there clears the superblock"
+
 # at a terminal, without -F, an existing filesystem is asked about as
 # mke2fs asks; no keeps it whole, yes makes the new one
 if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
