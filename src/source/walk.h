@@ -67,15 +67,45 @@ struct walk_visitor {
 	void *ctx;
 };
 
-/* One directory's names, sorted bytewise: the order entries are created in. */
-struct walk_name {
-	char *s;
-	size_t len;
-	unsigned char type;	/* readdir's d_type: a hint, never trusted */
+/*
+ * One directory's names, sorted bytewise: the order entries are created
+ * in.  A million names of one directory are held in 17 MiB, not 60: the
+ * names one after another, each NUL-terminated, in one buffer, and a
+ * word per name (its offset there, its length, readdir's d_type).
+ */
+struct walk_names {
+	char *buf;
+	size_t len, buf_cap;
+	uint64_t *at;		/* offset << 16 | length << 8 | d_type */
+	size_t n, cap;
 };
 
-errcode_t walk_read_names(int dirfd, struct walk_name **names, size_t *count);
-void walk_free_names(struct walk_name *names, size_t count);
+static inline const char *walk_name(const struct walk_names *ns, size_t i)
+{
+	return ns->buf + (ns->at[i] >> 16);
+}
+
+static inline size_t walk_name_len(const struct walk_names *ns, size_t i)
+{
+	return (ns->at[i] >> 8) & 0xff;
+}
+
+/* readdir's d_type: a hint, never trusted */
+static inline unsigned char walk_name_type(const struct walk_names *ns,
+					   size_t i)
+{
+	return ns->at[i] & 0xff;
+}
+
+/* @s (@len bytes, at most 255) appended.  ENAMETOOLONG past 255. */
+errcode_t walk_names_add(struct walk_names *ns, const char *s, size_t len,
+			 unsigned char type);
+void walk_names_sort(struct walk_names *ns);
+/* Is @s among the sorted @ns? */
+int walk_names_find(const struct walk_names *ns, const char *s, size_t len);
+void walk_names_free(struct walk_names *ns);
+
+errcode_t walk_read_names(int dirfd, struct walk_names *ns);
 
 /* Open @name below @dirfd without following it (O_NOATIME where the owner
  * allows) and make sure it is what lstat saw in @st: device, inode, type,
