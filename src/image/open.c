@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <ext2fs/ext2fs.h>
@@ -462,6 +463,17 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	}
 	*out = img;
 	return 0;
+}
+
+/* The lock dropped, the copy of a run that failed removed. */
+static void unlock_image(struct image *img)
+{
+	if (img->lock_fd >= 0)
+		close(img->lock_fd);	/* drops the flock */
+	img->lock_fd = -1;
+	drop_shadow(img);	/* after the rename, only frees */
+	free(img->path);
+	img->path = NULL;
 }
 
 void image_abort(struct image *img)
