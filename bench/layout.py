@@ -657,7 +657,7 @@ def report(d):
                     if t in ('orlov', 'orlov-nodelalloc'):
                         c = f'**{c}**'
                     cells.append(f'{c} / {peak(k, t) / 1024:.1f}')
-                lines.append(f'| {fs} | {w} | {entries.get(w, 0):,} | {rc} | ' + ' | '.join(cells) + ' |')
+                lines.append(f'| {fs} | {base_of(w)} | {entries.get(w, 0):,} | {rc} | ' + ' | '.join(cells) + ' |')
         lines.append('')
 
     checks = []
