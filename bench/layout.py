@@ -607,6 +607,8 @@ def report(d):
         """Every workload and file system: the reference's time and RSS, and
         each tool's ratio to it and peak RSS."""
         cols = ['orlov', 'orlov-nodelalloc', 'oldalloc', 'genext2fs', 'debugfs', 'raw-copy']
+        # a column only for a tool that writes one of the run's file systems
+        cols = [t for t in cols if any(t in (TOOLS_EXT4 if fs == 'ext4' else TOOLS) for fs in fsorder)]
         head = {'orlov': 'orlov-populate', 'orlov-nodelalloc': 'orlov-populate --no-delalloc',
                 'oldalloc': 'orlov-populate --policy oldalloc', 'genext2fs': 'genext2fs',
                 'debugfs': 'debugfs script', 'raw-copy': 'floor (raw copy)'}
