@@ -502,5 +502,6 @@ void write_visitor(struct ctx *c, struct walk_visitor *v)
 	v->leave_dir = leave_dir;
 	v->leaf = leaf;
 	v->error = walk_error;
+	v->scratch_error = walk_scratch_error;
 	v->ctx = c;
 }

@@ -364,7 +364,8 @@ errcode_t first_pass(struct ctx *c)
 				.skip = c->in->skip, .nskip = c->in->nskip };
 	struct walk_visitor v = {
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
-		.leaf = scan_leaf, .error = walk_error, .ctx = c,
+		.leaf = scan_leaf, .error = walk_error,
+		.scratch_error = walk_scratch_error, .ctx = c,
 	};
 	errcode_t err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
 

@@ -53,6 +53,16 @@ static errcode_t fail(struct walker *w, errcode_t err, const char *what)
 	return err;
 }
 
+/* @err of @ns: the scratch file's (@doing it), or the directory's. */
+static errcode_t fail_names(struct walker *w, const struct walk_names *ns,
+			    errcode_t err, const char *doing)
+{
+	if (!ns->scratch || !w->v->scratch_error)
+		return fail(w, err, "reading directory");
+	w->v->scratch_error(w->v->ctx, err, doing);
+	return err;
+}
+
 /*
  * Open @name in @dirfd as what fstatat() saw there (@st): never through a
  * symlink, without blocking on a FIFO swapped in, without touching its
@@ -247,6 +257,7 @@ errcode_t walk_read_names(int fd, struct walk_names *ns)
 	rewinddir(d);	/* the offset is shared with @fd, which may have been read */
 	errno = 0;
 	memset(ns, 0, sizeof(*ns));
+	ns->budget = WALK_NAMES_BUDGET;
 	while (!err && (de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -257,12 +268,15 @@ errcode_t walk_read_names(int fd, struct walk_names *ns)
 	if (!err && errno)
 		err = (errcode_t)errno;
 	closedir(d);
+	if (!err)
+		err = walk_names_sort(ns);
 	if (err) {
+		int s = ns->scratch;
+
 		walk_names_free(ns);
-		return err;
+		ns->scratch = s;
 	}
-	walk_names_sort(ns);
-	return 0;
+	return err;
 }
 
 /*
@@ -554,13 +568,14 @@ static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
 	/* its names read first: its atime is then settled (settle_atime) */
 	err = walk_read_names(fd, &f->names);
 	if (err)
-		err = fail(w, err, "reading directory");
+		err = fail_names(w, &f->names, err, "writing");
 	else if ((err = settle_atime(fd, NULL, &e->st)))
 		err = fail(w, err, "reading attributes of");
 	f->st.st_atim = e->st.st_atim;
 	if (!err)
 		err = w->v->enter_dir(w->v->ctx, e);
-	if (!err && w->ahead) {
+	/* a spilled directory's names are taken in order, by the walk only */
+	if (!err && w->ahead && !walk_names_spilled(&f->names)) {
 		err = ahead_dir_new(&f->ad, fd, &f->names);
 		if (!err)
 			ahead_enter(w->ahead, f->ad, fd);
@@ -631,14 +646,17 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		int fd, skip = 0, got;
 		unsigned char type;
 
-		if (f->next == f->names.n) {
+		if (f->next == f->names.count) {
 			err = pop_dir(w, *stack, depth);
 			continue;
 		}
 		memset(&e, 0, sizeof(e));
-		e.name = walk_name(&f->names, f->next);
-		e.name_len = walk_name_len(&f->names, f->next);
-		type = walk_name_type(&f->names, f->next);
+		err = walk_names_get(&f->names, f->next, &e.name, &e.name_len,
+				     &type);
+		if (err) {
+			err = fail_names(w, &f->names, err, "reading");
+			break;
+		}
 		got = f->ad && ahead_take(w->ahead, f->ad, f->next, &pre);
 		f->next++;
 		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
