@@ -472,13 +472,38 @@ static errcode_t check_file_contexts(struct options *o, const char **msg)
 	return err;
 }
 
+#ifdef ORLOV_TEST_HOOKS
+/* The test build's hooks (tests/orlov-populate-hooks): a fault injected
+ * in the image's I/O, a smaller budget for the staged inodes. */
+static errcode_t test_hooks(struct populate_opts *p, const char **msg)
+{
+	const char *env = getenv("ORLOV_STAGE_BUDGET");
+	struct io_fault fault;
+
+	if (env && *env)
+		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
+	p->fault = getenv("ORLOV_FAULT");
+	if (io_guard_parse(p->fault, &fault))
+		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N, eioread:N, fillkill:N or filleio:N");
+	return 0;
+}
+#else
+/* The shipped programs read no test hook: no environment can make them
+ * fail on purpose (tools/code-shape.sh, tests/t-no-hooks.sh). */
+static errcode_t test_hooks(struct populate_opts *p, const char **msg)
+{
+	(void)p;
+	(void)msg;
+	return 0;
+}
+#endif
+
 /* After the options: what follows from them and the environment. */
 static errcode_t parse_finish(struct options *o, int argc, char **argv,
 			      const char **msg)
 {
 	struct populate_opts *p = &o->p;
-	struct io_fault fault;
-	const char *bad = options_conflict(p), *env;
+	const char *bad = options_conflict(p);
 	size_t i, dash = 0;
 	errcode_t err;
 
@@ -487,12 +512,9 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 	p->mkfs.has_epoch = p->meta.has_epoch;
 	p->mkfs.epoch = p->meta.epoch;
 	p->mkfs.seed = p->seed;
-	p->fault = getenv("ORLOV_FAULT");
-	env = getenv("ORLOV_STAGE_BUDGET");
-	if (env && *env)
-		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
-	if (io_guard_parse(p->fault, &fault))
-		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N, eioread:N, fillkill:N or filleio:N");
+	err = test_hooks(p, msg);
+	if (err)
+		return err;
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return usage_msg(o, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");

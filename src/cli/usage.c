@@ -223,7 +223,7 @@ static const char usage_safety[] =
 "the superblock's write time; with --create also the creation times, UUID\n"
 "(with a digest of the tree and options) and hash seed: two runs give\n"
 "identical images; refused beyond what the image's inodes hold); TMPDIR\n"
-"(--delalloc's delayed data); ORLOV_FAULT (tests only).\n";
+"(--delalloc's delayed data).\n";
 
 static const char *const usage_parts[] = {
 	usage_create, usage_disk, usage_what, usage_kernel, usage_safety,

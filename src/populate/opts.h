@@ -47,15 +47,16 @@ struct populate_opts {
 	int atomic;		/* --atomic: write a copy, rename it over IMAGE */
 	int in_place;		/* --in-place: never a copy, even without a
 				   journal */
-	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
+	const char *fault;	/* a fault to inject (io_guard.h): set by the
+				   test build only (ORLOV_TEST_HOOKS) */
 	/* Called between the check pass and the write pass, when set: a
 	 * test program's hook to change the source or the image there
 	 * (tests/race-populate.c).  Never set by the shipped programs nor
 	 * the library, so that no environment can make them run anything. */
 	errcode_t (*between_passes)(void *cookie);
 	void *between_cookie;
-	size_t stage_budget;	/* ORLOV_STAGE_BUDGET (KiB) in bytes, for tests;
-				   0: the default */
+	size_t stage_budget;	/* the staged inodes' memory, for the test
+				   build's ORLOV_STAGE_BUDGET; 0: the default */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int jobs;		/* --jobs: 2 reads the source ahead on a thread */
