@@ -232,6 +232,8 @@ static errcode_t parse(const char *image, const char *source,
 	if (!err)
 		err = parse_members(o, c, msg);
 	if (!err)
+		err = populate_resolve(&c->p, msg);
+	if (!err)
 		err = optparse_check(&c->p, &c->x, msg);
 	c->layers[0] = source;
 	if (!err)

@@ -12,6 +12,7 @@
 #include "image/io_guard.h"
 #include "image/mkfs.h"
 #include "cli/options.h"
+#include "populate/resolve.h"
 #include "lib/orlov_err.h"
 
 /* A usage error with a fixed message. */
@@ -77,8 +78,10 @@ static errcode_t parse_finish(struct options *o, int argc, char **argv,
 			      const char **msg)
 {
 	struct populate_opts *p = &o->p;
-	errcode_t err = optparse_check(p, &o->x, msg);
+	errcode_t err = populate_resolve(p, msg);
 
+	if (!err)
+		err = optparse_check(p, &o->x, msg);
 	if (!err)
 		err = test_hooks(p, msg);
 	if (err)

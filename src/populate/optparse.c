@@ -10,7 +10,6 @@
 #include <unistd.h>
 
 #include "populate/optparse.h"
-#include "populate/conflict.h"
 #include "source/meta.h"
 #include "source/selabel.h"
 #include "model/kver.h"
@@ -397,20 +396,12 @@ errcode_t optparse_defaults(struct populate_opts *p, struct optparse_aux *x,
 	p->xattrs = 1;
 	p->fsck = 1;
 	p->jobs = sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-	p->kver = KVER_REF_6_1;
 	return 0;
 }
 
 errcode_t optparse_check(struct populate_opts *p, struct optparse_aux *x,
 			 const char **msg)
 {
-	const char *bad = options_conflict(p);
-
-	if (bad)
-		return USAGE(bad);
-	p->mkfs.has_epoch = p->meta.has_epoch;
-	p->mkfs.epoch = p->meta.epoch;
-	p->mkfs.seed = p->seed;
 	if (!strcmp(p->target, "ext2") || !strcmp(p->target, "ext3") ||
 	    !strcmp(p->target, "ext4"))
 		return optparse_usage(x, msg, "-t ", p->target, ": -t is --target, a directory in IMAGE; the filesystem type is IMAGE's own (or --fs-type with --create)");

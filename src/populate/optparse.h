@@ -72,7 +72,7 @@ errcode_t optparse_option(struct populate_opts *p, struct optparse_aux *x,
  * operand). */
 errcode_t optparse_create_size(struct populate_opts *p, struct optparse_aux *x,
 			       const char *size, const char **msg);
-/* After the options: what does not go together. */
+/* After the options: -t given mke2fs's meaning (--target ext4). */
 errcode_t optparse_check(struct populate_opts *p, struct optparse_aux *x,
 			 const char **msg);
 /* IMAGE and SOURCE (@layers, @nlayers of them, kept), then what follows

@@ -32,14 +32,17 @@ struct populate_opts {
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
 	unsigned int possible_cpus;	/* --possible-cpus, 0: --cpus */
-	uint32_t kver;		/* --kernel: the release modelled (model/kver.h) */
+	uint32_t kver;		/* --kernel: the release modelled (model/kver.h);
+				   0: populate_resolve() fills the default */
+	int kver_default;	/* filled so by populate_resolve() */
 	int arm64;		/* --kernel 6.1-arm64: unsigned char before 6.2 */
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	enum rotational rotational;
 	int mb_optimize_scan;	/* --mb-optimize-scan: MB_OPTIMIZE_SCAN_* */
 	/* --driver and --delalloc / --no-delalloc given; else the mount
-	 * without options decides, once the image is known (run.c) */
+	 * without options decides, once the image is known
+	 * (populate_resolve_mount) */
 	int driver_set, delalloc_set;
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
