@@ -435,7 +435,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	errcode_t err;
 
 	opts = opts ? opts : &none;
-	what = "reading ORLOV_FAULT";
+	what = "reading the injected fault";
 	err = io_guard_parse(opts->fault, &f);
 	if (!err) {
 		what = "checking whether mounted";
