@@ -138,6 +138,16 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 		"No space left on device while writing the scratch file in" \
 		orlov-spill 4096 "$img" "$T_TMP/many"
 	unset ORLOV_STAGE_BUDGET tf_prog	# (kept after a function by some shells)
+	# a directory whose names pass the walk's 1 MiB: sorted in runs in
+	# a scratch file (source/walk_names.c)
+	mkdir "$T_TMP/wide"
+	(cd "$T_TMP/wide" && seq -w 1 100000 | sed 's/^/name-/' | xargs touch) ||
+		t_fail "touch"
+	t_mkimage "$img" 64M -N 110000
+	tmpfull "a large directory's names" \
+		"No space left on device while writing the scratch file in" \
+		orlov-spill 4096 "$img" "$T_TMP/wide"
+	rm -rf "$T_TMP/wide"
 	if command -v sfdisk >/dev/null 2>&1; then
 		rm -f "$img"
 		truncate -s 40M "$img"

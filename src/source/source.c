@@ -528,6 +528,16 @@ static void sw_error(void *ctx, errcode_t err, const char *what,
 		w->in->error(w->in->ctx, err, what, path);
 }
 
+static void sw_scratch_error(void *ctx, errcode_t err, const char *doing)
+{
+	struct sw *w = ctx;
+
+	if (w->in->scratch_error)
+		w->in->scratch_error(w->in->ctx, err, doing);
+	else if (w->in->error)
+		w->in->error(w->in->ctx, err, "reading directory", "");
+}
+
 errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 		      const struct meta_rules *r, struct devtable *dt,
 		      const struct walk_visitor *v)
@@ -535,7 +545,7 @@ errcode_t source_walk(const struct source *src, const struct walk_opts *wo,
 	struct sw w = { .in = v, .r = r, .dt = dt };
 	struct walk_visitor wv = {
 		.enter_dir = sw_enter, .leave_dir = sw_leave, .leaf = sw_leaf,
-		.error = sw_error, .ctx = &w,
+		.error = sw_error, .scratch_error = sw_scratch_error, .ctx = &w,
 	};
 	errcode_t err = 0;
 
