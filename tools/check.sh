@@ -78,6 +78,8 @@ b=$("$top/tools/build.sh" _build)
 status=0
 # the shape of src/ (doc/architecture.md, "Code map"): file and function sizes, layers
 "$top/tools/code-shape.sh" || status=1
+# ... and the calls between its files: no cycle, none to a layer above
+"$top/tools/call-graph.sh" "$b" || status=1
 phase build
 : >"$b/test-times"
 make -C "$b" -s -j"$jobs" check VERBOSE=1 TESTS='$(HOST_CHECK)' || status=1

@@ -27,6 +27,7 @@
 
 #include "cli/mkfs_args.h"
 #include "cli/options.h"
+#include "cli/summary.h"
 #include "populate/populate.h"
 #include "image/image.h"
 #include "lib/util.h"
@@ -411,6 +412,8 @@ static int fill(struct job *j)
 	err = populate(p, &res);
 	if (err)
 		report(j, err, &res);
+	else
+		print_summary(p, &res);
 	populate_result_free(&res);
 	return err ? 1 : 0;
 }

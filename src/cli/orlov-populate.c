@@ -8,6 +8,7 @@
 #include <ext2fs/ext2fs.h>
 
 #include "cli/options.h"
+#include "cli/summary.h"
 #include "populate/populate.h"
 #include "lib/orlov_err.h"
 
@@ -62,6 +63,7 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
+	print_summary(&o.p, &res);
 	if (o.p.verbosity > 0) {
 		char chosen[160];
 

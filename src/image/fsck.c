@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "image/image.h"
+#include "lib/program.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 

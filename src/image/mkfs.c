@@ -13,6 +13,7 @@
 #include "image/mkfs.h"
 #include "image/image_read.h"
 #include "lib/hash.h"
+#include "lib/program.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 

@@ -15,7 +15,7 @@
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 
-void mismatch(struct verify *v, const char *what, const char *exp,
+void verify_mismatch(struct verify *v, const char *what, const char *exp,
 	      const char *got)
 {
 	v->mismatches++;
@@ -24,14 +24,14 @@ void mismatch(struct verify *v, const char *what, const char *exp,
 	printf(": %s (expected %s, got %s)\n", what, exp, got);
 }
 
-void mismatch_u(struct verify *v, const char *what, unsigned long long exp,
+void verify_mismatch_u(struct verify *v, const char *what, unsigned long long exp,
 		unsigned long long got)
 {
 	char e[32], g[32];
 
 	snprintf(e, sizeof(e), "%llu", exp);
 	snprintf(g, sizeof(g), "%llu", got);
-	mismatch(v, what, e, g);
+	verify_mismatch(v, what, e, g);
 }
 
 /* A source error, once, with the path of SOURCE it happened at. */
@@ -118,9 +118,9 @@ static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
 	if (err == ORLOV_ERR_CORRUPT) {
 		/* Corruption is what verify is for: report it, go on. */
 		if (ix.corrupt & IR_XATTR_BAD_INODE)
-			mismatch(v, "in-inode xattrs", "valid", "corrupt");
+			verify_mismatch(v, "in-inode xattrs", "valid", "corrupt");
 		if (ix.corrupt & IR_XATTR_BAD_BLOCK)
-			mismatch(v, "xattr block", "valid", "corrupt");
+			verify_mismatch(v, "xattr block", "valid", "corrupt");
 		free(sx.a);
 		return 0;
 	}
@@ -157,12 +157,12 @@ static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
 			else
 				snprintf(got, sizeof(got), "%zu copies in the %s",
 					 copies, in_inode ? "inode" : "block");
-			mismatch(v, what.s, "one copy", got);
+			verify_mismatch(v, what.s, "one copy", got);
 		}
 		if (c < 0) {
-			mismatch(v, what.s, "present", "missing");
+			verify_mismatch(v, what.s, "present", "missing");
 		} else if (c > 0) {
-			mismatch(v, what.s, "absent", "present");
+			verify_mismatch(v, what.s, "absent", "present");
 		} else if (sx.a[i].len != ix.a[j].len ||
 			   memcmp(sx.a[i].value, ix.a[j].value,
 				  sx.a[i].len)) {
@@ -170,7 +170,7 @@ static errcode_t compare_xattrs(struct verify *v, const struct src_entry *se,
 			if (!err)
 				err = escaped(&g, ix.a[j].value, ix.a[j].len);
 			if (!err)
-				mismatch(v, what.s, e.s, g.s);
+				verify_mismatch(v, what.s, e.s, g.s);
 		}
 		i += c <= 0;
 		j += c >= 0 ? copies : 0;
@@ -370,7 +370,7 @@ static errcode_t compare_range(struct verify *v, const struct src_entry *se,
 				snprintf(g, sizeof(g), "0x%02x", v->ibuf[k]);
 			else
 				snprintf(g, sizeof(g), "end of file");
-			mismatch(v, what, e, g);
+			verify_mismatch(v, what, e, g);
 			return 0;
 		}
 		off += r;
@@ -488,7 +488,7 @@ static void compare_time(struct verify *v, const char *what,
 		snprintf(e, sizeof(e), "%lld", (long long)ts->tv_sec);
 		snprintf(g, sizeof(g), "%lld", (long long)sec);
 	}
-	mismatch(v, what, e, g);
+	verify_mismatch(v, what, e, g);
 }
 
 /*
@@ -567,9 +567,9 @@ static void compare_owner(struct verify *v, const struct stat *st,
 			  const struct ext2_inode_large *inode)
 {
 	if (st->st_uid != inode_uid(*inode))
-		mismatch_u(v, "uid", st->st_uid, inode_uid(*inode));
+		verify_mismatch_u(v, "uid", st->st_uid, inode_uid(*inode));
 	if (st->st_gid != inode_gid(*inode))
-		mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
+		verify_mismatch_u(v, "gid", st->st_gid, inode_gid(*inode));
 }
 
 static void compare_mode(struct verify *v, const struct stat *st,
@@ -580,7 +580,7 @@ static void compare_mode(struct verify *v, const struct stat *st,
 	if ((st->st_mode & 07777) != (inode->i_mode & 07777)) {
 		snprintf(e, sizeof(e), "%04o", (unsigned)(st->st_mode & 07777));
 		snprintf(g, sizeof(g), "%04o", (unsigned)(inode->i_mode & 07777));
-		mismatch(v, "mode", e, g);
+		verify_mismatch(v, "mode", e, g);
 	}
 }
 
@@ -593,7 +593,7 @@ static void compare_fields(struct verify *v, const struct stat *st,
 	/* A directory's size depends on the host filesystem: not compared. */
 	if ((S_ISREG(st->st_mode) || S_ISLNK(st->st_mode)) &&
 	    (uint64_t)st->st_size != EXT2_I_SIZE(inode))
-		mismatch_u(v, "size", (unsigned long long)st->st_size,
+		verify_mismatch_u(v, "size", (unsigned long long)st->st_size,
 			   EXT2_I_SIZE(inode));
 	compare_time(v, "mtime", inode, IR_MTIME, &st->st_mtim);
 	compare_time(v, "ctime", inode, IR_CTIME, &st->st_ctim);
@@ -607,7 +607,7 @@ static errcode_t compare_symlink(struct verify *v, const struct src_entry *se,
 
 	err = ir_symlink_target(v->fs, ino, inode, &it);
 	if (err == ORLOV_ERR_CORRUPT) {
-		mismatch(v, "symlink target", "readable", "corrupt");
+		verify_mismatch(v, "symlink target", "readable", "corrupt");
 		err = 0;
 	} else if (err) {
 		err = errctx_set_path(v->ctx, err,
@@ -618,7 +618,7 @@ static errcode_t compare_symlink(struct verify *v, const struct src_entry *se,
 		if (!err)
 			err = escaped(&b, it.s, it.len);
 		if (!err)
-			mismatch(v, "symlink target", a.s, b.s);
+			verify_mismatch(v, "symlink target", a.s, b.s);
 	}
 	sb_free(&it);
 	sb_free(&a);
@@ -637,7 +637,7 @@ static void compare_rdev(struct verify *v, const struct stat *st,
 		snprintf(e, sizeof(e), "%u:%u", major(st->st_rdev),
 			 minor(st->st_rdev));
 		snprintf(g, sizeof(g), "%u:%u", ma, mi);
-		mismatch(v, "rdev", e, g);
+		verify_mismatch(v, "rdev", e, g);
 	}
 }
 
@@ -672,7 +672,7 @@ static errcode_t compare_blocks(struct verify *v, ext2_ino_t ino,
 	want *= fs->blocksize / 512;
 	got = ext2fs_get_stat_i_blocks(fs, (struct ext2_inode *)inode);
 	if (want != got)
-		mismatch_u(v, "i_blocks (512-byte units, from the block map)",
+		verify_mismatch_u(v, "i_blocks (512-byte units, from the block map)",
 			   want, got);
 	return 0;
 }
@@ -703,7 +703,7 @@ errcode_t verify_entry(struct verify *v, const struct src_entry *se,
 		return vfail(v, se, ORLOV_ERR_UNSUPP_FILETYPE, "examining");
 	if (!itype || strcmp(stype, itype)) {
 		/* Nothing else is comparable across types. */
-		mismatch(v, "type", stype, itype ? itype : "invalid");
+		verify_mismatch(v, "type", stype, itype ? itype : "invalid");
 		return 0;
 	}
 	compare_fields(v, st, &inode);

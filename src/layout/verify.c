@@ -114,7 +114,7 @@ static errcode_t image_only(struct verify *v, const char *name, size_t len,
 		err = push_name(v, x->name, x->len, &il);
 		if (err)
 			return err;
-		mismatch(v, "entry", "absent", "present");
+		verify_mismatch(v, "entry", "absent", "present");
 		pop_name(v, il);
 	}
 	return 0;
@@ -136,7 +136,7 @@ static errcode_t visit(struct verify *v, const struct src_entry *se,
 		return err;
 	v->verified++;
 	if (!*ino) {
-		mismatch(v, "entry", "present", "missing");
+		verify_mismatch(v, "entry", "present", "missing");
 		return 0;
 	}
 	err = verify_entry(v, se, *ino, &is_dir, dinode);
@@ -207,7 +207,7 @@ static errcode_t v_leave(void *ctx, const struct src_entry *se)
 		return err;
 	d = &v->dirs[v->depth - 1];
 	if (d->want_links != d->links)
-		mismatch_u(v, "links", d->want_links, d->links);
+		verify_mismatch_u(v, "links", d->want_links, d->links);
 	pop_name(v, d->il);
 	ir_dir_free(&d->d);
 	v->depth--;
@@ -272,10 +272,10 @@ static errcode_t check_links(struct verify *v)
 				      strlen(v->links[k].path)))
 				return ENOMEM;
 			if (v->links[k].img != v->links[i].img)
-				mismatch_u(v, "inode shared with hard links",
+				verify_mismatch_u(v, "inode shared with hard links",
 					   v->links[i].img, v->links[k].img);
 			else if (v->links[k].img_links != j - i)
-				mismatch_u(v, "links", j - i,
+				verify_mismatch_u(v, "links", j - i,
 					   v->links[k].img_links);
 		}
 	}

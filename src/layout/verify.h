@@ -62,9 +62,9 @@ struct verify {
 #define VBUF_SIZE 65536
 
 /* "mismatch: PATH: what (expected X, got Y)", counted. */
-void mismatch(struct verify *v, const char *what, const char *exp,
+void verify_mismatch(struct verify *v, const char *what, const char *exp,
 	      const char *got);
-void mismatch_u(struct verify *v, const char *what, unsigned long long exp,
+void verify_mismatch_u(struct verify *v, const char *what, unsigned long long exp,
 		unsigned long long got);
 /* @err while @doing, at the source entry @path ("" for SOURCE). */
 errcode_t verify_src_error(struct verify *v, errcode_t err, const char *doing,

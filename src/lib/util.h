@@ -37,20 +37,6 @@ errcode_t sb_escaped(struct strbuf *b, const char *s, size_t n);
  * string read back, %XX decoded, is @s byte for byte). */
 void fput_json(FILE *f, const char *s);
 
-/* A 64-bit digest of a byte stream (XXH64), for an identity derived from
- * content: not for anything an adversary chooses. */
-struct digest {
-	uint64_t v[4], total;
-	unsigned char buf[32];
-	size_t n;
-};
-
-void digest_init(struct digest *d, uint64_t seed);
-void digest_update(struct digest *d, const void *p, size_t n);
-/* A number, as 8 little-endian bytes (the same digest on any host). */
-void digest_u64(struct digest *d, uint64_t v);
-uint64_t digest_final(const struct digest *d);
-
 /* Join @dir and @name with one '/', as image paths are shown ("/a/b"). */
 errcode_t path_join(const char *dir, const char *name, size_t name_len,
 		    char **out);
@@ -95,14 +81,5 @@ errcode_t parse_u64(const char *s, uint64_t max, uint64_t *out);
  * @out that does not exist yet is judged by its directory. */
 errcode_t output_clobbers(const char *out, const char *image,
 			  const char *source);
-
-/* Run the first of @progs that exists (PATH is searched for a bare name)
- * with @argv and @envp, stdin and stdout on /dev/null, stderr too if
- * @quiet; *status is its exit code, 256 if a signal killed it.  ENOENT:
- * none of them exists.  With @msgs, its stderr is appended there instead
- * (the first 4 KiB): a library prints nothing, it hands the words back. */
-errcode_t run_program(const char *const *progs, size_t nprogs,
-		      char *const argv[], char *const envp[], int quiet,
-		      struct strbuf *msgs, int *status);
 
 #endif

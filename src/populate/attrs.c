@@ -24,7 +24,7 @@ int has_src_xattr(const struct src_entry *e, const char *name)
 
 /* ext2_init_acl, inside ext2_new_inode (model/xattr_set.h): the
  * directory's attribute block joins the cache when ext2 first reads it. */
-errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
+errcode_t init_acl(struct pop_ctx *c, struct frame *p, struct ifile *f,
 		   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err;
@@ -38,33 +38,33 @@ errcode_t init_acl(struct ctx *c, struct frame *p, struct ifile *f,
 	}
 	err = ext2_init_acl(&c->xa.xs, &p->d.map, p->xblk, f, file_acl,
 			    e->st.st_mode);
-	return err ? fail(c, err, "inheriting the default ACL for", e->path) : 0;
+	return err ? pop_fail(c, err, "inheriting the default ACL for", e->path) : 0;
 }
 
 /* The replay's chmod: posix_acl_chmod of an access ACL. */
-static errcode_t chmod_acl(struct ctx *c, struct ifile *f,
+static errcode_t chmod_acl(struct pop_ctx *c, struct ifile *f,
 			   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err = xattr_chmod_acl(&c->xa.xs, f, file_acl, e->st.st_mode);
 
-	return err ? fail(c, err, "changing the mode of", e->path) : 0;
+	return err ? pop_fail(c, err, "changing the mode of", e->path) : 0;
 }
 
 /* Last, the ACLs the entry inherited but its source does not have are
  * removed (the replay's removexattr). */
-static errcode_t drop_acls(struct ctx *c, struct ifile *f,
+static errcode_t drop_acls(struct pop_ctx *c, struct ifile *f,
 			   const struct src_entry *e, fsblk_t *file_acl)
 {
 	errcode_t err = xattr_drop_acls(&c->xa.xs, f, file_acl, e->st.st_mode,
 			has_src_xattr(e, "system.posix_acl_access"),
 			has_src_xattr(e, "system.posix_acl_default"));
 
-	return err ? fail(c, err, "removing inherited ACLs of", e->path) : 0;
+	return err ? pop_fail(c, err, "removing inherited ACLs of", e->path) : 0;
 }
 
 /* The file's attributes, set one by one in table order (ext2_xattr_set
  * for each), which is how the replay sets them. */
-errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
+errcode_t write_xattrs(struct pop_ctx *c, const struct src_entry *e,
 		       struct ifile *f, fsblk_t *file_acl)
 {
 	struct xattr_disk *d;
@@ -76,7 +76,7 @@ errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 		return 0;
 	d = calloc(e->nxattrs, sizeof(*d));
 	if (!d)
-		return fail(c, ENOMEM, doing, e->path);
+		return pop_fail(c, ENOMEM, doing, e->path);
 	for (; !err && done < e->nxattrs; done++)
 		err = xattr_to_disk(&e->xattrs[done], &d[done]);
 	if (!err) {
@@ -89,14 +89,14 @@ errcode_t write_xattrs(struct ctx *c, const struct src_entry *e,
 		xattr_disk_free(&d[i]);
 	free(d);
 	if (err)
-		return fail(c, err, err == ORLOV_ERR_NO_BLOCKS ?
+		return pop_fail(c, err, err == ORLOV_ERR_NO_BLOCKS ?
 			    "allocating an attribute block for" : doing, e->path);
 	return 0;
 }
 
 /* What the replay does after creating an inode: chmod, the source's
  * attributes, then the inherited ACLs it does not have removed. */
-errcode_t set_attrs(struct ctx *c, const struct src_entry *e, struct ifile *f,
+errcode_t set_attrs(struct pop_ctx *c, const struct src_entry *e, struct ifile *f,
 		    fsblk_t *file_acl)
 {
 	errcode_t err = chmod_acl(c, f, e, file_acl);

@@ -207,7 +207,7 @@ static errcode_t make_fs(const struct populate_opts *o,
 		if (err)
 			goto out;
 		memset(&r, 0, sizeof(r));
-		err = run(o, &r, in, RUN_CHECK);
+		err = populate_run(o, &r, in, RUN_CHECK);
 		if (err && err != ORLOV_ERR_NO_BLOCKS && err != ORLOV_ERR_NO_INODES) {
 			*res = r;
 			return err;

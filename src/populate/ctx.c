@@ -13,7 +13,7 @@
 #include "lib/util.h"
 
 /* A new frame on the write pass's stack, for a directory entered. */
-errcode_t frame_push(struct ctx *c)
+errcode_t frame_push(struct pop_ctx *c)
 {
 	struct frames *s = &c->st;
 
@@ -35,15 +35,15 @@ static void xsets_free(struct xsets *xs)
 	keymap_free(&xs->by_hash);
 }
 
-void ctx_free(struct ctx *c)
+void ctx_free(struct pop_ctx *c)
 {
 	size_t i;
 
 	if (c->img)
 		image_abort(c->img);
 	while (c->st.depth > 0) {
-		dirbuf_release(&c->fs, &top(c)->d);
-		dir_names_free(&top(c)->old_names);
+		dirbuf_release(&c->fs, &pop_top(c)->d);
+		dir_names_free(&pop_top(c)->old_names);
 		c->st.depth--;
 	}
 	if (c->target.d)

@@ -107,7 +107,7 @@ struct xsets {
 };
 
 /* The first pass: whether the tree fits, and the names it checked. */
-struct scan {
+struct pop_scan {
 	struct scan_dirs dirs;
 	uint64_t need_inodes, need_blocks;
 	/* The source root's names as the first pass saw them (sorted): the
@@ -125,7 +125,7 @@ struct link_ent {
 				   another device, index + 1 */
 };
 
-struct links {
+struct pop_links {
 	struct link_ent *v;
 	size_t n, cap;
 	struct keymap by_ino;	/* the first of each source inode number */
@@ -146,7 +146,7 @@ struct attrs {
 };
 
 /* File data on its way to the image. */
-struct data {
+struct pop_data {
 	unsigned char *run, *chunk;
 	fsblk_t run_start;	/* the run's first image block */
 	uint32_t run_len;
@@ -176,7 +176,7 @@ struct progress {
 	uint8_t *group_used;
 };
 
-struct ctx {
+struct pop_ctx {
 	const struct populate_opts *o;
 	struct populate_result *res;
 	struct inputs *in;	/* SOURCE and the device table, read once */
@@ -187,22 +187,22 @@ struct ctx {
 	uint64_t max_size;	/* the driver's s_maxbytes */
 	struct ialloc_policy ia;
 	struct target target;
-	struct scan scan;
+	struct pop_scan scan;
 	struct frames st;
-	struct links links;
+	struct pop_links links;
 	struct attrs xa;
-	struct data data;
+	struct pop_data data;
 	struct progress pr;
 	unsigned char *xblock;	/* a block to build in */
 };
 
 /* The write pass's current directory. */
-static inline struct frame *top(struct ctx *c)
+static inline struct frame *pop_top(struct pop_ctx *c)
 {
 	return &c->st.v[c->st.depth - 1];
 }
 
-errcode_t frame_push(struct ctx *c);
-void ctx_free(struct ctx *c);
+errcode_t frame_push(struct pop_ctx *c);
+void ctx_free(struct pop_ctx *c);
 
 #endif

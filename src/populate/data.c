@@ -27,17 +27,17 @@
  * and the run is out before the writeback and the commit.  A failure
  * names the file whose data the run starts with.
  */
-static errcode_t run_flush(struct ctx *c)
+static errcode_t run_flush(struct pop_ctx *c)
 {
 	errcode_t err = 0;
 
 	if (c->data.run_len)
 		err = image_write_blocks(c->img, c->data.run_start, c->data.run_len, c->data.run);
 	c->data.run_len = 0;
-	return err ? fail(c, err, "writing data of", c->data.run_path.s) : 0;
+	return err ? pop_fail(c, err, "writing data of", c->data.run_path.s) : 0;
 }
 
-static errcode_t run_add(struct ctx *c, const struct src_entry *e,
+static errcode_t run_add(struct pop_ctx *c, const struct src_entry *e,
 			 fsblk_t phys, const unsigned char *blk)
 {
 	uint32_t bs = c->fs.g.block_size;
@@ -53,7 +53,7 @@ static errcode_t run_add(struct ctx *c, const struct src_entry *e,
 		c->data.run_start = phys;
 		sb_truncate(&c->data.run_path, 0);
 		if (sb_append(&c->data.run_path, e->path, strlen(e->path)))
-			return fail(c, ENOMEM, "writing data of", e->path);
+			return pop_fail(c, ENOMEM, "writing data of", e->path);
 	}
 	memcpy(c->data.run + (size_t)c->data.run_len * bs, blk, bs);
 	c->data.run_len++;
@@ -62,21 +62,21 @@ static errcode_t run_add(struct ctx *c, const struct src_entry *e,
 
 /* ext4_da_write_begin: no block yet, only a reservation; the data waits
  * in the spill file. */
-static errcode_t delay_block(struct ctx *c, const struct src_entry *e,
+static errcode_t delay_block(struct pop_ctx *c, const struct src_entry *e,
 			     uint64_t lb, const unsigned char *blk)
 {
 	errcode_t err;
 
 	errno = 0;
 	if (fwrite(blk, c->fs.g.block_size, 1, c->data.spill) != 1)
-		return fail_scratch(c, errno ? errno : EIO, "writing");
+		return pop_fail_scratch(c, errno ? errno : EIO, "writing");
 	err = ext4_da_reserve_block(&c->fs, &c->data.da, lb);
-	return err ? fail(c, err, "writing data of", e->path) : 0;
+	return err ? pop_fail(c, err, "writing data of", e->path) : 0;
 }
 
 /* The writeback's pending run: its blocks of the spill file into the
  * image, RUN_BLOCKS at a time. */
-static errcode_t writeback_flush(struct ctx *c)
+static errcode_t writeback_flush(struct pop_ctx *c)
 {
 	uint32_t bs = c->fs.g.block_size;
 	uint64_t spill = c->data.wb_spill;
@@ -92,7 +92,7 @@ static errcode_t writeback_flush(struct ctx *c)
 		errno = 0;
 		if (pread(fileno(c->data.spill), c->data.run, len, (off_t)spill) !=
 		    (ssize_t)len)
-			err = fail_scratch(c, errno ? errno : EIO, "reading");
+			err = pop_fail_scratch(c, errno ? errno : EIO, "reading");
 		if (!err)
 			err = image_write_blocks(c->img, phys, m, c->data.run);
 		phys += m;
@@ -109,8 +109,8 @@ static errcode_t writeback_flush(struct ctx *c)
 static errcode_t writeback_data(void *ctx, uint64_t spill, fsblk_t phys,
 				uint32_t n)
 {
-	struct ctx *c = ctx;
-	struct data *d = &c->data;
+	struct pop_ctx *c = ctx;
+	struct pop_data *d = &c->data;
 	errcode_t err;
 
 	if (d->wb_len &&
@@ -129,7 +129,7 @@ static errcode_t writeback_data(void *ctx, uint64_t spill, fsblk_t phys,
 /* A file written back: its indirect blocks, and its inode's block map. */
 static errcode_t writeback_done(void *ctx, const struct delayed *d)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	struct ext2_inode_large in;
 	errcode_t err = image_write_indirect(c->img, &c->fs, d->f);
 
@@ -143,9 +143,9 @@ static const struct writeback_sink sink_ops = {
 	.data = writeback_data, .file_done = writeback_done,
 };
 
-errcode_t delay_keep(struct ctx *c, struct ifile *f)
+errcode_t delay_keep(struct pop_ctx *c, struct ifile *f)
 {
-	struct data *d = &c->data;
+	struct pop_data *d = &c->data;
 	size_t budget = c->o->stage_budget ? c->o->stage_budget :
 			DELAYED_BUDGET;
 	errcode_t err = delalloc_keep(&c->fs, &d->da, f);
@@ -155,12 +155,12 @@ errcode_t delay_keep(struct ctx *c, struct ifile *f)
 	if (!d->rec_open) {
 		err = spill_open(&d->rec_fd);
 		if (err)
-			return fail_scratch(c, err, "creating");
+			return pop_fail_scratch(c, err, "creating");
 		d->rec_open = 1;
 	}
 	err = spill_write(d->rec_fd, d->da.rec, d->da.rec_len, d->rec_len);
 	if (err)
-		return fail_scratch(c, err, "writing");
+		return pop_fail_scratch(c, err, "writing");
 	d->rec_len += d->da.rec_len;
 	delalloc_records_taken(&d->da);
 	return 0;
@@ -168,10 +168,10 @@ errcode_t delay_keep(struct ctx *c, struct ifile *f)
 
 /* The scratch file's records read back through a window of
  * REC_WINDOW bytes, made larger for a record that does not fit. */
-static errcode_t writeback_spilled(struct ctx *c,
+static errcode_t writeback_spilled(struct pop_ctx *c,
 				   const struct writeback_sink *sink)
 {
-	struct data *d = &c->data;
+	struct pop_data *d = &c->data;
 	uint64_t off = 0;
 	size_t have = 0, used, want;
 	errcode_t err = 0;
@@ -186,7 +186,7 @@ static errcode_t writeback_spilled(struct ctx *c,
 			want = (size_t)(d->rec_len - off);
 		err = spill_read(d->rec_fd, d->rec_win + have, want, off);
 		if (err)
-			fail_scratch(c, err, "reading");
+			pop_fail_scratch(c, err, "reading");
 		off += want;
 		have += want;
 		if (!err)
@@ -204,7 +204,7 @@ static errcode_t writeback_spilled(struct ctx *c,
 /* The recorded files, oldest first: those in the scratch file, then
  * those still in memory; @cur (at i_size @isize), when there is one,
  * last. */
-static errcode_t writeback_all(struct ctx *c, struct ifile *cur,
+static errcode_t writeback_all(struct pop_ctx *c, struct ifile *cur,
 			       uint64_t isize,
 			       const struct writeback_sink *sink)
 {
@@ -228,16 +228,16 @@ static errcode_t writeback_all(struct ctx *c, struct ifile *cur,
 
 /* The spill file read from here on: the last run out first, since
  * c->data.run is the writeback's buffer. */
-static errcode_t writeback_begin(struct ctx *c)
+static errcode_t writeback_begin(struct pop_ctx *c)
 {
 	errcode_t err = run_flush(c);
 
 	if (!err && c->data.spill && fflush(c->data.spill))
-		err = fail_scratch(c, errno ? errno : EIO, "writing");
+		err = pop_fail_scratch(c, errno ? errno : EIO, "writing");
 	return err;
 }
 
-errcode_t writeback(struct ctx *c)
+errcode_t writeback(struct pop_ctx *c)
 {
 	struct writeback_sink sink = sink_ops;
 	errcode_t err = writeback_begin(c);
@@ -247,12 +247,12 @@ errcode_t writeback(struct ctx *c)
 		err = writeback_all(c, NULL, 0, &sink);
 	if (!err)
 		err = writeback_flush(c);
-	return err ? fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
+	return err ? pop_fail_at(c, err, "writing back delayed data to", c->o->image) : 0;
 }
 
 /* ext4_nonda_switch's writeback, before a page of @e (@f, at i_size
  * @isize); the spill file is all written, so it starts again. */
-static errcode_t writeback_now(struct ctx *c, const struct src_entry *e,
+static errcode_t writeback_now(struct pop_ctx *c, const struct src_entry *e,
 			       struct ifile *f, uint64_t isize)
 {
 	struct writeback_sink sink = sink_ops;
@@ -274,13 +274,13 @@ static errcode_t writeback_now(struct ctx *c, const struct src_entry *e,
 	if (!err && fseeko(c->data.spill, 0, SEEK_SET))
 		err = errno;
 	c->res->writebacks++;
-	return err ? fail(c, err, "writing back delayed data before", e->path) : 0;
+	return err ? pop_fail(c, err, "writing back delayed data before", e->path) : 0;
 }
 
 /* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
  * @isize: i_size when the kernel maps it (ext4's mballoc sizes its
  * request by it). */
-static errcode_t put_block(struct ctx *c, const struct src_entry *e,
+static errcode_t put_block(struct pop_ctx *c, const struct src_entry *e,
 			   struct ifile *f, uint64_t lb, uint64_t isize,
 			   const unsigned char *blk)
 {
@@ -305,7 +305,7 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
 	}
 	err = write_begin_block(&c->fs, f, (uint32_t)lb, isize, &phys);
 	if (err)
-		return fail(c, err, "writing data of", e->path);
+		return pop_fail(c, err, "writing data of", e->path);
 	return run_add(c, e, phys, blk);
 }
 
@@ -314,7 +314,7 @@ static errcode_t put_block(struct ctx *c, const struct src_entry *e,
  * write() first touches it, so blocks are allocated in logical order and
  * only where data is; a block shared by two ranges is written once.
  */
-errcode_t copy_data(struct ctx *c, const struct src_entry *e,
+errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e,
 		    struct ifile *f)
 {
 	uint32_t bs = c->fs.g.block_size;
@@ -333,7 +333,7 @@ errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 
 		err = e->data->next_data(e, off, &s, &t);
 		if (err)
-			return fail(c, err, "reading", e->path);
+			return pop_fail(c, err, "reading", e->path);
 		if (s >= size || s >= t)
 			break;
 		r0 = s;
@@ -345,7 +345,7 @@ errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 			err = c->mode == RUN_DRY ? 0 :
 			      e->data->read(e, c->data.chunk, n, s);
 			if (err)
-				return fail(c, err, "reading", e->path);
+				return pop_fail(c, err, "reading", e->path);
 			while (k < n) {
 				uint64_t lb = (s + k) / bs;
 				size_t in = (size_t)((s + k) % bs);
@@ -376,5 +376,5 @@ errcode_t copy_data(struct ctx *c, const struct src_entry *e,
 	if (end < size)
 		c->drv->truncate(&c->fs, f);
 	err = image_write_indirect(c->img, &c->fs, f);
-	return err ? fail(c, err, "writing data of", e->path) : 0;
+	return err ? pop_fail(c, err, "writing data of", e->path) : 0;
 }

@@ -5,13 +5,13 @@
 #include "populate/ctx.h"
 
 /* Write @e's data ranges into @f, front to back. */
-errcode_t copy_data(struct ctx *c, const struct src_entry *e, struct ifile *f);
+errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e, struct ifile *f);
 /* --delalloc: the current file, @f, closed: its delayed blocks wait for
  * the writeback in a record of a few bytes (model/write.h), the records
  * past a budget in a scratch file. */
-errcode_t delay_keep(struct ctx *c, struct ifile *f);
+errcode_t delay_keep(struct pop_ctx *c, struct ifile *f);
 /* --delalloc: the writeback at the end of the write pass (nothing to do
  * without). */
-errcode_t writeback(struct ctx *c);
+errcode_t writeback(struct pop_ctx *c);
 
 #endif

@@ -13,6 +13,7 @@
 #include "populate/report.h"
 #include "populate/hardlinks.h"
 #include "model/kver.h"
+#include "lib/digest.h"
 #include "lib/util.h"
 
 struct digest_walk {
@@ -20,7 +21,7 @@ struct digest_walk {
 	const struct populate_opts *o;
 	struct populate_result *res;
 	unsigned char *buf;
-	struct links links;	/* each multiply linked inode's first entry */
+	struct pop_links links;	/* each multiply linked inode's first entry */
 	uint32_t entries;	/* entries digested so far */
 };
 

@@ -9,7 +9,7 @@
 
 /* The map holds the first entry of each inode number; the rest of that
  * number (other devices) chain from it. */
-struct link_ent *link_find(const struct links *l, dev_t dev, ino_t ino)
+struct link_ent *link_find(const struct pop_links *l, dev_t dev, ino_t ino)
 {
 	size_t pos;
 	struct link_ent *e;
@@ -24,7 +24,7 @@ struct link_ent *link_find(const struct links *l, dev_t dev, ino_t ino)
 	}
 }
 
-errcode_t link_add(struct links *l, dev_t dev, ino_t ino, uint32_t img_ino)
+errcode_t link_add(struct pop_links *l, dev_t dev, ino_t ino, uint32_t img_ino)
 {
 	struct link_ent *e;
 	size_t pos;
@@ -47,7 +47,7 @@ errcode_t link_add(struct links *l, dev_t dev, ino_t ino, uint32_t img_ino)
 	return 0;
 }
 
-void links_free(struct links *l)
+void links_free(struct pop_links *l)
 {
 	free(l->v);
 	keymap_free(&l->by_ino);

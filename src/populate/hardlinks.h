@@ -9,10 +9,10 @@
 #include "populate/ctx.h"
 
 /* The image's inode for source inode @ino of @dev, or NULL. */
-struct link_ent *link_find(const struct links *l, dev_t dev, ino_t ino);
+struct link_ent *link_find(const struct pop_links *l, dev_t dev, ino_t ino);
 /* Remember @img_ino for source inode @ino of @dev (not known yet). */
-errcode_t link_add(struct links *l, dev_t dev, ino_t ino, uint32_t img_ino);
+errcode_t link_add(struct pop_links *l, dev_t dev, ino_t ino, uint32_t img_ino);
 /* Forget them all. */
-void links_free(struct links *l);
+void links_free(struct pop_links *l);
 
 #endif

@@ -30,7 +30,7 @@ uint32_t mask_flags(mode_t mode, uint32_t flags)
 	return flags & FL_OTHER_MASK;
 }
 
-void fill_inode(const struct ctx *c, const struct src_entry *e,
+void fill_inode(const struct pop_ctx *c, const struct src_entry *e,
 		uint32_t flags, struct ext2_inode_large *in)
 {
 	const struct stat *st = &e->st;
@@ -60,7 +60,7 @@ void fill_inode(const struct ctx *c, const struct src_entry *e,
 	}
 }
 
-void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
+void set_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
 		const struct ifile *f, fsblk_t xblk)
 {
 	uint64_t sectors = (f->nblocks + (xblk ? 1 : 0)) *
@@ -82,7 +82,7 @@ void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
 }
 
 /* Mode bits, owners and times of @e onto an inode the image has. */
-void take_attrs(const struct ctx *c, const struct src_entry *e,
+void take_attrs(const struct pop_ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in)
 {
 	struct ext2_inode_large fresh;
@@ -110,7 +110,7 @@ void take_mode_owner(const struct src_entry *e, struct ext2_inode_large *in)
 
 /* ext4: a new inode's attribute space (i_extra_isize 32, zeroed as
  * __ext4_new_inode leaves it); none for small inodes or ext2. */
-errcode_t ibody_new(struct ctx *c, struct ifile *f)
+errcode_t ibody_new(struct pop_ctx *c, struct ifile *f)
 {
 	size_t n = c->drv->xattr_ibody ? image_inode_tail_size(c->img) : 0;
 
@@ -124,7 +124,7 @@ errcode_t ibody_new(struct ctx *c, struct ifile *f)
 	return 0;
 }
 
-errcode_t stage_inode(struct ctx *c, const struct ifile *f,
+errcode_t stage_inode(struct pop_ctx *c, const struct ifile *f,
 		      const struct ext2_inode_large *in)
 {
 	errcode_t err = image_stage_inode(c->img, f->ino, in);
@@ -136,7 +136,7 @@ errcode_t stage_inode(struct ctx *c, const struct ifile *f,
 
 /* The blocks of a directory the image has (@in its inode) into @d, set
  * up by dirbuf_init: an htree where ext4 would use its index. */
-errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
+errcode_t load_dir(struct pop_ctx *c, const struct ext2_inode_large *in,
 		   struct dirbuf *d)
 {
 	errcode_t err = image_load_dir(c->img, &c->fs, in, d);

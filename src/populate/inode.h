@@ -18,24 +18,24 @@
 /* The inherited @flags an inode of @mode keeps (ext2_mask_flags). */
 uint32_t mask_flags(mode_t mode, uint32_t flags);
 /* A new inode of @e's metadata with @flags, one link. */
-void fill_inode(const struct ctx *c, const struct src_entry *e,
+void fill_inode(const struct pop_ctx *c, const struct src_entry *e,
 		uint32_t flags, struct ext2_inode_large *in);
 /* @f's block map, its attribute block @xblk (0: none) and i_blocks
  * into @in. */
-void set_blocks(const struct ctx *c, struct ext2_inode_large *in,
+void set_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
 		const struct ifile *f, fsblk_t xblk);
 /* Mode bits, owners and times of @e onto an inode the image has. */
-void take_attrs(const struct ctx *c, const struct src_entry *e,
+void take_attrs(const struct pop_ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in);
 /* Mode bits and owners alone (a device table line for "/"). */
 void take_mode_owner(const struct src_entry *e, struct ext2_inode_large *in);
 /* ext4: a new inode's attribute space; none for small inodes or ext2. */
-errcode_t ibody_new(struct ctx *c, struct ifile *f);
+errcode_t ibody_new(struct pop_ctx *c, struct ifile *f);
 /* Queue the inode (and its attribute space) for the commit. */
-errcode_t stage_inode(struct ctx *c, const struct ifile *f,
+errcode_t stage_inode(struct pop_ctx *c, const struct ifile *f,
 		      const struct ext2_inode_large *in);
 /* The blocks of a directory the image has (@in its inode) into @d. */
-errcode_t load_dir(struct ctx *c, const struct ext2_inode_large *in,
+errcode_t load_dir(struct pop_ctx *c, const struct ext2_inode_large *in,
 		   struct dirbuf *d);
 void inode_set_rdev(struct ext2_inode_large *in, dev_t rdev);
 

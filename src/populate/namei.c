@@ -32,10 +32,10 @@
 /* ext2_new_inode: choose the group by policy, take the inode.  The caller
  * then inherits ACLs (init_acl) and calls new_inode_done: the kernel's
  * trace record comes at the end of ext2_new_inode. */
-static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
+static errcode_t new_inode(struct pop_ctx *c, const struct src_entry *e,
 			   int is_dir, uint32_t *ino, struct orlov_figures *fig)
 {
-	struct frame *p = top(c);
+	struct frame *p = pop_top(c);
 	struct ialloc_parent par = {
 		.group = (int)p->d.map.group, .ino = p->d.map.ino,
 		.topdir = p->d.map.ino == EXT2_ROOT_INO ||
@@ -52,12 +52,12 @@ static errcode_t new_inode(struct ctx *c, const struct src_entry *e,
 	p->last_alloc_group = group;
 	err = orlov_take_inode(&c->fs, group, is_dir, ino);
 	if (err)
-		return fail(c, err, "allocating an inode for", e->path);
+		return pop_fail(c, err, "allocating an inode for", e->path);
 	*fig = f;
 	return 0;
 }
 
-static void new_inode_done(struct ctx *c, const struct frame *parent,
+static void new_inode_done(struct pop_ctx *c, const struct frame *parent,
 			   const struct src_entry *e, int is_dir,
 			   const struct orlov_figures *fig, uint32_t ino)
 {
@@ -65,20 +65,20 @@ static void new_inode_done(struct ctx *c, const struct frame *parent,
 	report_entry(c, e, ino);
 }
 
-static errcode_t add_link(struct ctx *c, const struct src_entry *e,
+static errcode_t add_link(struct pop_ctx *c, const struct src_entry *e,
 			  uint32_t ino)
 {
-	errcode_t err = dir_add_link(&c->fs, &top(c)->d, e->name, e->name_len,
+	errcode_t err = dir_add_link(&c->fs, &pop_top(c)->d, e->name, e->name_len,
 				     ino, ftype_of_mode(e->st.st_mode));
 
-	top(c)->added++;
-	return err ? fail(c, err, "adding a directory entry for", e->path) : 0;
+	pop_top(c)->added++;
+	return err ? pop_fail(c, err, "adding a directory entry for", e->path) : 0;
 }
 
 /* A frame for a directory the image has (the target, or one merged
  * into; @in its inode as read): its flags, and the attributes its new
  * entries inherit. */
-static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino,
+static errcode_t load_existing(struct pop_ctx *c, struct frame *n, uint32_t ino,
 			       const struct ext2_inode_large *in)
 {
 	errcode_t err = 0;
@@ -113,7 +113,7 @@ static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino,
 }
 
 /* The source root maps onto the target directory. */
-static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
+static errcode_t enter_target(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct ext2_inode_large in;
 	struct frame *n;
@@ -121,7 +121,7 @@ static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
 
 	if (err)
 		return err;
-	n = top(c);
+	n = pop_top(c);
 	/* The frame owns the target's blocks from now on. */
 	n->d = *c->target.d;
 	free(c->target.d);
@@ -131,7 +131,7 @@ static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
 	if (!err)
 		err = load_existing(c, n, c->target.ino, &in);
 	if (err)
-		return fail_at(c, err, "reading target directory", c->o->target);
+		return pop_fail_at(c, err, "reading target directory", c->o->target);
 	if (!c->o->root_attrs) {
 		/* the image's own attributes stay, but for a device table
 		 * line for "/": its mode and owners (--root-owner's, at
@@ -146,14 +146,14 @@ static errcode_t enter_target(struct ctx *c, const struct src_entry *e)
 	if (c->o->xattrs && e->nxattrs &&
 	    (n->xblk || (n->d.map.ibody &&
 	     !xattr_ibody_empty(n->d.map.ibody, n->d.map.ibody_size))))
-		return fail_at(c, ORLOV_ERR_TARGET_XATTRS,
+		return pop_fail_at(c, ORLOV_ERR_TARGET_XATTRS,
 			       "applying SOURCE's attributes to", c->o->target);
 	return write_xattrs(c, e, &n->d.map, &n->xblk);
 }
 
 /* --merge: into the directory @ino that is there, as cp -a does after
  * mkdir's EEXIST. */
-static errcode_t do_merge(struct ctx *c, const struct src_entry *e,
+static errcode_t do_merge(struct pop_ctx *c, const struct src_entry *e,
 			  uint32_t ino)
 {
 	struct ext2_inode_large in;
@@ -165,8 +165,8 @@ static errcode_t do_merge(struct ctx *c, const struct src_entry *e,
 	if (!err)
 		err = frame_push(c);
 	if (err)
-		return fail(c, err, "merging", e->path);
-	n = top(c);
+		return pop_fail(c, err, "merging", e->path);
+	n = pop_top(c);
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, &n->d);
@@ -175,36 +175,36 @@ static errcode_t do_merge(struct ctx *c, const struct src_entry *e,
 	/* cp -a then gives it the source's mode, owners and times
 	 * (and so does mke2fs -d); its attributes stay */
 	take_attrs(c, e, &n->inode);
-	return err ? fail(c, err, "merging", e->path) : 0;
+	return err ? pop_fail(c, err, "merging", e->path) : 0;
 }
 
 /* ext2_mkdir: a new inode and its first block, then the entry in the
  * parent; the new directory becomes the current frame. */
-static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
+static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct frame *p, *n;
 	struct orlov_figures fig;
 	uint32_t ino, flags;
 	errcode_t err;
 
-	if (dir_links_full(c, top(c)->inode.i_links_count, top(c)->d.indexed))
-		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory",
+	if (dir_links_full(c, pop_top(c)->inode.i_links_count, pop_top(c)->d.indexed))
+		return pop_fail(c, ORLOV_ERR_TOO_MANY_LINKS, "creating directory",
 			    e->path);
 	err = new_inode(c, e, 1, &ino, &fig);
 	if (err)
 		return err;
-	p = top(c);
+	p = pop_top(c);
 	flags = mask_flags(e->st.st_mode, p->flags & FL_INHERITED) |
 		(e->fsflags & FS_TOPDIR_FL);
 	err = frame_push(c);
 	if (err)
 		return err;
 	p = &c->st.v[c->st.depth - 2];
-	n = top(c);
+	n = pop_top(c);
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group, image_has_filetype(c->img));
 	err = ibody_new(c, &n->d.map);
 	if (err)
-		return fail(c, err, "creating directory", e->path);
+		return pop_fail(c, err, "creating directory", e->path);
 	n->flags = flags;
 	fill_inode(c, e, flags, &n->inode);
 	n->inode.i_links_count = 2;
@@ -219,11 +219,11 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 	new_inode_done(c, p, e, 1, &fig, ino);
 	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
 	if (err)
-		return fail(c, err, "creating directory", e->path);
+		return pop_fail(c, err, "creating directory", e->path);
 	err = dir_add_link(&c->fs, &p->d, e->name, e->name_len, ino, EXT2_FT_DIR);
 	p->added++;
 	if (err)
-		return fail(c, err, "adding a directory entry for", e->path);
+		return pop_fail(c, err, "adding a directory entry for", e->path);
 	p->inode.i_links_count = dir_links_inc(c, p->inode.i_links_count,
 					       p->d.indexed);
 	return set_attrs(c, e, &n->d.map, &n->xblk);
@@ -231,7 +231,7 @@ static errcode_t do_mkdir(struct ctx *c, const struct src_entry *e)
 
 static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	uint32_t ino;
 	errcode_t err;
 
@@ -240,8 +240,8 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	err = recheck(c, e);
 	if (err)
 		return err;
-	if (top(c)->existing &&
-	    dir_names_lookup(&top(c)->old_names, &top(c)->d, c->fs.g.block_size,
+	if (pop_top(c)->existing &&
+	    dir_names_lookup(&pop_top(c)->old_names, &pop_top(c)->d, c->fs.g.block_size,
 			     e->name, e->name_len, &ino))
 		return do_merge(c, e, ino);
 	return do_mkdir(c, e);
@@ -249,8 +249,8 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 
 static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
-	struct frame *n = top(c);
+	struct pop_ctx *c = ctx;
+	struct frame *n = pop_top(c);
 	errcode_t err;
 
 	if (n->is_target)
@@ -261,7 +261,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 		dirbuf_release(&c->fs, &n->d);
 		dir_names_free(&n->old_names);
 		c->st.depth--;
-		return err ? fail(c, err, "writing directory", e->path) : 0;
+		return err ? pop_fail(c, err, "writing directory", e->path) : 0;
 	}
 	/* ext2_add_link clears the index flag ext2 does not use */
 	if (n->existing && !c->fs.dx.enabled)
@@ -276,13 +276,13 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 	dirbuf_release(&c->fs, &n->d);
 	dir_names_free(&n->old_names);
 	c->st.depth--;
-	return err ? fail(c, err, "writing directory", e->path) : 0;
+	return err ? pop_fail(c, err, "writing directory", e->path) : 0;
 }
 
 
 /* ext2_link: one more entry for the inode @ino made for an earlier link
  * of the same source inode. */
-static errcode_t do_link(struct ctx *c, const struct src_entry *e,
+static errcode_t do_link(struct pop_ctx *c, const struct src_entry *e,
 			 uint32_t ino)
 {
 	struct ext2_inode_large old;
@@ -292,11 +292,11 @@ static errcode_t do_link(struct ctx *c, const struct src_entry *e,
 	if (err)
 		return err;
 	if (!staged || old.i_links_count >= c->drv->link_max)
-		return fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
+		return pop_fail(c, ORLOV_ERR_TOO_MANY_LINKS, "linking", e->path);
 	old.i_links_count++;
 	err = image_stage_inode(c->img, ino, &old);
 	if (err)
-		return fail(c, err, "linking", e->path);
+		return pop_fail(c, err, "linking", e->path);
 	report_entry(c, e, ino);
 	return 0;
 }
@@ -310,7 +310,7 @@ struct new_file {
 
 /* ext2_new_inode for anything but a directory, with the ACLs it
  * inherits.  @n is released by ifile_release whatever happens. */
-static errcode_t inode_begin(struct ctx *c, const struct src_entry *e,
+static errcode_t inode_begin(struct pop_ctx *c, const struct src_entry *e,
 			     struct new_file *n)
 {
 	struct orlov_figures fig;
@@ -321,13 +321,13 @@ static errcode_t inode_begin(struct ctx *c, const struct src_entry *e,
 	err = new_inode(c, e, 0, &ino, &fig);
 	if (err)
 		return err;
-	flags = mask_flags(e->st.st_mode, top(c)->flags & FL_INHERITED);
+	flags = mask_flags(e->st.st_mode, pop_top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &n->in);
 	ifile_init(&n->f, ino, c->fs.g.inodes_per_group);
 	err = ibody_new(c, &n->f);
 	if (err)
-		return fail(c, err, "creating", e->path);
-	err = init_acl(c, top(c), &n->f, e, &n->xblk);
+		return pop_fail(c, err, "creating", e->path);
+	err = init_acl(c, pop_top(c), &n->f, e, &n->xblk);
 	if (err)
 		return err;
 	/* EXTENTS_FL after the ACL, as in __ext4_new_inode (the ACL's
@@ -337,13 +337,13 @@ static errcode_t inode_begin(struct ctx *c, const struct src_entry *e,
 				(S_ISLNK(e->st.st_mode) &&
 				 e->link_len + 1 > sizeof(n->in.i_block))))
 		ifile_use_extents(&c->fs, &n->f, S_ISREG(e->st.st_mode));
-	new_inode_done(c, top(c), e, 0, &fig, ino);
+	new_inode_done(c, pop_top(c), e, 0, &fig, ino);
 	return 0;
 }
 
 /* The inode staged for the commit, and remembered for the other links
  * of its source. */
-static errcode_t inode_finish(struct ctx *c, const struct src_entry *e,
+static errcode_t inode_finish(struct pop_ctx *c, const struct src_entry *e,
 			      struct new_file *n)
 {
 	errcode_t err;
@@ -353,24 +353,24 @@ static errcode_t inode_finish(struct ctx *c, const struct src_entry *e,
 	if (!err && e->st.st_nlink > 1)
 		err = link_add(&c->links, e->st.st_dev, e->st.st_ino, n->f.ino);
 	if (err)
-		fail(c, err, "recording", e->path);
+		pop_fail(c, err, "recording", e->path);
 	return err;
 }
 
 /* --delalloc: the block map waits for the writeback (the inode's tail is
  * staged already), the file's allocation with it; a file with nothing
  * delayed leaves no record. */
-static errcode_t keep_delayed(struct ctx *c, const struct src_entry *e,
+static errcode_t keep_delayed(struct pop_ctx *c, const struct src_entry *e,
 			      struct ifile *f)
 {
 	errcode_t err = delay_keep(c, f);
 
-	return err ? fail(c, err, "recording", e->path) : 0;
+	return err ? pop_fail(c, err, "recording", e->path) : 0;
 }
 
 /* ext2_create, the entry in the parent, then the data front to back and
  * the last close. */
-static errcode_t do_create(struct ctx *c, const struct src_entry *e)
+static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct new_file n;
 	errcode_t err = inode_begin(c, e, &n);
@@ -404,7 +404,7 @@ out:
 
 /* ext2_symlink: a new inode, its block if the target does not fit in
  * i_block (a slow symlink), then the entry in the parent. */
-static errcode_t do_symlink(struct ctx *c, const struct src_entry *e)
+static errcode_t do_symlink(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct new_file n;
 	uint32_t bs = c->fs.g.block_size;
@@ -422,7 +422,7 @@ static errcode_t do_symlink(struct ctx *c, const struct src_entry *e)
 			err = image_write_blocks(c->img, phys, 1, c->xblock);
 		}
 		if (err) {
-			err = fail(c, err, "writing symlink", e->path);
+			err = pop_fail(c, err, "writing symlink", e->path);
 			goto out;
 		}
 	} else {
@@ -446,7 +446,7 @@ out:
 
 /* ext2_mknod: a device, fifo or socket: a new inode, then the entry in
  * the parent. */
-static errcode_t do_mknod(struct ctx *c, const struct src_entry *e)
+static errcode_t do_mknod(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct new_file n;
 	mode_t m = e->st.st_mode;
@@ -469,7 +469,7 @@ out:
 
 static errcode_t leaf(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	struct link_ent *l = NULL;
 	mode_t m = e->st.st_mode;
 	errcode_t err = recheck(c, e);
@@ -477,10 +477,10 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	if (err)
 		return err;
 	/* a name a directory merged into has (the first pass saw none) */
-	if (top(c)->existing &&
-	    dir_names_lookup(&top(c)->old_names, &top(c)->d, c->fs.g.block_size,
+	if (pop_top(c)->existing &&
+	    dir_names_lookup(&pop_top(c)->old_names, &pop_top(c)->d, c->fs.g.block_size,
 			     e->name, e->name_len, NULL))
-		return fail(c, ORLOV_ERR_EXISTS, "copying", e->path);
+		return pop_fail(c, ORLOV_ERR_EXISTS, "copying", e->path);
 	if (e->st.st_nlink > 1)
 		l = link_find(&c->links, e->st.st_dev, e->st.st_ino);
 	if (l)
@@ -495,7 +495,7 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	return do_mknod(c, e);
 }
 
-void write_visitor(struct ctx *c, struct walk_visitor *v)
+void write_visitor(struct pop_ctx *c, struct walk_visitor *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->enter_dir = enter_dir;

@@ -5,6 +5,6 @@
 #include "populate/ctx.h"
 
 /* The write pass's visitor of the source walk, on @c. */
-void write_visitor(struct ctx *c, struct walk_visitor *v);
+void write_visitor(struct pop_ctx *c, struct walk_visitor *v);
 
 #endif

@@ -48,10 +48,5 @@ struct populate_result {
  * @o as populate_resolve() left it. */
 errcode_t populate(const struct populate_opts *o, struct populate_result *res);
 void populate_result_free(struct populate_result *res);
-/* --json: the error as one JSON object on standard output, for a caller
- * that reads only that; @res NULL and @usage the message for a usage
- * error. */
-void populate_json_error(const struct populate_opts *o, errcode_t err,
-			 const struct populate_result *res, const char *usage);
 
 #endif

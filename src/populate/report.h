@@ -7,17 +7,17 @@
 /* The progress line on a terminal: not with -v, -q or --json. */
 int progress_wanted(const struct populate_opts *o);
 /* Record the first error with what was being done and where (verbatim). */
-errcode_t fail_at(struct ctx *c, errcode_t err, const char *what,
+errcode_t pop_fail_at(struct pop_ctx *c, errcode_t err, const char *what,
 		  const char *where);
 /* SOURCE/path, as messages name an entry (NULL without memory). */
-char *source_path(const struct ctx *c, const char *path);
-/* fail_at for a path relative to the source root, shown under SOURCE. */
-errcode_t fail(struct ctx *c, errcode_t err, const char *what,
+char *source_path(const struct pop_ctx *c, const char *path);
+/* pop_fail_at for a path relative to the source root, shown under SOURCE. */
+errcode_t pop_fail(struct pop_ctx *c, errcode_t err, const char *what,
 	       const char *path);
-/* fail_at for a scratch file of the run (lib/spill.h): named by its
+/* pop_fail_at for a scratch file of the run (lib/spill.h): named by its
  * directory and "(TMPDIR)", TMPDIR full being no fault of the source
  * file whose data went through it ("writing", "reading"). */
-errcode_t fail_scratch(struct ctx *c, errcode_t err, const char *doing);
+errcode_t pop_fail_scratch(struct pop_ctx *c, errcode_t err, const char *doing);
 /* A device table's error: it names a path in the image. */
 int devtable_error(errcode_t err);
 /* @path of the source root as it is in the image: under the target. */
@@ -27,14 +27,12 @@ void walk_error(void *ctx, errcode_t err, const char *what, const char *path);
 /* The walk's scratch file failed (walk_visitor.scratch_error). */
 void walk_scratch_error(void *ctx, errcode_t err, const char *doing);
 /* --trace's record of a new inode. */
-void trace_inode(struct ctx *c, const struct frame *parent,
+void trace_inode(struct pop_ctx *c, const struct frame *parent,
 		 const struct src_entry *e, int is_dir,
 		 const struct orlov_figures *f, uint32_t ino);
 /* An entry written as inode @ino: -v's line, the progress line. */
-void report_entry(struct ctx *c, const struct src_entry *e, uint32_t ino);
+void report_entry(struct pop_ctx *c, const struct src_entry *e, uint32_t ino);
 /* The tree does not fit: by how much. */
-errcode_t too_small(struct ctx *c, errcode_t err);
-void print_summary(const struct populate_opts *o,
-		   const struct populate_result *res);
+errcode_t too_small(struct pop_ctx *c, errcode_t err);
 
 #endif

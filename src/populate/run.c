@@ -1,9 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * One run of the engine: IMAGE opened, the allocator state loaded, the
- * first pass, the write pass, the commit; and populate(), which makes the
- * image first for --create and runs once (or for --create auto, until the
- * size fits).
+ * first pass, the write pass, the commit (populate.c drives it).
  */
 #include "config.h"
 
@@ -15,7 +13,6 @@
 #include <ext2fs/ext2fs.h>
 
 #include "populate/run.h"
-#include "populate/create.h"
 #include "populate/digest.h"
 #include "populate/inode.h"
 #include "populate/namei.h"
@@ -31,7 +28,7 @@
 #include "lib/spill.h"
 #include "lib/orlov_err.h"
 
-static errcode_t open_target(struct ctx *c)
+static errcode_t open_target(struct pop_ctx *c)
 {
 	struct ext2_inode_large in;
 	errcode_t err;
@@ -42,7 +39,7 @@ static errcode_t open_target(struct ctx *c)
 	if (!err)
 		err = image_read_inode(c->img, c->target.ino, &in);
 	if (err)
-		return fail_at(c, err, "looking up target directory", c->o->target);
+		return pop_fail_at(c, err, "looking up target directory", c->o->target);
 	c->target.links = in.i_links_count;
 	c->target.d = calloc(1, sizeof(*c->target.d));
 	if (!c->target.d)
@@ -50,10 +47,10 @@ static errcode_t open_target(struct ctx *c)
 	dirbuf_init(c->target.d, c->target.ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, c->target.d);
-	return err ? fail_at(c, err, "reading target directory", c->o->target) : 0;
+	return err ? pop_fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 
-static errcode_t commit(struct ctx *c)
+static errcode_t commit(struct pop_ctx *c)
 {
 	struct frame *t = &c->st.v[0];
 	errcode_t err;
@@ -81,14 +78,14 @@ static errcode_t commit(struct ctx *c)
 	if (!err)
 		err = stage_inode(c, &t->d.map, &t->inode);
 	if (err)
-		return fail_at(c, err, "writing target directory", c->o->target);
+		return pop_fail_at(c, err, "writing target directory", c->o->target);
 	err = image_commit(c->img, &c->fs, &c->res->ec);
 	c->img = NULL;
 	return err;
 }
 
 /* IMAGE (or --create's new one) opened as @c->mode needs it. */
-static errcode_t open_image(struct ctx *c)
+static errcode_t open_image(struct pop_ctx *c)
 {
 	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
@@ -118,7 +115,7 @@ static errcode_t open_image(struct ctx *c)
 
 /* --label, --uuid without --create: set as tune2fs would, committed with
  * the tree (mke2fs set them otherwise). */
-static errcode_t name_image(struct ctx *c)
+static errcode_t name_image(struct pop_ctx *c)
 {
 	const struct mkfs_opts *m = &c->o->mkfs;
 	errcode_t err;
@@ -126,27 +123,27 @@ static errcode_t name_image(struct ctx *c)
 	if (c->o->create || (!m->label && !m->uuid))
 		return 0;
 	err = image_set_naming(c->img, m->label, m->uuid);
-	return err ? fail_at(c, err, "setting the label or UUID of",
+	return err ? pop_fail_at(c, err, "setting the label or UUID of",
 			     c->o->image) : 0;
 }
 
 /* The allocator state as a fresh mount has it, for the kernel modelled. */
-static errcode_t load_state(struct ctx *c)
+static errcode_t load_state(struct pop_ctx *c)
 {
 	const struct populate_opts *o = c->o;
 	errcode_t err = image_load_state(c->img, &c->fs);
 
 	if (err)
-		return fail_at(c, err, "loading allocator state from", o->image);
+		return pop_fail_at(c, err, "loading allocator state from", o->image);
 	err = meta_epoch_fits(&o->meta, c->fs.g.inode_size >=
 					EXT2_GOOD_OLD_INODE_SIZE + 32);
 	if (err)
-		return fail_at(c, err, "checking SOURCE_DATE_EPOCH against",
+		return pop_fail_at(c, err, "checking SOURCE_DATE_EPOCH against",
 			       o->image);
 	if (o->fsck) {
 		err = image_fsck(c->in->path, &c->in->region);
 		if (err)
-			return fail_at(c, err, "checking with e2fsck -fn", o->image);
+			return pop_fail_at(c, err, "checking with e2fsck -fn", o->image);
 	}
 	c->fs.colour = o->colour;
 	c->fs.kver = o->kver;
@@ -163,7 +160,7 @@ static errcode_t load_state(struct ctx *c)
 			close(fd);
 		}
 		if (err)
-			return fail_at(c, err,
+			return pop_fail_at(c, err,
 				       "creating a spill file for delayed data in",
 				       spill_dir());
 		/* a write per MiB of delayed data, not one per block (glibc
@@ -180,14 +177,14 @@ static errcode_t load_state(struct ctx *c)
 	err = mb_state_init_opt(&c->fs, o->rotational == ROTATIONAL_YES,
 				o->mb_optimize_scan);
 	if (err)
-		return fail_at(c, err, "loading allocator state from", o->image);
+		return pop_fail_at(c, err, "loading allocator state from", o->image);
 	c->fs.mb->delalloc = o->delalloc;
 	c->fs.mb->journal = image_has_journal(c->img);
 	return 0;
 }
 
 /* The buffers of the passes, and the attribute state of the mount. */
-static errcode_t setup(struct ctx *c)
+static errcode_t setup(struct pop_ctx *c)
 {
 	const struct populate_opts *o = c->o;
 	uint32_t bs = c->fs.g.block_size;
@@ -220,7 +217,7 @@ static errcode_t setup(struct ctx *c)
 
 /* The second walk, which writes (or with --dry-run only allocates), the
  * writeback, and with RUN_WRITE the commit. */
-static errcode_t write_pass(struct ctx *c)
+static errcode_t write_pass(struct pop_ctx *c)
 {
 	const struct populate_opts *o = c->o;
 	struct populate_result *res = c->res;
@@ -234,14 +231,14 @@ static errcode_t write_pass(struct ctx *c)
 	if (o->trace) {
 		c->fs.trace = fopen(o->trace, "w");
 		if (!c->fs.trace)
-			return fail_at(c, (errcode_t)errno, "opening trace file",
+			return pop_fail_at(c, (errcode_t)errno, "opening trace file",
 				       o->trace);
 	}
 	/* a test program's hook: the source changes between passes */
 	if (o->between_passes) {
 		err = o->between_passes(o->between_cookie);
 		if (err)
-			return fail_at(c, err, "running the hook between the passes over",
+			return pop_fail_at(c, err, "running the hook between the passes over",
 				       o->source);
 	}
 	c->pr.on = progress_wanted(o);
@@ -280,11 +277,11 @@ static void mount_defaults(struct populate_opts *o, struct populate_result *res,
 	populate_resolve_mount(o, ext4, delalloc, &res->chosen);
 }
 
-errcode_t run(const struct populate_opts *given, struct populate_result *res,
+errcode_t populate_run(const struct populate_opts *given, struct populate_result *res,
 	      struct inputs *in, enum run_mode mode)
 {
 	struct populate_opts opts = *given, *o = &opts;
-	struct ctx c;
+	struct pop_ctx c;
 	errcode_t err;
 
 	mount_defaults(o, res, in);
@@ -318,72 +315,6 @@ errcode_t run(const struct populate_opts *given, struct populate_result *res,
 		err = spill_error(&res->ec, err, image_scratch_failed(c.img));
 	}
 	ctx_free(&c);
-	return err;
-}
-
-errcode_t populate(const struct populate_opts *o, struct populate_result *res)
-{
-	struct timespec t0, t1;
-	struct inputs in;
-	errcode_t err;
-
-	/* the summary's seconds: all of it, archive and mke2fs included */
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	memset(&in, 0, sizeof(in));
-	in.image_fd = in.tmp_fd = -1;
-	err = image_resolve(o->image, &in.image);
-	if (err) {
-		return errctx_set(&res->ec, err, "following the symbolic link",
-				  o->image);
-	}
-	in.path = in.image;
-	err = image_region_find(in.image, &o->where, &in.region);
-	/* --create makes a filesystem past the end: the file grows */
-	if (err == ORLOV_ERR_OFFSET_PAST_END && o->create)
-		err = 0;
-	if (err && o->where.partition && in.region.size)
-		errctx_setf(&res->ec, err, "checking partition", "%s of %s",
-			    o->where.partition, o->image);
-	else if (err)
-		/* a disk image that is not there is said to be missing, not
-		 * a partition or an offset in it */
-		errctx_set(&res->ec, err, err == ENOENT ? "opening the disk image" :
-			   o->where.partition ? "finding the partition in" :
-			   "checking the offset in", o->image);
-	if (!err)
-		err = before_open(o, res, &in);
-	if (!err && o->create && !o->dry_run)
-		err = create_lock(o, res, &in);
-	if (!err && o->create)
-		err = tree_digest(o, res, &in);
-	if (!err && o->create)
-		err = o->dry_run ? create_scratch(o, res, &in) :
-				   create_temp(o, res, &in);
-	if (!err && o->create)
-		err = create_image(o, res, &in);
-	if (!err) {
-		err = run(o, res, &in, o->dry_run ? RUN_DRY : RUN_WRITE);
-		/* written to a scratch image in TMPDIR, not to IMAGE */
-		err = create_scratch_error(o, res, &in, err);
-	}
-	if (in.tmp && !err && !o->dry_run)
-		err = create_commit(o, res, &in);
-	/* libext2fs's "short write" is the kernel's partial write: the host
-	 * filesystem ran out of room (or a quota, or RLIMIT_FSIZE) */
-	if (err == EXT2_ET_SHORT_WRITE)
-		err = ORLOV_ERR_SHORT_WRITE;
-	if (in.tmp && (err || o->dry_run))
-		unlink(in.tmp);
-	free(in.tmp);
-	proc_close_flocked(in.tmp_fd);
-	proc_close_flocked(in.image_fd);
-	free(in.image);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	res->seconds = (double)(t1.tv_sec - t0.tv_sec) +
-		       (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-	if (!err)
-		print_summary(o, res);
-	inputs_free(&in);
 	return err;
 }
 

@@ -5,7 +5,7 @@
 #include "populate/ctx.h"
 
 /* One run on IMAGE as it is now, as far as @mode says. */
-errcode_t run(const struct populate_opts *o, struct populate_result *res,
+errcode_t populate_run(const struct populate_opts *o, struct populate_result *res,
 	      struct inputs *in, enum run_mode mode);
 
 #endif

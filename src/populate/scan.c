@@ -24,7 +24,7 @@
 
 /* Refuse a name the image has where the entry goes; a directory it may
  * merge into is loaded, as the scan's next frame's. */
-static errcode_t check_name(struct ctx *c, const struct src_entry *e,
+static errcode_t check_name(struct pop_ctx *c, const struct src_entry *e,
 			    struct dirbuf **merged, uint32_t *links)
 {
 	const struct scan_dir *up = &c->scan.dirs.v[c->scan.dirs.depth - 1];
@@ -33,7 +33,7 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 
 	*merged = NULL;
 	if (e->name_len > EXT2_NAME_LEN)
-		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+		return pop_fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
 	/* Only names in directories the image has can collide. */
 	if (parent && dir_names_lookup(&up->old_names, parent, c->fs.g.block_size,
 				       e->name, e->name_len, &ino)) {
@@ -42,9 +42,9 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 		errcode_t err = image_read_inode(c->img, ino, &in);
 
 		if (err)
-			return fail(c, err, "checking", e->path);
+			return pop_fail(c, err, "checking", e->path);
 		if (!merges(c, e, c->scan.dirs.depth) || !S_ISDIR(in.i_mode))
-			return fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
+			return pop_fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
 		d = calloc(1, sizeof(*d));
 		if (!d)
 			return ENOMEM;
@@ -54,7 +54,7 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 		if (err) {
 			dirbuf_release(&c->fs, d);
 			free(d);
-			return fail(c, err, "reading directory", e->path);
+			return pop_fail(c, err, "reading directory", e->path);
 		}
 		*merged = d;
 		*links = in.i_links_count;
@@ -71,7 +71,7 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
  * block's FNV-1a hash: a tree with a million distinct sets is counted in
  * linear time.
  */
-static errcode_t count_xattr_block(struct ctx *c)
+static errcode_t count_xattr_block(struct pop_ctx *c)
 {
 	struct xsets *xs = &c->scan.xsets;
 	uint32_t bs = c->fs.g.block_size;
@@ -112,7 +112,7 @@ static errcode_t count_xattr_block(struct ctx *c)
 	return 0;
 }
 
-static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
+static errcode_t check_xattrs(struct pop_ctx *c, const struct src_entry *e)
 {
 	errcode_t err = xattrs_acceptable(c, e);
 
@@ -124,7 +124,7 @@ static errcode_t check_xattrs(struct ctx *c, const struct src_entry *e)
 /* One more entry of @name_len in the directory @d: ext2_add_link fills a
  * block before it takes the next (an upper bound: it also fills slack
  * left in earlier blocks). */
-static void scan_add_entry(struct ctx *c, struct scan_dir *d, size_t name_len)
+static void scan_add_entry(struct pop_ctx *c, struct scan_dir *d, size_t name_len)
 {
 	uint32_t rec = 8 + (((uint32_t)name_len + 3) & ~3U);
 	/* with metadata_csum a leaf ends in its checksum's dirent */
@@ -141,7 +141,7 @@ static void scan_add_entry(struct ctx *c, struct scan_dir *d, size_t name_len)
 }
 
 /* The blocks a file of @nblocks data blocks takes with its map's. */
-static uint64_t map_blocks_needed(const struct ctx *c, uint64_t nblocks)
+static uint64_t map_blocks_needed(const struct pop_ctx *c, uint64_t nblocks)
 {
 	uint32_t bs = c->fs.g.block_size;
 
@@ -152,7 +152,7 @@ static uint64_t map_blocks_needed(const struct ctx *c, uint64_t nblocks)
 /* The blocks a directory of @nblocks blocks of entries takes, indirect
  * ones included; an htree's leaves are split half full, and it has a root
  * and, past one index block, a second level. */
-static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
+static uint64_t dir_blocks_needed(const struct pop_ctx *c, uint64_t nblocks)
 {
 	uint32_t bs = c->fs.g.block_size;
 
@@ -166,7 +166,7 @@ static uint64_t dir_blocks_needed(const struct ctx *c, uint64_t nblocks)
 
 /* ORLOV_ERR_TARGET_XATTRS when the target has attributes (block or,
  * for ext4, inode) that --root-attrs would have to replace. */
-static errcode_t target_has_xattrs(struct ctx *c)
+static errcode_t target_has_xattrs(struct pop_ctx *c)
 {
 	struct ext2_inode_large in;
 	struct ifile f;
@@ -187,7 +187,7 @@ static errcode_t target_has_xattrs(struct ctx *c)
 
 static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	struct dirbuf *merged = NULL;
 	struct scan_dir *d;
 	uint32_t links = 0;
@@ -227,7 +227,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		 * (a directory that big is an htree wherever it can be) */
 		if (dir_links_full(c, c->scan.dirs.v[c->scan.dirs.depth - 1].links++,
 				   c->fs.dx.enabled))
-			return fail(c, ORLOV_ERR_TOO_MANY_LINKS,
+			return pop_fail(c, ORLOV_ERR_TOO_MANY_LINKS,
 				    "creating directory", e->path);
 		c->scan.need_inodes++;
 		c->pr.total_entries++;
@@ -247,7 +247,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 			/* its attribute block (at most), where it has none */
 			err = target_has_xattrs(c);
 			if (err)
-				return fail_at(c, err, "applying SOURCE's attributes to",
+				return pop_fail_at(c, err, "applying SOURCE's attributes to",
 					       c->o->target);
 			err = check_xattrs(c, e);
 			if (err)
@@ -265,7 +265,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	return 0;
 }
 
-static void scan_drop(struct ctx *c, struct scan_dir *d)
+static void scan_drop(struct pop_ctx *c, struct scan_dir *d)
 {
 	if (d->owned) {
 		dirbuf_release(&c->fs, d->existing);
@@ -278,7 +278,7 @@ static void scan_drop(struct ctx *c, struct scan_dir *d)
 
 static errcode_t scan_leave(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	const struct scan_dir *d = &c->scan.dirs.v[c->scan.dirs.depth - 1];
 
 	(void)e;
@@ -291,7 +291,7 @@ static errcode_t scan_leave(void *ctx, const struct src_entry *e)
 
 static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 {
-	struct ctx *c = ctx;
+	struct pop_ctx *c = ctx;
 	uint32_t bs = c->fs.g.block_size, apb = bs / 4;
 	uint64_t max_blocks = c->fs.g.extents ? EXT_MAX_BLOCKS :
 			      EXT2_NDIR_BLOCKS + apb + (uint64_t)apb * apb +
@@ -339,7 +339,7 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 				s = 0;
 				t = size;
 			} else if ((err = e->data->next_data(e, off, &s, &t))) {
-				return fail(c, err, "reading", e->path);
+				return pop_fail(c, err, "reading", e->path);
 			}
 			if (s >= t)
 				break;
@@ -351,13 +351,13 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 		 * holes or not (the size itself: check_kind); nor can the
 		 * block map reach past its triple indirect blocks. */
 		if (last != UINT64_MAX && last >= max_blocks)
-			return fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
+			return pop_fail(c, ORLOV_ERR_FILE_TOO_BIG, "checking", e->path);
 		c->scan.need_blocks += map_blocks_needed(c, nb);
 	}
 	return 0;
 }
 
-errcode_t first_pass(struct ctx *c)
+errcode_t first_pass(struct pop_ctx *c)
 {
 	struct walk_opts wo = { .want_xattrs = c->o->xattrs, .want_data = 1,
 				.ranges_only = 1, .ahead = c->o->jobs > 1,

@@ -6,6 +6,6 @@
 
 /* Walk the source once: check it, and that it fits (the figures into
  * c->res). */
-errcode_t first_pass(struct ctx *c);
+errcode_t first_pass(struct pop_ctx *c);
 
 #endif

@@ -46,7 +46,7 @@ struct walker {
 /* Small files the reader reads whole, at most HELD (ahead.c) at a time. */
 #define AHEAD_DATA (64u << 10)
 
-static errcode_t fail(struct walker *w, errcode_t err, const char *what)
+static errcode_t walk_fail(struct walker *w, errcode_t err, const char *what)
 {
 	if (w->v->error)
 		w->v->error(w->v->ctx, err, what, w->path.s ? w->path.s : "");
@@ -58,7 +58,7 @@ static errcode_t fail_names(struct walker *w, const struct walk_names *ns,
 			    errcode_t err, const char *doing)
 {
 	if (!ns->scratch || !w->v->scratch_error)
-		return fail(w, err, "reading directory");
+		return walk_fail(w, err, "reading directory");
 	w->v->scratch_error(w->v->ctx, err, doing);
 	return err;
 }
@@ -489,7 +489,7 @@ static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
 		goto opened;
 	}
 	if (fstatat(dirfd, e->name, &e->st, AT_SYMLINK_NOFOLLOW))
-		return fail(w, (errcode_t)errno, "reading attributes of");
+		return walk_fail(w, (errcode_t)errno, "reading attributes of");
 	/* the image inside SOURCE: its copy would be half written */
 	*skip = !S_ISDIR(e->st.st_mode) && skipped(w, &e->st);
 	if (*skip)
@@ -499,7 +499,7 @@ static errcode_t read_entry(struct walker *w, int dirfd, unsigned char type,
 		err = walk_open_same(dirfd, e->name, &e->st,
 				S_ISDIR(e->st.st_mode) ? O_DIRECTORY : 0, fd);
 		if (err)
-			return fail(w, err, S_ISDIR(e->st.st_mode) ?
+			return walk_fail(w, err, S_ISDIR(e->st.st_mode) ?
 				    "opening directory" : "opening");
 	}
 opened:
@@ -512,16 +512,16 @@ opened:
 			return ENOMEM;
 		n = readlinkat(dirfd, e->name, *target, cap);
 		if (n < 0)
-			return fail(w, (errcode_t)errno, "reading symlink");
+			return walk_fail(w, (errcode_t)errno, "reading symlink");
 		/* a longer target than lstat said: replaced meanwhile */
 		if ((size_t)n >= cap)
-			return fail(w, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
+			return walk_fail(w, ORLOV_ERR_SOURCE_CHANGED, "reading symlink");
 		(*target)[n] = '\0';
 		e->link_target = *target;
 		e->link_len = (size_t)n;
 		err = settle_atime(dirfd, e->name, &e->st);
 		if (err)
-			return fail(w, err, "reading attributes of");
+			return walk_fail(w, err, "reading attributes of");
 	}
 	if (w->opts->want_xattrs) {
 		if (pre) {
@@ -534,7 +534,7 @@ opened:
 			err = read_xattrs(w, dirfd, *fd, e);
 		}
 		if (err)
-			return fail(w, err, "reading extended attributes of");
+			return walk_fail(w, err, "reading extended attributes of");
 	}
 	if (S_ISREG(e->st.st_mode) && w->opts->want_data)
 		e->data = &host_data_ops;
@@ -570,7 +570,7 @@ static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
 	if (err)
 		err = fail_names(w, &f->names, err, "writing");
 	else if ((err = settle_atime(fd, NULL, &e->st)))
-		err = fail(w, err, "reading attributes of");
+		err = walk_fail(w, err, "reading attributes of");
 	f->st.st_atim = e->st.st_atim;
 	if (!err)
 		err = w->v->enter_dir(w->v->ctx, e);
@@ -613,7 +613,7 @@ static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
 				&stack[*depth - 2].fd);
 		if (err) {
 			sb_truncate(&w->path, f->mark);
-			err = fail(w, err, "opening directory");
+			err = walk_fail(w, err, "opening directory");
 		}
 	}
 	sb_truncate(&w->path, f->mark);
