@@ -13,7 +13,7 @@
 #include "source/meta.h"
 #include "source/tar.h"
 #include "model/kver.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "source/selabel.h"
 #include "image/naming.h"
 #include "lib/util.h"

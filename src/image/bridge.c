@@ -14,7 +14,7 @@
 #include "image/bridge.h"
 #include "image/image_int.h"
 #include "lib/orlov_err.h"
-#include "model/ext4_group.h"
+#include "model/ext4/ialloc.h"
 
 /* The counts of group @i (@nb blocks) from its descriptor, checked
  * against the bitmaps just loaded (@bmap, the block bitmap, goes into

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "model/bmap.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext4/balloc.h"
 #include "lib/orlov_err.h"
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg)

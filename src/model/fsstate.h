@@ -127,7 +127,7 @@ struct fs_state {
 	struct rsv_tree rsv;
 	unsigned int colour;	/* pid % 16 of the kernel's writer */
 	uint32_t kver;		/* the release modelled (kver.h): its gates */
-	struct mb_state *mb;	/* ext4 driver's mballoc (mballoc.h), or NULL */
+	struct mb_state *mb;	/* ext4 driver's mballoc (ext4/mballoc.h), or NULL */
 	/* ext4 with dir_index: directories past one block get an htree */
 	struct dx_hash_cfg {
 		int enabled;
@@ -136,7 +136,7 @@ struct fs_state {
 		uint32_t seed[4];
 	} dx;
 	FILE *trace;		/* --trace, or NULL */
-	struct ext4_groups *ext4;	/* lazy init (ext4_group.h), or NULL */
+	struct ext4_groups *ext4;	/* lazy init (ext4/ialloc.h), or NULL */
 };
 
 errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);

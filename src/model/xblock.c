@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/xblock.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 

@@ -4,7 +4,7 @@
 #ifndef ORLOV_EXT_FIXTURE_H
 #define ORLOV_EXT_FIXTURE_H
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 
 static inline uint64_t map1(struct ext_tree *t, const struct ext_fs *fs,
 		     const struct ext_alloc_ops *o, uint32_t lb)

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/ext4_ialloc.h"
+#include "model/ext4/ialloc.h"
+#include "model/ext4/balloc.h"
 #include "model/ialloc.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 

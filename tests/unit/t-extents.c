@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "model/bmap.h"
 #include "lib/orlov_err.h"
 #include "tap.h"

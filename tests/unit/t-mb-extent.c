@@ -11,8 +11,8 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/mballoc.h"
-#include "model/extents.h"
+#include "model/ext4/mballoc.h"
+#include "model/ext4/extents.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"

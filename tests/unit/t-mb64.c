@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/mb_internal.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext4/mballoc_int.h"
+#include "model/ext4/ialloc.h"
+#include "model/ext4/balloc.h"
 #include "tap.h"
 #include "fixture.h"
 

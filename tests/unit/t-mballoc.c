@@ -9,7 +9,7 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "model/bmap.h"
 #include "model/dir.h"
 #include "model/dirhash.h"

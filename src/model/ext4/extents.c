@@ -4,36 +4,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "lib/orlov_err.h"
-
-uint64_t ext4_inode_to_goal_block(const struct ext_fs *fs, uint32_t group,
-				  int is_reg)
-{
-	uint64_t bg_start, last_block;
-	int colour;
-
-	if (fs->flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME) {
-		/* the flex group's first group for directories and special
-		 * files, regular files from its second */
-		group &= ~(fs->flex_size - 1);
-		if (is_reg)
-			group++;
-	}
-	bg_start = fs->first_data_block + (uint64_t)group * fs->blocks_per_group;
-	last_block = fs->blocks_count - 1;
-	if (fs->delalloc)
-		return bg_start;	/* no colour with delayed allocation */
-	/* A flex group's second group can be past the end: the kernel's
-	 * unsigned difference then wraps, and its product is cut to the
-	 * int colour (ext4_grpblk_t). */
-	if (bg_start + fs->blocks_per_group <= last_block)
-		colour = (int)(fs->colour * (fs->blocks_per_group / 16));
-	else
-		colour = (int)(uint32_t)((uint64_t)fs->colour *
-					 ((last_block - bg_start) / 16));
-	return bg_start + (uint64_t)(int64_t)colour;
-}
 
 /* ext4_ext_find_goal: where the extent in the path would put @block if the
  * file were contiguous, else next to the leaf, else the inode's goal. */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The extent tree's storage and its walks (model/ext_tree.h): the root in
+ * The extent tree's storage and its walks (extents_tree.h): the root in
  * i_block, the tree blocks by number, ext4_find_extent and the look-ups
  * around a path.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "lib/orlov_err.h"
 
 static void root_init(struct ext_tree *t, uint32_t block_size, uint32_t group,

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/balloc.h"
+#include "model/ext2/balloc.h"
 #include "lib/orlov_err.h"
 
 /* The ext2 driver's images have fewer than 2^32 blocks (the 64bit

@@ -22,8 +22,8 @@
  * joined it; those lists are kept here the same way.  Not modelled: RAID
  * stripes, bigalloc, flex_bg.
  */
-#ifndef ORLOV_MBALLOC_H
-#define ORLOV_MBALLOC_H
+#ifndef ORLOV_EXT4_MBALLOC_H
+#define ORLOV_EXT4_MBALLOC_H
 
 #include "model/fsstate.h"
 
@@ -31,7 +31,7 @@
 
 /*
  * Linux 6.12's mballoc, as 6.12.77 and later have it (the Debian 13
- * kernels from 6.12.85-1 on); what it changes from 6.1's (mb_scan.c):
+ * kernels from 6.12.85-1 on); what it changes from 6.1's (mballoc_scan.c):
  * criteria renumbered, with CR_BEST_AVAIL_LEN (6.5) trimming a data
  * request's goal to a power of two down by up to three orders before
  * CR_GOAL_LEN_SLOW; CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN stepping over

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 
 /* The buddy's chunks of the free run [@i, @e). */
 static void count_run(const struct mb_state *mb, struct mb_group *gr,

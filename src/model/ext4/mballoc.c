@@ -5,8 +5,8 @@
  * delayed allocation, a run at writeback with it (mballoc.h).  Names
  * follow fs/ext4/mballoc.c so that the two can be read side by side.
  * This file is the allocator: the request, its normalization and the
- * goal; the group scans by criteria are in mb_scan.c, the buddy in
- * mb_buddy.c, the preallocations in mb_prealloc.c.
+ * goal; the group scans by criteria are in mballoc_scan.c, the buddy in
+ * mballoc_buddy.c, the preallocations in mballoc_prealloc.c.
  */
 #include "config.h"
 
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 #include "lib/orlov_err.h"
 
 /* ---- the request --------------------------------------------------- */

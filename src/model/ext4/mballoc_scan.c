@@ -1,14 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * ext4_mb_regular_allocator() and the group scans it runs, by criteria,
- * over the buddy (mb_buddy.c): the part of fs/ext4/mballoc.c that
+ * over the buddy (mballoc_buddy.c): the part of fs/ext4/mballoc.c that
  * changed most between 6.1 and 6.12 (mballoc.h).
  */
 #include "config.h"
 
 #include <string.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 
 #define MB_MAX_TO_SCAN 200
 #define MB_MIN_TO_SCAN 10

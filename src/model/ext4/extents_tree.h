@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the extent map (model/extents.h): the path from the root to a
+ * Inside the extent map (extents.h): the path from the root to a
  * leaf as ext4_find_extent builds it (struct ext4_ext_path), the tree
  * blocks, and the on-disk fields read and written in little endian.
  */
-#ifndef ORLOV_EXT_TREE_H
-#define ORLOV_EXT_TREE_H
+#ifndef ORLOV_EXT4_EXTENTS_TREE_H
+#define ORLOV_EXT4_EXTENTS_TREE_H
 
-#include "model/extents.h"
+#include "model/ext4/extents.h"
 
 #include <ext2fs/ext3_extents.h>
 

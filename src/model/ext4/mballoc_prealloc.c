@@ -11,7 +11,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 
 /* ---- lists of preallocations --------------------------------------- */
 
