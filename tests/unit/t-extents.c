@@ -627,7 +627,7 @@ static void test_mballoc(void)
 	       "a sparse tail grows the tree; its leaf is in use in the bitmap");
 	is_int(t.nblocks, 12 + 5 + 1, "blocks held: data and the leaf");
 	ext_tree_release(&t);
-	ext4_discard_inode_pa(&a, &mi);
+	ext4_discard_preallocations(&a, &mi);
 	mb_inode_release(&mi);
 	ifile_release(&b, &f);
 	mb_state_free(&a);

@@ -318,13 +318,13 @@ static void test_through_ops(void)
 	for (lb = 0; lb < 10; lb++)
 		ok &= map1(&t, &efs, &o, lb) == gblock(0, 320 + lb);
 	tap_ok(ok, "ten blocks from the preallocation at 320");
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	is_int(map1(&t, &efs, &o, 10), gblock(0, 330),
 	       "the next block after closing: next to its left neighbour");
 	tap_ok(nth_extent(&t, 0, &ex) && ee_len(&ex) == 11 &&
 	       !nth_extent(&t, 1, &ex), "one extent of 11 blocks");
 	ext_tree_release(&t);
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	done(&fs, &mi);
 }
 

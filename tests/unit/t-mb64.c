@@ -102,7 +102,7 @@ static void test_extent_mapped(void)
 	       "its inode preallocation there, 1 MiB long");
 	is_int(fs.mb->last_group, 65536, "the stream goes on in that group");
 	is_int(fs.mb->last_start, 1024, "from the extent found");
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	mb_inode_release(&mi);
 	mb_state_free(&fs);
 	fs_state_free(&fs);

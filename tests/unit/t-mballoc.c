@@ -138,7 +138,7 @@ static void test_stream(void)
 	       "block 32: another 32 blocks (the file is 33 KiB, rounded to "
 	       "64, less the 32 preallocated), the stream goal's first chunk "
 	       "of order 5");
-	ext4_discard_inode_pa(&fs, &f);
+	ext4_discard_preallocations(&fs, &f);
 	is_int(f.pas.n, 0, "closing the file discards its preallocations");
 	is_int(fs.free_blocks[0], free0 - 17,
 	       "the on-disk counts saw only the 17 blocks used");

@@ -180,7 +180,7 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 			    uint32_t logical, uint32_t goal, uint32_t *block);
 
 /* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
-void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi);
+void ext4_discard_preallocations(struct fs_state *fs, struct mb_inode *mi);
 /* @mi was copied to a new place: its preallocations follow it. */
 void mb_inode_moved(struct mb_inode *mi);
 /* Forget the file; its preallocations stay until a discard. */

@@ -108,27 +108,28 @@ int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len);
 void mb_group_changed(const struct fs_state *fs, uint32_t group);
 /* The buddy's generation for @group, on none of the lists yet;
  * @all_free: its bitmap is all zero, and need not be read. */
-void mb_group_init(const struct fs_state *fs, uint32_t group, int all_free);
+void ext4_mb_init_group(const struct fs_state *fs, uint32_t group,
+			int all_free);
 uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
 			uint32_t block, uint32_t needed, struct free_ex *ex);
 void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);
 /* What mb_mark_used would return for @ex (remaining length and order
  * where it first splits a chunk, 0 if it splits none), for --trace. */
 uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex);
-void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
-		   uint32_t len);
+void mb_free_blocks(struct fs_state *fs, uint32_t group, uint32_t start,
+		    uint32_t len);
 
 /* ---- the scans (mballoc_scan.c) ------------------------------------ */
 
 /* ext4_mb_regular_allocator: the goal, then the groups by criteria. */
-errcode_t mb_regular_allocator(struct alloc_ctx *ac);
+errcode_t ext4_mb_regular_allocator(struct alloc_ctx *ac);
 
 /* ---- preallocations (mballoc_prealloc.c) ---------------------------- */
 
-int mb_use_preallocated(struct alloc_ctx *ac);
-errcode_t mb_new_preallocation(struct alloc_ctx *ac);
-uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
-				   uint64_t *seq);
-errcode_t mb_release_context(struct alloc_ctx *ac);
+int ext4_mb_use_preallocated(struct alloc_ctx *ac);
+errcode_t ext4_mb_new_preallocation(struct alloc_ctx *ac);
+uint32_t ext4_mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
+					uint64_t *seq);
+errcode_t ext4_mb_release_context(struct alloc_ctx *ac);
 
 #endif
