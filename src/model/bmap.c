@@ -53,7 +53,7 @@ void ifile_release(const struct fs_state *fs, struct ifile *f)
 void ifile_use_extents(const struct fs_state *fs, struct ifile *f, int is_reg)
 {
 	f->extents = 1;
-	ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
+	ext4_ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
 }
 
 int ifile_is_new(const struct fs_state *fs, const struct ifile *f)
@@ -70,7 +70,7 @@ int ifile_is_new(const struct fs_state *fs, const struct ifile *f)
 	    memcmp(f->i_block, zero, sizeof(zero)) || f->mb.pas.n ||
 	    f->mb.i_size || f->mb.closed)
 		return 0;
-	/* the extent tree: its root as ext_tree_init makes it, no block */
+	/* the extent tree: its root as ext4_ext_tree_init makes it, no block */
 	return !f->extents ||
 	       (!f->ext.n && !f->ext.nblocks &&
 		f->ext.block_size == t.ext.block_size &&
@@ -110,7 +110,7 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	ext_fs_of(&e, fs, fs_flex_size(fs));
 	ext_mb_ops(&m, &ops);
 	f->ext.nblocks = f->nblocks;
-	err = ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
+	err = ext4_ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
 	f->nblocks = f->ext.nblocks;
 	*phys = p;
 	return err;

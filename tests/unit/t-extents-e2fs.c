@@ -204,7 +204,7 @@ static void test_libext2fs(unsigned int bits, uint32_t n, int depth)
 	efs.blocks_count = ext2fs_blocks_count(fs->super);
 	efs.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
 	efs.block_size = fs->blocksize;
-	ext_tree_init(&t, fs->blocksize, 0, 1);
+	ext4_ext_tree_init(&t, fs->blocksize, 0, 1);
 	for (i = 0; i < n && ok; i++)
 		ok = map1(&t, &efs, &o, 2 * i) != 0;
 	tap_ok(ok && ext_tree_depth(&t) == depth,

@@ -81,8 +81,8 @@ struct ext_alloc_ops {
 
 /* ext4_ext_tree_init: an empty root for a new inode of group @group (one
  * that carries EXT4_EXTENTS_FL). */
-void ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
-		   int is_reg);
+void ext4_ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
+			int is_reg);
 /* An inode's tree read from the image into @t (new or released): the
  * root, then each tree block (ext_tree_attach, any order).  The root is checked here, the blocks
  * when a lookup reaches them. */
@@ -115,9 +115,9 @@ errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx);
  * (mpage_map_one_extent).  *phys is the first block, *got how many
  * (contiguous, at least one).  Mapped blocks are returned as they are.
  */
-errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
-			 const struct ext_alloc_ops *ops, uint32_t lblk,
-			 uint32_t len, uint64_t *phys, uint32_t *got);
+errcode_t ext4_ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
+			      const struct ext_alloc_ops *ops, uint32_t lblk,
+			      uint32_t len, uint64_t *phys, uint32_t *got);
 
 /* The same without allocating: *phys 0 for a hole; *len how many blocks
  * from @lblk are mapped contiguously, or how long the hole is. */
