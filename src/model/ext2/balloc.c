@@ -53,7 +53,8 @@ static struct rsv_window *rsv_next(const struct rsv_tree *t,
 	return t->win[i + 1];
 }
 
-static errcode_t rsv_window_add(struct rsv_tree *t, struct rsv_window *w)
+static errcode_t ext2_rsv_window_add(struct rsv_tree *t,
+				     struct rsv_window *w)
 {
 	unsigned int i;
 
@@ -240,7 +241,7 @@ static int find_next_reservable_window(struct fs_state *fs,
 	my_rsv->start = cur;
 	my_rsv->end = cur + size - 1;
 	my_rsv->alloc_hit = 0;
-	if (prev != my_rsv && rsv_window_add(&fs->rsv, my_rsv))
+	if (prev != my_rsv && ext2_rsv_window_add(&fs->rsv, my_rsv))
 		return -2;
 	return 0;
 }
