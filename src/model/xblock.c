@@ -209,7 +209,7 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 
 	if (refs == 1) {
 		if (fs->mb)
-			ext4_mb_free_blocks(fs, ino, b->blk, 1);
+			ext4_free_blocks(fs, ino, b->blk, 1);
 		else
 			ext2_free_blocks(fs, ino, (uint32_t)b->blk, 1);
 		if (b->cached)

@@ -82,7 +82,7 @@ static void test_extent_mapped(void)
 	mi.i_size = 4096 * 2;
 	is_int(ext4_mb_new_blocks_ar(&fs, &ar, &c, &got), 0, "the next block");
 	is_int(c, b + 1, "from that preallocation, contiguous");
-	ext4_mb_free_blocks(&fs, 0, b, 2);
+	ext4_free_blocks(&fs, 0, b, 2);
 	tap_ok(!bit_test(group_bbitmap(&fs, 65537), 0) &&
 	       fs.free_blocks[65537] == BPG,
 	       "freed past 2^32: the bitmap and count again");

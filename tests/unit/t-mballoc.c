@@ -102,7 +102,7 @@ static void test_free_journal(void)
 		mkstate(&fs, 4);
 		fs.mb->journal = journal;
 		ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
-		ext4_mb_free_blocks(&fs, 0, blk, 1);
+		ext4_free_blocks(&fs, 0, blk, 1);
 		is_int(fs.free_blocks[2], 8192 - 300,
 		       journal ? "with a journal a freed block is free on disk at once"
 			       : "without a journal a freed block is free on disk at once");

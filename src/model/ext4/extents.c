@@ -676,7 +676,7 @@ static void mb_release(void *ctx, uint64_t blk, uint32_t count, int meta)
 	struct ext_mb *m = ctx;
 
 	(void)meta;
-	ext4_mb_free_blocks(m->fs, m->ino, blk, count);
+	ext4_free_blocks(m->fs, m->ino, blk, count);
 }
 
 void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)

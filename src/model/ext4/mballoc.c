@@ -391,8 +391,8 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 	return ext4_mb_new_blocks(fs, mi, ino, logical, goal, 1, block, &got);
 }
 
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
-			 uint32_t count)
+void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
+		      uint32_t count)
 {
 	struct free_ex ex;
 	uint32_t i;

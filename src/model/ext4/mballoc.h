@@ -191,7 +191,7 @@ void mb_inode_release(struct mb_inode *mi);
  * once the transaction commits (ext4_free_data_in_buddy), which here is
  * after the run: one transaction, the reference run being shorter than
  * the journal's 5-second commit interval. */
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
-			 uint32_t count);
+void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
+		      uint32_t count);
 
 #endif

@@ -391,14 +391,12 @@ static void ext4_mb_scan_groups_xa_range(struct alloc_ctx *ac, int by_lfo,
 	}
 }
 
-/* ext4_mb_scan_groups_p2_aligned and _goal_fast: every order's list from
- * the goal's group to the end, then from group 0 to it. */
-static void mb_scan_lists(struct alloc_ctx *ac, uint32_t start,
-			  errcode_t *err)
+/* What ext4_mb_scan_groups_p2_aligned and _goal_fast share: every
+ * order's list from @first, from the goal's group to the end, then from
+ * group 0 to it; 0 when that found nothing. */
+static int mb_scan_lists(struct alloc_ctx *ac, int by_lfo, int first,
+			 uint32_t start, errcode_t *err)
 {
-	int by_lfo = ac->cr == CR_POWER2_ALIGNED;
-	int first = by_lfo ? ac->order2 :
-		    mb_avg_fragment_size_order(ac->mb, ac->g.len);
 	uint32_t end = ext4_get_allocation_groups_count(ac);
 	int i;
 
@@ -406,16 +404,32 @@ wrap:
 	for (i = first; i <= (int)ac->mb->max_order; i++) {
 		ext4_mb_scan_groups_xa_range(ac, by_lfo, i, start, end, err);
 		if (mb_done(ac, err))
-			return;
+			return 1;
 	}
 	if (start) {
 		end = start;
 		start = 0;
 		goto wrap;
 	}
-	if (by_lfo)
+	return 0;
+}
+
+/* The largest-free-order lists from the request's order up. */
+static void ext4_mb_scan_groups_p2_aligned(struct alloc_ctx *ac,
+					   uint32_t start, errcode_t *err)
+{
+	if (!mb_scan_lists(ac, 1, ac->order2, start, err))
 		ac->cr = CR_GOAL_LEN_FAST;
-	else	/* only a data request was normalized, can be trimmed */
+}
+
+/* The average-fragment lists from the goal's length up; none: only a
+ * data request was normalized, and can be trimmed. */
+static void ext4_mb_scan_groups_goal_fast(struct alloc_ctx *ac,
+					  uint32_t start, errcode_t *err)
+{
+	int first = mb_avg_fragment_size_order(ac->mb, ac->g.len);
+
+	if (!mb_scan_lists(ac, 0, first, start, err))
 		ac->cr = ac->flags & HINT_DATA ? CR_BEST_AVAIL_LEN :
 						 CR_GOAL_LEN_SLOW;
 }
@@ -465,10 +479,12 @@ static void ext4_mb_scan_groups(struct alloc_ctx *ac, errcode_t *err)
 		if (mb_done(ac, err))
 			return;
 	}
-	if (ac->cr == CR_BEST_AVAIL_LEN)
+	if (ac->cr == CR_POWER2_ALIGNED)
+		ext4_mb_scan_groups_p2_aligned(ac, start, err);
+	else if (ac->cr == CR_BEST_AVAIL_LEN)
 		ext4_mb_scan_groups_best_avail(ac, start, err);
 	else
-		mb_scan_lists(ac, start, err);
+		ext4_mb_scan_groups_goal_fast(ac, start, err);
 }
 
 /* After the scans: the best extent found short of the goal, if it is
