@@ -105,7 +105,7 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	uint64_t p = 0;
 	errcode_t err;
 
-	if (!fs->mb)
+	if (fs->driver != ALLOC_EXT4)
 		return ORLOV_ERR_UNSUPP_FEATURE;	/* ext2 has no extents */
 	ext_fs_of(&e, fs, fs_flex_size(fs));
 	ext_mb_ops(&m, &ops);
@@ -418,7 +418,7 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 	}
 
 	indirect_blks = depth - partial - 1;
-	if (fs->mb) {
+	if (fs->driver == ALLOC_EXT4) {
 		count = ext4_blks_to_allocate(&ch[partial], indirect_blks, len,
 					      boundary);
 		err = ext4_alloc_branch(fs, f, is_reg, iblock, &ch[partial],

@@ -695,6 +695,6 @@ void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
 	e->blocks_per_group = fs->g.blocks_per_group;
 	e->block_size = fs->g.block_size;
 	e->flex_size = flex_size ? flex_size : 1;
-	e->delalloc = fs->mb && fs->mb->delalloc;
+	e->delalloc = fs->driver == ALLOC_EXT4 && fs->mb->delalloc;
 	e->colour = fs->colour;
 }

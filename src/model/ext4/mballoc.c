@@ -448,6 +448,8 @@ errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
 	mb->max_linear_groups = rotational ? 4 : 0;
 	for (g = 0; g < n; g++)
 		ext4_mb_init_group(fs, g, group_all_free(fs, g));
+	/* ext4_mb_init is the ext4 driver's mount: its allocators from now */
+	fs->driver = ALLOC_EXT4;
 	return 0;
 nomem:
 	mb_state_free(fs);
