@@ -200,10 +200,10 @@ static void test_libext2fs(unsigned int bits, uint32_t n, int depth)
 		return;
 	}
 	o.ctx = fs;
-	efs.first_data_block = fs->super->s_first_data_block;
-	efs.blocks_count = ext2fs_blocks_count(fs->super);
-	efs.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
-	efs.block_size = fs->blocksize;
+	efs.g.first_data_block = fs->super->s_first_data_block;
+	efs.g.blocks_count = ext2fs_blocks_count(fs->super);
+	efs.g.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
+	efs.g.block_size = fs->blocksize;
 	ext4_ext_tree_init(&t, fs->blocksize, 0, 1);
 	for (i = 0; i < n && ok; i++)
 		ok = map1(&t, &efs, &o, 2 * i) != 0;

@@ -139,9 +139,9 @@ static struct ext_alloc_ops ops_of(struct fake *f)
 
 /* 8 groups of 8192 blocks of 1 KiB, flex groups of 16, writer colour 3 */
 static const struct ext_fs fs1k = {
-	.first_data_block = 1, .blocks_count = 8 * 8192 + 1,
-	.blocks_per_group = 8192, .block_size = 1024, .flex_size = 16,
-	.delalloc = 0, .colour = 3,
+	.g = { .first_data_block = 1, .blocks_count = 8 * 8192 + 1,
+	       .blocks_per_group = 8192, .block_size = 1024 },
+	.flex_size = 16, .delalloc = 0, .colour = 3,
 };
 
 static const struct ext3_extent_header *root_hdr(const struct ext_tree *t)
@@ -164,7 +164,7 @@ static void test_goal_block(void)
 	fs.flex_size = 2;
 	is_int(ext4_inode_to_goal_block(&fs, 5, 1), 1 + 5 * 8192 + 3 * 512,
 	       "flex groups under 4: the inode's own group");
-	fs.blocks_count = 7 * 8192 + 1 + 1000;
+	fs.g.blocks_count = 7 * 8192 + 1 + 1000;
 	is_int(ext4_inode_to_goal_block(&fs, 7, 1), 1 + 7 * 8192 + 3 * (999 / 16),
 	       "in a short last group the colour scales to what is left");
 }
@@ -605,7 +605,7 @@ static void test_mballoc(void)
 	ext_mb_ops(&m, &o);
 	a.colour = b.colour = 7;
 	ext_fs_of(&efs, &a, 1);
-	tap_ok(efs.blocks_per_group == 8192 && efs.first_data_block == 1 &&
+	tap_ok(efs.g.blocks_per_group == 8192 && efs.g.first_data_block == 1 &&
 	       efs.colour == 7 && efs.flex_size == 1,
 	       "the geometry and the writer's colour come from the state");
 	ext4_ext_tree_init(&t, 1024, 1, 1);

@@ -21,15 +21,16 @@ uint64_t ext4_inode_to_goal_block(const struct ext_fs *fs, uint32_t group,
 		if (is_reg)
 			group++;
 	}
-	bg_start = fs->first_data_block + (uint64_t)group * fs->blocks_per_group;
-	last_block = fs->blocks_count - 1;
+	bg_start = fs->g.first_data_block +
+		   (uint64_t)group * fs->g.blocks_per_group;
+	last_block = fs->g.blocks_count - 1;
 	if (fs->delalloc)
 		return bg_start;	/* no colour with delayed allocation */
 	/* A flex group's second group can be past the end: the kernel's
 	 * unsigned difference then wraps, and its product is cut to the
 	 * int colour (ext4_grpblk_t). */
-	if (bg_start + fs->blocks_per_group <= last_block)
-		colour = (int)(fs->colour * (fs->blocks_per_group / 16));
+	if (bg_start + fs->g.blocks_per_group <= last_block)
+		colour = (int)(fs->colour * (fs->g.blocks_per_group / 16));
 	else
 		colour = (int)(uint32_t)((uint64_t)fs->colour *
 					 ((last_block - bg_start) / 16));
@@ -42,10 +43,7 @@ uint32_t ext4_goal_block(const struct fs_state *fs, uint32_t block_group,
 	/* the kernel holds it in an int: negative at log 31 */
 	int flex_size = (int)fs_flex_size(fs);
 	struct ext_fs e = {
-		.first_data_block = fs->g.first_data_block,
-		.blocks_count = fs->g.blocks_count,
-		.blocks_per_group = fs->g.blocks_per_group,
-		.block_size = fs->g.block_size,
+		.g = fs->g,
 		/* (a negative int flex size is no flex_bg to the kernel) */
 		.flex_size = flex_size > 0 ? (uint32_t)flex_size : 1,
 		.delalloc = delalloc, .colour = colour,

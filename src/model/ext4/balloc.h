@@ -9,13 +9,13 @@
 
 #include "model/fsstate.h"
 
-/* What ext4_inode_to_goal_block reads of the filesystem and the writer. */
+/* What ext4_inode_to_goal_block reads: the filesystem's one geometry,
+ * and what its callers hold beside it. */
 struct ext_fs {
-	uint64_t first_data_block;
-	uint64_t blocks_count;
-	uint32_t blocks_per_group;
-	uint32_t block_size;
-	uint32_t flex_size;	/* groups per flex group, 1 without flex_bg */
+	struct fs_geom g;
+	/* groups per flex group, 1 without flex_bg: the caller's, as its
+	 * int holds 1 << g.log_groups_per_flex */
+	uint32_t flex_size;
 	int delalloc;		/* mounted with delayed allocation */
 	unsigned int colour;	/* the writer's pid % 16 */
 };

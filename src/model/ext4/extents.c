@@ -303,7 +303,7 @@ static errcode_t ext4_ext_grow_indepth(struct ext_tree *t,
 
 	if (depth)
 		goal = ei_pblock(EXT_FIRST_INDEX(root));
-	if (goal > fs->first_data_block) {
+	if (goal > fs->g.first_data_block) {
 		try_goal = 1;
 		goal--;
 	} else {
@@ -690,10 +690,7 @@ void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)
 void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
 	       uint32_t flex_size)
 {
-	e->first_data_block = fs->g.first_data_block;
-	e->blocks_count = fs->g.blocks_count;
-	e->blocks_per_group = fs->g.blocks_per_group;
-	e->block_size = fs->g.block_size;
+	e->g = fs->g;
 	e->flex_size = flex_size ? flex_size : 1;
 	e->delalloc = fs->driver == ALLOC_EXT4 && fs->mb->delalloc;
 	e->colour = fs->colour;
