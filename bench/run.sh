@@ -9,7 +9,7 @@
 #
 # usage: run.sh [--quick] [--tool PATH] [--layout PATH] [--out DIR] [--runs N]
 #               [--workloads kernel,empty,empty-big,million,huge,scaling,aging,guest]
-#               [--fs ext2,ext4] [--keep]
+#               [--fs ext4,ext2] [--keep]
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -62,12 +62,11 @@ if [ -z "$workloads" ]; then
 	if [ $quick = 1 ]; then workloads=kernel,empty,empty-big,million,huge,scaling
 	else workloads=kernel,empty,empty-big,million,huge,scaling,aging,guest; fi
 fi
-# The file systems written: ext2 always was; ext4 (mke2fs -t ext4 images,
-# the workloads again as NAME-ext4) doubles the time of the workloads, so
-# the full run, already near its hour, does it only when asked.
-if [ -z "$fslist" ]; then
-	if [ $quick = 1 ]; then fslist=ext2,ext4; else fslist=ext2; fi
-fi
+# The file systems written, in this order: ext4 (mke2fs -t ext4 images, the
+# workloads as NAME-ext4, orlov-populate with delayed allocation and with
+# --no-delalloc) first, the headline, then ext2.  ext4 doubles the time of
+# the workloads (bench/README.md gives the cost).
+[ -n "$fslist" ] || fslist=ext4,ext2
 for f in $(echo "$fslist" | tr , ' '); do
 	case $f in ext2|ext4) ;; *) echo "run.sh: --fs: ext2 or ext4, not $f" >&2; exit 2 ;; esac
 done
@@ -83,9 +82,13 @@ if [ $quick = 1 ]; then budget=${BENCH_BUDGET:-60}; dfsmax=${BENCH_DEBUGFS_MAX:-
 	gxmax=${BENCH_GENEXT2FS_MAX:-60}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-30}
 else budget=${BENCH_BUDGET:-180}; dfsmax=${BENCH_DEBUGFS_MAX:-100}
 	gxmax=${BENCH_GENEXT2FS_MAX:-300}; gxmax_empty=${BENCH_GENEXT2FS_MAX:-120}; fi
+# mke2fs -d on the one-directory empty workload is stopped after MKMAX
+# (quadratic there: 4 minutes for 100,000 names on ext2, 21 on ext4); the
+# ratios are then bounds (orlov-populate's time / MKMAX).
+if [ $quick = 1 ]; then mkmax=${BENCH_MKE2FS_MAX:-120}; else mkmax=${BENCH_MKE2FS_MAX:-600}; fi
 mkdir -p "$out/metrics" "$out/logs" || exit 1
 out=$(cd "$out" && pwd)
-rm -f "$out"/times.tsv "$out"/cpu.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
+rm -f "$out"/times.tsv "$out"/cpu.tsv "$out"/spent.tsv "$out"/run.tsv "$out"/notes.txt "$out"/metrics/*.json "$out"/logs/* "$out"/*.svg "$out"/report.md "$out"/workloads.txt "$out"/entries.tsv "$out"/hooks.md
 rm -rf "$out/aging" "$out/guest" "$out/aging-ext4" "$out/guest-ext4"
 
 note() { echo "- $*" >>"$out/notes.txt"; echo "run.sh: $*" >&2; }
@@ -180,12 +183,22 @@ start_all=$(date +%s)
 printf 'workload\ttool\trun\tseconds\trss_kib\tstatus\n' >"$out/times.tsv"
 printf 'workload\ttool\trun\tseconds\tuser_s\tsys_s\trss_kib\n' >"$out/cpu.tsv"
 printf 'workload\tentries\timage_mib\n' >"$out/entries.tsv"
+printf 'workload\ttool\tseconds\n' >"$out/spent.tsv"
+# what the report needs to know of the run itself (layout.py report)
+{
+	printf 'mode\t%s\n' "$mode"
+	printf 'fs\t%s\n' "$fslist"
+	if [ -n "$trees" ]; then printf 'srcfs\t%s\n' "$(df -PT "$trees" | awk 'NR==2 {print $2}')"
+	elif [ -n "$shm" ]; then printf 'srcfs\t%s\n' "$(df -PT "$shm" | awk 'NR==2 {print $2}')"
+	else printf 'srcfs\t%s\n' "$(df -PT "$work" | awk 'NR==2 {print $2}')"; fi
+} >"$out/run.tsv"
 
 note "Wall time: from the start of the command to the end of an fsync of the image it wrote (\`sync IMAGE\`), so a tool that leaves the image in the page cache pays its writeback like one that fsyncs; each run starts after a sync, so it pays for no earlier run's writeback; the source tree is in the page cache (it was just written). Each run of orlov-populate and of the debugfs script starts from a fresh copy of the same empty image, made by mke2fs outside the timing; mke2fs -d and genext2fs make the image themselves."
 note "Floor: raw copy = \`bench/floor.c SRC RAW\` (built here with cc -O2, run on every CPU: $(getconf _NPROCESSORS_ONLN 2>/dev/null || echo ?) threads): the contents of every regular file concatenated into one file RAW in the scratch directory (the images' file system), then fsync: the same bytes, no metadata, no padding to blocks. One unsorted walk (getdents64), an lstat per file, and for a non-empty one an open, one read and a close, the threads sharing directories, batches of 256 names and 8 MiB pieces of bigger files; the bytes go out in 8 MiB writes (copy_file_range for the big pieces). Sparse files are copied by their data ranges only (SEEK_DATA, copy_file_range), so holes stay holes. Every tool reads at least as much and writes at least these bytes with the same fsync, and uses at most the same CPUs: its ratio to the floor should be >= 1."
 note "empty-big: one directory of $( [ $quick = 1 ] && echo 100,000 || echo 1,000,000 ) empty files, orlov-populate and the floor only (mke2fs -d, genext2fs and debugfs are quadratic in one directory: hours); with empty it gives the growth exponent of one directory, so that a quadratic name check cannot come back unnoticed."
 note "genext2fs is run as \`genext2fs -B 4096 -b BLOCKS -N INODES -z -d SRC IMAGE\` (4 KiB blocks, same size and inode count as the other images; -z keeps holes, so the sparse file stays sparse)."
 note "genext2fs is stopped after $gxmax s, on the empty workload (one directory) after $gxmax_empty s: its time grows much faster than the directory (more than 7 minutes for 100,000 entries); a stopped run is reported as such, with no image."
+note "mke2fs -d (and mke2fs -t ext4 -d) on the one-directory empty workload is stopped after $mkmax s (BENCH_MKE2FS_MAX): it is quadratic there (about 4 minutes for 100,000 names into ext2, 21 into ext4, on the 2-CPU build machine); a stopped run is reported as such, and the ratios against it are bounds (< the tool's time / the limit)."
 note "debugfs write = \`bench/debugfs-write.sh IMAGE SRC\`: generates a debugfs script from the tree (cd into each directory, then mkdir / write / symlink for each entry, sorted) and runs \`debugfs -w -f SCRIPT IMAGE\`; the generation is in the timing. It is stopped after $dfsmax s; then the report gives how many of the entries it made in that time, and its image is not analysed."
 note "Repeats: each tool runs up to $runs times, but runs again only while its time so far plus one more run of the last one's length stays within $budget s, so a slow tool (e.g. mke2fs -d on one 100,000-entry directory) runs once and has no spread."
 note "The traversal model visits entries in sorted dump order on every image (a real readdir order differs on mke2fs -d and genext2fs images)."
@@ -358,6 +371,18 @@ measure() {
 	done
 }
 
+# run_tool W T new|copy IMAGE CMD...: measure, then analyse the last run's
+# image (not the floor's nor the empty image's); the time of both, to
+# spent.tsv (what each tool costs the whole run)
+run_tool() {
+	rw=$1 rt=$2 rimg=$4
+	r0=$(date +%s.%N)
+	if measure "$@"; then
+		case $rt in raw-copy|mke2fs-empty) ;; *) analyse "$rw" "$rt" "$rimg" ;; esac
+	fi
+	printf '%s\t%s\t%s\n' "$rw" "$rt" "$(echo "$r0 $(date +%s.%N)" | awk '{printf "%.1f", $2 - $1}')" >>"$out/spent.tsv"
+}
+
 skip() { # W T reason
 	printf '%s\t%s\t0\t0\t0\t%s\n' "$1" "$2" "$3" >>"$out/times.tsv"
 	note "$1: $2 skipped: $3"
@@ -472,7 +497,9 @@ for w in $wl; do
 	if ! mkwl "$w" >"$work/wlmsg" 2>&1; then
 		msg=$(tr '\n' ' ' <"$work/wlmsg")
 		for fs in $(echo "$fslist" | tr , ' '); do
-			for t in orlov oldalloc mke2fs-d genext2fs debugfs raw-copy; do skip "$(wkey "$w" "$fs")" "$t" "workload not built: $msg"; done
+			if [ "$fs" = ext4 ]; then tl="orlov orlov-nodelalloc mke2fs-d debugfs raw-copy"
+			else tl="orlov oldalloc mke2fs-d genext2fs debugfs raw-copy"; fi
+			for t in $tl; do skip "$(wkey "$w" "$fs")" "$t" "workload not built: $msg"; done
 		done
 		continue
 	fi
@@ -500,7 +527,7 @@ for w in $wl; do
 		# the page cache already.
 		if [ $first = 1 ]; then
 			if [ -n "$floor" ]; then
-				measure "$wk" raw-copy new "$work/raw" "$floor" "$src" "$work/raw"
+				run_tool "$wk" raw-copy new "$work/raw" "$floor" "$src" "$work/raw"
 			else
 				skip "$wk" raw-copy "bench/floor.c did not build"
 			fi
@@ -508,16 +535,13 @@ for w in $wl; do
 		fi
 		first=0
 		# shellcheck disable=SC2046
-		measure "$wk" mke2fs-empty new "$img" mke2fs $(mkfs_args "$fs" "$inodes") "$img" $((fsize / 4096))
+		run_tool "$wk" mke2fs-empty new "$img" mke2fs $(mkfs_args "$fs" "$inodes") "$img" $((fsize / 4096))
 
-		measure "$wk" orlov copy "$img" "$tool" "$img" "$src" &&
-			analyse "$wk" orlov "$img"
+		run_tool "$wk" orlov copy "$img" "$tool" "$img" "$src"
 		if [ "$fs" = ext2 ]; then
-			measure "$wk" oldalloc copy "$img" "$tool" --policy oldalloc "$img" "$src" &&
-				analyse "$wk" oldalloc "$img"
+			run_tool "$wk" oldalloc copy "$img" "$tool" --policy oldalloc "$img" "$src"
 		else
-			measure "$wk" orlov-nodelalloc copy "$img" "$tool" --no-delalloc "$img" "$src" &&
-				analyse "$wk" orlov-nodelalloc "$img"
+			run_tool "$wk" orlov-nodelalloc copy "$img" "$tool" --no-delalloc "$img" "$src"
 		fi
 		if [ "$w" = empty-big ]; then
 			# the growth exponent of one directory (orlov-populate
@@ -526,23 +550,23 @@ for w in $wl; do
 			say "$wk: done in $(( $(date +%s) - tw0 )) s after building"
 			continue
 		fi
-		# shellcheck disable=SC2046
-		measure "$wk" mke2fs-d new "$img" mke2fs $(mkfs_args "$fs" "$inodes") -d "$src" "$img" $((fsize / 4096)) &&
-			analyse "$wk" mke2fs-d "$img"
+		# on one directory, stopped after MKMAX (quadratic there)
+		tmo=
+		[ "$w" = empty ] && command -v timeout >/dev/null && tmo="timeout $mkmax"
+		# shellcheck disable=SC2046,SC2086
+		run_tool "$wk" mke2fs-d new "$img" $tmo mke2fs $(mkfs_args "$fs" "$inodes") -d "$src" "$img" $((fsize / 4096))
 
 		if [ "$fs" = ext4 ]; then
 			:	# genext2fs writes ext2 only
 		elif [ $have_genext2fs = 1 ]; then
 			lim=$gxmax; [ "$w" = empty ] && lim=$gxmax_empty
-			measure "$wk" genext2fs new "$img" timeout "$lim" genext2fs -B 4096 -b $((fsize / 4096)) -N "$inodes" -z -d "$src" "$img" &&
-				analyse "$wk" genext2fs "$img"
+			run_tool "$wk" genext2fs new "$img" timeout "$lim" genext2fs -B 4096 -b $((fsize / 4096)) -N "$inodes" -z -d "$src" "$img"
 		else
 			skip "$wk" genext2fs "genext2fs not installed"
 		fi
 
 		if [ $have_debugfs = 1 ]; then
-			measure "$wk" debugfs copy "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src" &&
-				analyse "$wk" debugfs "$img"
+			run_tool "$wk" debugfs copy "$img" timeout "$dfsmax" sh "$here/debugfs-write.sh" "$img" "$src"
 		else
 			skip "$wk" debugfs "debugfs or timeout not installed"
 		fi

@@ -12,6 +12,9 @@ export MKE2FS_CONFIG=$top_srcdir/images/mke2fs.conf
 # orlov-populate running $ORLOV_RACE between its passes, built for the
 # tests only (tests/race-populate.c): the shipped programs have no such hook
 : "${ORLOV_RACE_POPULATE:=${top_builddir:-$PWD}/tests/race-populate}"
+# orlov-populate reading the test hooks ORLOV_FAULT and ORLOV_STAGE_BUDGET,
+# built for the tests only (tests/Makefile.inc): the shipped ones read none
+: "${ORLOV_HOOKS_POPULATE:=${top_builddir:-$PWD}/tests/orlov-populate-hooks}"
 T_UUID=6f726c6f-0000-4000-8000-000000000001
 T_SEED=6f726c6f-0000-4000-8000-000000000002
 

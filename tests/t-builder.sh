@@ -202,7 +202,7 @@ mkdir "$d"
 "$ORLOV_POPULATE" -q --create 8M "$d/img" "$src" || t_fail "--create"
 chmod 0640 "$d/img"
 cp "$d/img" "$T_TMP/before.img"
-ORLOV_FAULT=kill:5 "$ORLOV_POPULATE" -q --create 16M --block-size 1024 \
+ORLOV_FAULT=kill:5 "$ORLOV_HOOKS_POPULATE" -q --create 16M --block-size 1024 \
 	"$d/img" "$src" 2>/dev/null
 [ $? = 137 ] || t_fail "--create: not killed"
 cmp -s "$d/img" "$T_TMP/before.img" || t_fail "--create, killed: the old image changed"

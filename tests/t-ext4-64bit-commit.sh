@@ -64,7 +64,7 @@ cmp -s "$T_TMP/base.dump" "$T_TMP/after.dump" && t_fail "second fill changed not
 
 kill_at() { # kill_at N: w.img as a SIGKILL before operation N leaves it
 	copy "$W/base.img" "$W/w.img"
-	(ORLOV_FAULT=kill:$1 "$ORLOV_POPULATE" -q --no-fsck -t "$dir" \
+	(ORLOV_FAULT=kill:$1 "$ORLOV_HOOKS_POPULATE" -q --no-fsck -t "$dir" \
 		"$W/w.img" "$T_TMP/src2" >/dev/null 2>&1) 2>/dev/null
 }
 
@@ -96,7 +96,7 @@ run() { # run N: killed before operation N; prints before, after or other
 }
 
 copy "$W/base.img" "$W/w.img"
-out=$(ORLOV_FAULT=count "$ORLOV_POPULATE" -q --no-fsck -t "$dir" "$W/w.img" \
+out=$(ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" -q --no-fsck -t "$dir" "$W/w.img" \
 	"$T_TMP/src2" 2>&1)
 total=$(echo "$out" | sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\).*/\1/p')
 first=$(echo "$out" | sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\).*/\2/p')

@@ -31,14 +31,14 @@ kills() {
 	dump "$base" "$T_TMP/before.dump"
 	dump "$T_TMP/after.img" "$T_TMP/after.dump"
 	cp "$base" "$w"
-	out=$(ORLOV_FAULT=count "$ORLOV_POPULATE" -q --cpus 2 "$w" "$T_TMP/src" 2>&1)
+	out=$(ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" -q --cpus 2 "$w" "$T_TMP/src" 2>&1)
 	total=$(echo "$out" | sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\).*/\1/p')
 	first=$(echo "$out" | sed -n 's/.*: \([0-9]*\) operations, commit from \([0-9]*\).*/\2/p')
 	[ -n "$total" ] && [ -n "$first" ] || t_fail "$name: ORLOV_FAULT=count: $out"
 	n=$first before=0 after=0 journalled=0
 	while [ "$n" -le "$total" ]; do
 		cp "$base" "$w"
-		(ORLOV_FAULT=kill:$n "$ORLOV_POPULATE" -q --cpus 2 "$w" "$T_TMP/src" \
+		(ORLOV_FAULT=kill:$n "$ORLOV_HOOKS_POPULATE" -q --cpus 2 "$w" "$T_TMP/src" \
 			>/dev/null 2>&1)
 		rm -f "$w".*
 		dumpe2fs -h "$w" 2>/dev/null | grep -q '^Filesystem features:.*needs_recovery' &&

@@ -64,7 +64,7 @@ point() {
 	f=$kind
 	case $kind in undo|atomic|jkill|inplace) f=kill ;; ipeio) f=eio ;; esac
 	had=$(stat -c '%s %b' "$w")
-	ORLOV_FAULT=$f:$n "$ORLOV_POPULATE" "$@" "$w" "$src" \
+	ORLOV_FAULT=$f:$n "$ORLOV_HOOKS_POPULATE" "$@" "$w" "$src" \
 		>/dev/null 2>"$T_TMP/err"
 	rc=$?
 	bad() { echo "$kind:$n FAIL: $*"; exit 0; }
@@ -261,13 +261,13 @@ scenario() {
 	dumpe2fs "$D/base.img" 2>/dev/null >"$D/base.dumpe2fs"
 	grep -v '^Filesystem state:' "$D/base.dumpe2fs" >"$D/base.dumpe2fs.nostate"
 	cp "$D/base.img" "$D/count.img"
-	ORLOV_FAULT=count "$ORLOV_POPULATE" -t /data $(cat "$D/extra_args") \
+	ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" -t /data $(cat "$D/extra_args") \
 		"$D/count.img" "$D/new" 2>"$D/count" >/dev/null ||
 		t_fail "the run without a fault failed: $(cat "$D/count")"
 	t_fsck "$D/count.img"
 	# the points' --no-fsck: the same operations, the same image
 	cp "$D/base.img" "$D/count-nofsck.img"
-	ORLOV_FAULT=count "$ORLOV_POPULATE" -t /data --no-fsck $(cat "$D/extra_args") \
+	ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" -t /data --no-fsck $(cat "$D/extra_args") \
 		"$D/count-nofsck.img" "$D/new" 2>"$D/count-nofsck" >/dev/null &&
 		cmp -s "$D/count" "$D/count-nofsck" &&
 		cmp -s "$D/count.img" "$D/count-nofsck.img" ||
@@ -433,7 +433,7 @@ T_MANY=8400 scenario
 (cd "$D/new" && tar --sparse --xattrs --xattrs-include='*' --acls --format=posix \
 	-cf "$D/new.tar.tmp" .) || t_fail "tar of the new tree"
 cp "$D/base.img" "$D/count-tar.img"
-ORLOV_FAULT=count "$ORLOV_POPULATE" -t /data --no-fsck "$D/count-tar.img" \
+ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" -t /data --no-fsck "$D/count-tar.img" \
 	"$D/new.tar.tmp" 2>"$D/count-tar" >/dev/null &&
 	cmp -s "$D/count" "$D/count-tar" && cmp -s "$D/count.img" "$D/count-tar.img" ||
 	t_fail "the tar of the new tree: not the same operations or image: $(cat "$D/count-tar")"

@@ -99,10 +99,37 @@ grep -qx 'usage: --atomic writes a copy, --in-place the image itself: give one' 
 "$api" -a --help "$T_TMP/lib.img" "$src" >"$T_TMP/out" 2>&1 && t_fail "--help through args was taken"
 grep -q '^usage: --help and --version print' "$T_TMP/out" || t_fail "--help: $(cat "$T_TMP/out")"
 # twice in one process, the first stopped inside a cluster of short
-# options whose words the caller then freed: without the reset of getopt's
-# state the second parse went on in the freed cluster ("-" and garbage)
+# options whose words the caller then freed: nothing of the first parse
+# reaches the second (getopt's state, when the library used it, went on
+# in the freed cluster: "-" and garbage)
 "$api" -r -a -qxt/no/such "$T_TMP/lib.img" "$src" >"$T_TMP/out" 2>&1 && t_fail "-qx was taken"
 grep -qx 'usage: unknown option -x' "$T_TMP/out" || t_fail "-qx twice: $(cat "$T_TMP/out")"
+# args read without getopt: options only, their arguments as the
+# command line takes them
+! nm -D --undefined-only "$so" | grep -q getopt || t_fail "liborlov.so.0 calls getopt"
+# argswrong WANT WORD...: refused with usage WANT, the image untouched
+argswrong() {
+	want=$1
+	shift
+	set -- $(printf -- '-a %s ' "$@")
+	cp "$T_TMP/base.img" "$T_TMP/lib.img"
+	"$api" "$@" "$T_TMP/lib.img" "$src" >"$T_TMP/out" 2>&1 && t_fail "args $*: taken"
+	grep -qxF "usage: $want" "$T_TMP/out" || t_fail "args $*: $(cat "$T_TMP/out")"
+	cmp -s "$T_TMP/base.img" "$T_TMP/lib.img" || t_fail "args $*: the image changed"
+	echo "args $*: $want"
+}
+argswrong "args: extra: not an option (IMAGE and SOURCE are orlov_populate()'s arguments)" extra
+argswrong "args: --: not an option (IMAGE and SOURCE are orlov_populate()'s arguments)" -- --json
+argswrong "unknown option --no-such" --no-such
+argswrong "unknown option --d" --d
+argswrong "unknown option --json=1" --json=1
+argswrong "--target needs an argument" --target
+argswrong "-t needs an argument" -qt
+argswrong "--policy takes orlov or oldalloc" --pol=x
+argswrong "--topdir takes hash or random" -v --topdir x
+argswrong "--verbose and --quiet contradict each other: give one" -v --quiet
+same "--target // --cpus 2 --no-fsck" "-a -t// -a --cp -a 2 -a --no-f" \
+	"args: attached, abbreviated" "$src" "$T_TMP/base.img"
 
 # installed: make install's library, header and orlov.pc, found through
 # pkg-config, a program compiled against them

@@ -5,7 +5,7 @@
 # tarball), one written --atomic, two calls refused (an option conflict,
 # a missing device table), each in its own thread over and over; every
 # answer the one the call gave alone, and a bystander thread's files get
-# the umask's mode.  Before the library serialised its option parse,
+# the umask's mode.  When the library parsed its options with getopt,
 # one thread's words reached another's getopt ("No such file or
 # directory while reading device table 64M").
 . "$(dirname "$0")/lib.sh"

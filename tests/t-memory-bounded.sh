@@ -29,7 +29,7 @@ run() {
 	shift 2
 	t_mkimage "$T_TMP/$r_name.img" 160M -t ext4 -b 1024 -I 256 -N 51000
 	ORLOV_STAGE_BUDGET=$r_budget /usr/bin/time -f %M -o "$T_TMP/rss" \
-		"$ORLOV_POPULATE" -q "$@" "$T_TMP/$r_name.img" "$T_TMP/src" ||
+		"$ORLOV_HOOKS_POPULATE" -q "$@" "$T_TMP/$r_name.img" "$T_TMP/src" ||
 		t_fail "$r_name: exit $?"
 	t_fsck "$T_TMP/$r_name.img"
 	rss=$(tail -n 1 "$T_TMP/rss")

@@ -46,7 +46,7 @@ run() {
 	# shellcheck disable=SC2086
 	t_mkimage "$r_img" 64M ${MKFS:--t ext2} -b 4096 -I 256 -N 48000
 	ORLOV_STAGE_BUDGET=$r_budget /usr/bin/time -f %M -o "$T_TMP/rss" \
-		"$ORLOV_POPULATE" -q "$@" "$r_img" "$r_tree" ||
+		"$ORLOV_HOOKS_POPULATE" -q "$@" "$r_img" "$r_tree" ||
 		t_fail "$r_name: exit $?"
 	t_fsck "$r_img"
 	rss=$(tail -n 1 "$T_TMP/rss")

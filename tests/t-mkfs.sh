@@ -105,8 +105,17 @@ yocto() {
 yocto "$T_TMP/y.img"
 cp "$T_TMP/y.img" "$T_TMP/y-pre.img"
 yocto "$T_TMP/y-mke2fs.img"
-ours mkfs.ext4 -F -i 4096 "$T_TMP/y.img" -d "$root" >"$T_TMP/out" 2>&1 ||
-	{ cat "$T_TMP/out" >&2; t_fail "yocto: mkfs.ext4 -F -i 4096 IMG -d ROOT"; }
+# the switch as contrib/yocto's class makes it: its IMAGE_CMD:ext4 prepend
+# run as shell before the image class's command, ORLOV_MKFS_DIR this
+# build's links
+class=$top_srcdir/contrib/yocto/classes/orlov-mkfs.bbclass
+prepend=$(sed -n 's/^IMAGE_CMD:ext4:prepend = "\(.*\)"$/\1/p' "$class")
+[ -n "$prepend" ] || t_fail "yocto: no IMAGE_CMD:ext4 prepend in $class"
+(ORLOV_MKFS_DIR=$LINKS
+ eval "$(printf '%s' "$prepend" | sed 's/\${ORLOV_MKFS_DIR}/$ORLOV_MKFS_DIR/g')"
+ [ "$(command -v mkfs.ext4)" = "$LINKS/mkfs.ext4" ] || exit 3
+ mkfs.ext4 -F -i 4096 "$T_TMP/y.img" -d "$root") >"$T_TMP/out" 2>&1 ||
+	{ cat "$T_TMP/out" >&2; t_fail "yocto: the class's prepend, then mkfs.ext4 -F -i 4096 IMG -d ROOT"; }
 grep -q '^Copying files into the device: done$' "$T_TMP/out" ||
 	t_fail "yocto: no 'Copying files' line as mke2fs -d prints"
 theirs "$real/mkfs.ext4" -F -i 4096 "$T_TMP/y-mke2fs.img" -d "$root" >/dev/null 2>&1 ||
@@ -252,6 +261,60 @@ ours mkfs.ext4 -q -F -d "$T_TMP/big" "$T_TMP/x.img" 2048 2>/dev/null && t_fail "
 cmp -s "$T_TMP/x.img" "$T_TMP/x-pre.img" || t_fail "too small: the pre-sized file changed"
 ls -a "$T_TMP" | grep -q '\.orlov-' && t_fail "a temporary file was left: $(ls -a "$T_TMP")"
 echo "mistakes: bad option, missing root and too small exit as mke2fs does; nothing left"
+
+# mke2fs's own refusal of a new image: its words and status, naming the
+# image (not the file it was made in), with its "Creating regular file"
+rm -f "$T_TMP/x.img" "$T_TMP/x2.img"
+(cd "$T_TMP" && ours mkfs.ext4 -b 1024 -d rootfs x.img 10) >"$T_TMP/o1" 2>"$T_TMP/e1"
+s1=$?
+(cd "$T_TMP" && theirs "$real/mkfs.ext4" -b 1024 -d rootfs x2.img 10) >"$T_TMP/o2" 2>"$T_TMP/e2"
+s2=$?
+sed 's/x2\.img/x.img/g' "$T_TMP/o2" | diff - "$T_TMP/o1" >&2 &&
+	sed 's/x2\.img/x.img/g' "$T_TMP/e2" | diff - "$T_TMP/e1" >&2 &&
+	[ $s1 = $s2 ] && [ $s1 != 0 ] ||
+	t_fail "mke2fs's refusal: status $s1 (mke2fs $s2), not mke2fs's words: $(cat "$T_TMP/o1" "$T_TMP/e1")"
+[ -e "$T_TMP/x.img" ] && t_fail "mke2fs's refusal: an image was left"
+echo "mke2fs's refusal: its words and status (exit $s1), naming x.img"
+
+# in place (a filesystem at -E offset=, as in a partition; a file with
+# another link, as a device): made where it is; a copy that fails there
+# clears the primary superblock, so nothing takes it for a finished one
+truncate -s 20M "$T_TMP/off.img"
+ours mkfs.ext4 -q -E offset=1048576 -d "$root" "$T_TMP/off.img" 16M ||
+	t_fail "in place: -E offset=1048576"
+"$ORLOV_LAYOUT" verify --clamp --offset 1048576 "$T_TMP/off.img" "$root" >"$T_TMP/v.out" 2>&1 ||
+	{ cat "$T_TMP/v.out" >&2; t_fail "in place: -E offset=: verify"; }
+[ "$(stat -c %s "$T_TMP/off.img")" = 20971520 ] || t_fail "in place: -E offset=: the file's size changed"
+truncate -s 8M "$T_TMP/dev.img" && ln "$T_TMP/dev.img" "$T_TMP/dev-link"
+ours mkfs.ext4 -q -d "$root" "$T_TMP/dev.img" || t_fail "in place: a file with two links"
+[ "$(stat -c %i "$T_TMP/dev.img")" = "$(stat -c %i "$T_TMP/dev-link")" ] ||
+	t_fail "in place: the linked file was replaced, not written"
+t_fsck "$T_TMP/dev.img"
+t_verify "$T_TMP/dev.img" "$root"
+ours mkfs.ext4 -q -d "$T_TMP/big" "$T_TMP/dev.img" 2M 2>"$T_TMP/err" &&
+	t_fail "in place: too small taken"
+grep -q 'primary superblock cleared' "$T_TMP/err" || t_fail "in place: no word of the cleared superblock: $(cat "$T_TMP/err")"
+dumpe2fs -h "$T_TMP/dev.img" >/dev/null 2>&1 && t_fail "in place: an unfinished filesystem still has its superblock"
+echo "in place: -E offset= and a linked file filled where they are; a failure there clears the superblock"
+
+# at a terminal, without -F, an existing filesystem is asked about as
+# mke2fs asks; no keeps it whole, yes makes the new one
+if command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1; then
+	cp "$T_TMP/o.img" "$T_TMP/ask.img"
+	echo n | script -qec "PATH='$LINKS':\$PATH mkfs.ext4 -d '$root' '$T_TMP/ask.img'" /dev/null >"$T_TMP/tty" 2>&1
+	s1=$?
+	grep -q 'contains a ext4 file system' "$T_TMP/tty" && grep -q 'Proceed anyway' "$T_TMP/tty" ||
+		t_fail "at a terminal: no question about the filesystem: $(cat "$T_TMP/tty")"
+	[ $s1 != 0 ] || t_fail "at a terminal: answered no, exit 0"
+	cmp -s "$T_TMP/o.img" "$T_TMP/ask.img" || t_fail "at a terminal: answered no, the image changed"
+	echo y | script -qec "PATH='$LINKS':\$PATH mkfs.ext4 -d '$root' '$T_TMP/ask.img'" /dev/null >"$T_TMP/tty" 2>&1 ||
+		t_fail "at a terminal: answered yes: $(cat "$T_TMP/tty")"
+	t_fsck "$T_TMP/ask.img"
+	t_verify "$T_TMP/ask.img" "$root"
+	echo "at a terminal: mke2fs's question; no keeps the image (exit $s1), yes fills it"
+else
+	echo "at a terminal: skipped (no script(1) to give a terminal)"
+fi
 
 # ---- -d with an archive (mke2fs 1.47.1's tarball) ------------------------
 if "$ORLOV_POPULATE" --help=all | grep -q 'archives'; then

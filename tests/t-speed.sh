@@ -20,7 +20,7 @@ done
 # ops FS ARGS...: image writes before the commit for the tree
 ops() {
 	t_mkimage "$T_TMP/img" 16M "$@"
-	ORLOV_FAULT=count "$ORLOV_POPULATE" "$T_TMP/img" "$src" >/dev/null 2>"$T_TMP/count" ||
+	ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" "$T_TMP/img" "$src" >/dev/null 2>"$T_TMP/count" ||
 		{ cat "$T_TMP/count" >&2; t_fail "populate $*"; }
 	t_fsck "$T_TMP/img"
 	t_verify "$T_TMP/img" "$src"

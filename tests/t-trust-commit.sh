@@ -71,13 +71,13 @@ if ${CC:-cc} -shared -fPIC -o "$T/fullfs.so" "$top_srcdir/tests/fullfs.c" -ldl 2
 		grep -q "reserving host space" "$T/err" ||
 			t_fail "full-$fs: the last run did not fail at the reservation"
 		cp --sparse=always "$R/$fs.pristine" "$R/$fs.img"
-		ORLOV_FAULT=count "$P" "$R/$fs.img" "$full" >/dev/null 2>"$T/count" ||
+		ORLOV_FAULT=count "$ORLOV_HOOKS_POPULATE" "$R/$fs.img" "$full" >/dev/null 2>"$T/count" ||
 			t_fail "count-$fs: $(cat "$T/count")"
 		at=$(sed -n 's/.*commit from \([0-9]*\).*/\1/p' "$T/count")
 		for n in $at $((at + 3)); do
 			cp --sparse=always "$R/$fs.pristine" "$R/$fs.img"
 			ORLOV_FAULT=enospc:$n run "enospc-$fs-$n" 1 "No space left" \
-				"$P" "$R/$fs.img" "$full"
+				"$ORLOV_HOOKS_POPULATE" "$R/$fs.img" "$full"
 			t_fsck "$R/$fs.img"
 			same "enospc-$fs-$n" "$R/$fs.img" "$R/$fs.pristine"
 		done
@@ -94,7 +94,7 @@ t_mkimage "$img" 8M -t ext2 -b 1024
 printf 'mine\n' >"$T/.disk.img.orlov-abc123"
 printf 'mine\n' >"$T/.disk.img.orlov-0000000000000001"
 printf 'mine\n' >"$T/.disk.img.orlov-ffffffffffffffff"
-ORLOV_FAULT=kill:1 "$P" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
+ORLOV_FAULT=kill:1 "$ORLOV_HOOKS_POPULATE" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
 copy=$(ls -a "$T" | grep '^\.disk\.img\.orlov-[0-9a-f]\{16\}$' |
        grep -v -e 0000000000000001 -e ffffffffffffffff)
 [ -n "$copy" ] || t_fail "stale: the killed run left no copy named for its inode"

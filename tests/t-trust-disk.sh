@@ -121,7 +121,7 @@ rbs() { ls -A "$T_TMP" | grep -c '^\.k\.img\.orlov-rb-'; }
 n=1 killed=0
 while [ $n -le 400 ]; do
 	cp "$T_TMP/k0.img" "$k"
-	ORLOV_FAULT=fillkill:$n "$P" -q --create auto --partition 1 "$k" \
+	ORLOV_FAULT=fillkill:$n "$ORLOV_HOOKS_POPULATE" -q --create auto --partition 1 "$k" \
 		"$T_TMP/s1" >/dev/null 2>"$T_TMP/err"
 	rc=$?
 	[ $rc = 0 ] && break		# past the copy's last write
@@ -150,7 +150,7 @@ done
 ( t_verify --partition 1 "$k" "$T_TMP/s1" ) || t_bad "1: the copy after the kill points"
 for n in 1 2 5; do
 	cp "$T_TMP/k0.img" "$k"
-	ORLOV_FAULT=filleio:$n "$P" -q --create auto --partition 1 "$k" \
+	ORLOV_FAULT=filleio:$n "$ORLOV_HOOKS_POPULATE" -q --create auto --partition 1 "$k" \
 		"$T_TMP/s1" >/dev/null 2>"$T_TMP/err" && t_bad "1: filleio:$n: accepted"
 	grep -q "Input/output error while writing the new filesystem into its partition" "$T_TMP/err" ||
 		t_bad "1: filleio:$n: $(cat "$T_TMP/err")"
@@ -177,7 +177,7 @@ fi
 yes orlov-trust-disk | head -c $((2 * MiB)) >"$T_TMP/k0.img"
 for n in 2 5; do
 	cp "$T_TMP/k0.img" "$k"
-	ORLOV_FAULT=fillkill:$n "$P" -q --create 8M --offset $MiB "$k" \
+	ORLOV_FAULT=fillkill:$n "$ORLOV_HOOKS_POPULATE" -q --create 8M --offset $MiB "$k" \
 		"$T_TMP/s1" >/dev/null 2>&1
 	rc=$?
 	rm -f "$TMPDIR"/orlov-partition-*

@@ -110,7 +110,7 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 		cp "$img" "$T_TMP/before.img"
 		TMPDIR=$T_TMP/tmpdir FULLFS_MATCH=$T_TMP/tmpdir/$match \
 		FULLFS_FREE=$free LD_PRELOAD=$T_TMP/fullfs.so \
-			"$ORLOV_POPULATE" -q "$@" 2>"$T_TMP/err" &&
+			"${tf_prog:-$ORLOV_POPULATE}" -q "$@" 2>"$T_TMP/err" &&
 			t_fail "$what: a full TMPDIR went unnoticed"
 		[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
 		grep -q "^orlov-populate: $pat $T_TMP/tmpdir (TMPDIR)" "$T_TMP/err" ||
@@ -126,17 +126,18 @@ if ${CC:-cc} -shared -fPIC -o "$T_TMP/fullfs.so" "$top_srcdir/tests/fullfs.c" \
 		"No space left on device while writing the scratch file in" \
 		orlov-spool 65536 "$img" "$T_TMP/big.tar"
 	# the staged inodes' spill file (ORLOV_STAGE_BUDGET=1: 1 KiB of them
-	# in memory), the image a plain one
+	# in memory, a hook of the test build), the image a plain one
 	mkdir "$T_TMP/many"
 	for d in 1 2 3 4 5 6 7 8; do
 		mkdir "$T_TMP/many/d$d"
 		(cd "$T_TMP/many/d$d" && touch $(seq -f f%g 1 40)) || t_fail "touch"
 	done
 	t_mkimage "$img" 16M
-	ORLOV_STAGE_BUDGET=1 tmpfull "the staged inodes' spill file" \
+	ORLOV_STAGE_BUDGET=1 tf_prog=$ORLOV_HOOKS_POPULATE \
+		tmpfull "the staged inodes' spill file" \
 		"No space left on device while writing the scratch file in" \
 		orlov-spill 4096 "$img" "$T_TMP/many"
-	unset ORLOV_STAGE_BUDGET	# (kept after a function by some shells)
+	unset ORLOV_STAGE_BUDGET tf_prog	# (kept after a function by some shells)
 	if command -v sfdisk >/dev/null 2>&1; then
 		rm -f "$img"
 		truncate -s 40M "$img"

@@ -102,7 +102,7 @@ done
 
 # ---- item 6: copies left by killed runs are removed by the next run ----
 cp "$T/pristine.img" "$img"
-ORLOV_FAULT=kill:1 "$P" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
+ORLOV_FAULT=kill:1 "$ORLOV_HOOKS_POPULATE" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
 n=$(ls -a "$T" | grep -c '^\.disk\.img\.orlov-[0-9a-f]\{16\}$')
 [ "$n" = 1 ] || t_fail "stale: the killed run left $n copies, want 1"
 # one held by a live process, one empty (being made), one not of this
@@ -120,7 +120,7 @@ left=$(ls -a "$T" | grep '^\.disk\.img\.orlov-' | tr '\n' ' ')
 rm -f "$T"/.disk.img.orlov-*
 # --create removes them too, under IMAGE's lock
 cp "$T/pristine.img" "$img"
-ORLOV_FAULT=kill:1 "$P" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
+ORLOV_FAULT=kill:1 "$ORLOV_HOOKS_POPULATE" "$img" "$src" >/dev/null 2>&1 && t_fail "kill:1 did not kill"
 run stale-create 0 "removed 1 stale copy" --create 8M "$img" "$src"
 [ -z "$(ls -a "$T" | grep '^\.disk\.img\.orlov-')" ] || t_fail "stale-create: a copy left"
 

@@ -69,3 +69,26 @@ dumpe2fs -h "$T_TMP/short.img" 2>/dev/null | grep -q '^Filesystem volume name: *
 dumpe2fs -h "$T_TMP/short.img" 2>/dev/null | grep -q '^Block size: *1024$' ||
 	t_fail "-b 1024: not the block size"
 echo "--help=all and the man page list the same $(echo "$opts" | wc -l) options; --help is $(wc -l <"$T_TMP/short") lines"
+# -v says on stderr what the options left to the image and to the
+# defaults (populate_resolve): the driver and delayed allocation of the
+# image's own mount, the kernel release
+chosen() {	# WANT OPTIONS... IMAGE
+	want=$1
+	shift
+	"$ORLOV_POPULATE" -v "$@" "$T_TMP/src" >/dev/null 2>"$T_TMP/err" ||
+		t_fail "-v $*: $(cat "$T_TMP/err")"
+	grep -qxF "orlov-populate: $want" "$T_TMP/err" || t_fail "-v $*: $(cat "$T_TMP/err")"
+	echo "-v: $want"
+}
+t_mkimage "$T_TMP/e2.img" 4M -t ext2 -b 1024
+chosen "ext2 driver (the image's mount), without delayed allocation (the ext2 driver has none), Linux 6.1.192 (the default)" \
+	"$T_TMP/e2.img"
+t_mkimage "$T_TMP/e4.img" 8M -t ext4 -b 1024
+chosen "ext4 driver (the image's mount), with delayed allocation (the image's mount), Linux 6.1.192 (the default)" \
+	"$T_TMP/e4.img"
+t_mkimage "$T_TMP/e4.img" 8M -t ext4 -b 1024
+chosen "ext4 driver (the image's mount), without delayed allocation (given), Linux 6.12.118 (given)" \
+	--no-delalloc --kernel 6.12 "$T_TMP/e4.img"
+t_mkimage "$T_TMP/e2.img" 4M -t ext2 -b 1024
+chosen "ext4 driver (given), with delayed allocation (given), Linux 6.1.192-arm64 (given)" \
+	--driver ext4 --delalloc --kernel 6.1-arm64 "$T_TMP/e2.img"

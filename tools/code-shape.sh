@@ -86,18 +86,47 @@ for f in $(find "$src" "$tests" -name '*.c' 2>/dev/null | sort); do
 	fi
 done
 # the environment variables named ORLOV_* that shipped code reads: the
-# documented ORLOV_MKFS_OPTIONS, and the two test hooks still read there,
-# listed so that a new hook fails here and goes into a test build
-# (tests/race-populate.c) instead
-env_ok=' ORLOV_MKFS_OPTIONS ORLOV_FAULT ORLOV_STAGE_BUDGET '
-for hit in $(grep -rnoE '(secure_)?getenv[ 	]*\([ 	]*"ORLOV_[A-Za-z0-9_]*"' "$src" |
-	sed -E 's/^([^:]*:[0-9]+):.*"(ORLOV_[A-Za-z0-9_]*)"$/\1:\2/'); do
-	case $env_ok in
-	*" ${hit##*:} "*) ;;
-	*) hit=${hit#"$src"/}
-	   echo "code-shape: ${hit%:*}: reads ${hit##*:}, not listed (a test hook belongs in a test build)"
-	   bad=1 ;;
-	esac
+# documented ORLOV_MKFS_OPTIONS only.  A test hook (ORLOV_FAULT, ...) is
+# read inside #ifdef ORLOV_TEST_HOOKS, compiled into the tests' build
+# alone (tests/orlov-populate-hooks); anywhere else it fails here.
+env_ok=' ORLOV_MKFS_OPTIONS '
+for f in $(grep -rlE 'getenv[ 	]*\([ 	]*"ORLOV_' "$src" | sort); do
+	for hit in $(awk '
+		# the #if nesting: h inside #ifdef ORLOV_TEST_HOOKS, n in
+		# its #else (or #ifndef), o any other condition
+		/^[ \t]*#[ \t]*if/ {
+			c = "o"
+			if ($0 ~ /^[ \t]*#[ \t]*ifdef[ \t]+ORLOV_TEST_HOOKS/ ||
+			    $0 ~ /^[ \t]*#[ \t]*if[ \t]+defined[ \t]*\(?[ \t]*ORLOV_TEST_HOOKS[ \t]*\)?[ \t]*$/)
+				c = "h"
+			else if ($0 ~ /^[ \t]*#[ \t]*ifndef[ \t]+ORLOV_TEST_HOOKS/)
+				c = "n"
+			st[++d] = c
+		}
+		/^[ \t]*#[ \t]*elif/ { st[d] = "o" }
+		/^[ \t]*#[ \t]*else/ { st[d] = st[d] == "h" ? "n" : st[d] == "n" ? "h" : "o" }
+		/^[ \t]*#[ \t]*endif/ { d-- }
+		{
+			line = $0
+			while (match(line, /getenv[ \t]*\([ \t]*"ORLOV_[A-Za-z0-9_]*"/)) {
+				v = substr(line, RSTART, RLENGTH)
+				line = substr(line, RSTART + RLENGTH)
+				sub(/^[^"]*"/, "", v)
+				sub(/"$/, "", v)
+				hook = 0
+				for (i = 1; i <= d; i++)
+					if (st[i] == "h")
+						hook = 1
+				if (!hook)
+					print FNR ":" v
+			}
+		}' "$f"); do
+		case $env_ok in
+		*" ${hit##*:} "*) ;;
+		*) echo "code-shape: ${f#"$src"/}:${hit%:*}: reads ${hit##*:} outside #ifdef ORLOV_TEST_HOOKS (a test hook belongs in the test build)"
+		   bad=1 ;;
+		esac
+	done
 done
 # the model does no I/O: no libext2fs call that reads or writes an image
 if grep -rnE --include='*.[ch]' \

@@ -31,8 +31,9 @@
  * each call on its own image (two calls on one image: the second is
  * refused as the image of another writer, as between two processes).
  * What the calls share with the process is never changed under another
- * thread: the option parse (getopt's globals, saved and given back) runs
- * one at a time; the umask is read, not set; libext2fs's mount-table
+ * thread: the options are parsed in the call's own memory, without
+ * getopt (optind and optarg stay the caller's); the umask is read, not
+ * set; libext2fs's mount-table
  * check and its --undo globals are taken under a lock (calls with --undo
  * run one after another); libselinux's log callback is swapped under a
  * lock while a --file-contexts file is read; the programs a call runs
@@ -41,7 +42,7 @@
  * cannot keep it.  The library sets no signal handler, no locale, no
  * com_err hook, no environment variable and never changes the working
  * directory.  Not covered, being the caller's: its
- * own getopt(), getmntent() or libselinux calls in another thread during
+ * own getmntent() or libselinux calls in another thread during
  * a call (they share state the library uses), and its fork()s, whose
  * children may inherit a descriptor libext2fs opens without
  * close-on-exec.
@@ -101,10 +102,14 @@ struct orlov_options {
 	const char *undo;		/* --undo FILE */
 	const char *trace;		/* --trace FILE */
 	/* Further options of orlov-populate(1), one word each as on its
-	 * command line ("--policy", "oldalloc"), NULL-terminated; for those
-	 * this structure has no member for yet.  -v, -q and --json change
-	 * nothing (the library prints nothing), --help and --version are
-	 * refused. */
+	 * command line, NULL-terminated; for those this structure has no
+	 * member for yet.  Options only, read after the members: "--NAME",
+	 * "--NAME=VALUE", "--NAME" "VALUE" (NAME or an abbreviation of one
+	 * option), and the short options ("-t" "DIR", "-tDIR", "-qv").  A
+	 * word that is no option ("IMAGE", "-", "--") is refused: IMAGE
+	 * and SOURCE are orlov_populate()'s arguments.  -v, -q and --json
+	 * change nothing (the library prints nothing), --help and
+	 * --version are refused. */
 	const char *const *args;
 	/* The timestamps (SOURCE_DATE_EPOCH): with has_source_date_epoch,
 	 * this value; without, the environment's as the command line
@@ -151,8 +156,8 @@ void orlov_options_init(struct orlov_options *opts);
  * make) from @source (a directory, or an archive libarchive reads)
  * with @opts (NULL: every option its default).  Returns 0 or an error
  * code, with @res filled in either way (@res may be NULL).  The image is
- * as it was before the call on error.  getopt's optind and optarg are
- * left as they were. */
+ * as it was before the call on error.  The library never calls getopt:
+ * optind, optarg and opterr are left as they were. */
 long orlov_populate(const char *image, const char *source,
 		    const struct orlov_options *opts, struct orlov_result *res);
 

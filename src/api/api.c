@@ -1,77 +1,87 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * liborlov's entry points (include/orlov/orlov.h).  The options become the
- * words of a command line and go through the command line's own parser:
- * the same defaults, the same checks of what goes together and the same
- * refusals, so that a call and a run with the same options make the same
- * image, and an option added to orlov-populate reaches callers through
- * orlov_options.args before it has a member here.
+ * liborlov's entry points (include/orlov/orlov.h).  The options go member
+ * by member through the command line's own parser (populate/optparse.c),
+ * without getopt: the same defaults, the same checks of what goes
+ * together and the same refusals, so that a call and a run with the same
+ * options make the same image, and an option added to orlov-populate
+ * reaches callers through orlov_options.args before it has a member
+ * here.  A call keeps its parse in its own memory: calls run at once.
  */
 #include "config.h"
 
 #include <stdint.h>
-#include <getopt.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
 #include "orlov/orlov.h"
-#include "cli/options.h"
+#include "populate/optparse.h"
 #include "populate/populate.h"
+#include "image/mkfs.h"
 #include "lib/orlov_err.h"
 
 #define API_EXPORT __attribute__((visibility("default")))
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#define USAGE(m) (*msg = (m), ORLOV_ERR_USAGE)
 
 /* The string members and the option each one is. */
 static const struct {
 	size_t off;
-	const char *name;
+	int id;
 } string_opts[] = {
-	{ offsetof(struct orlov_options, target), "--target" },
-	{ offsetof(struct orlov_options, create), "--create" },
-	{ offsetof(struct orlov_options, fs_type), "--fs-type" },
-	{ offsetof(struct orlov_options, block_size), "--block-size" },
-	{ offsetof(struct orlov_options, inodes), "--inodes" },
-	{ offsetof(struct orlov_options, mkfs_options), "--mkfs-options" },
-	{ offsetof(struct orlov_options, label), "--label" },
-	{ offsetof(struct orlov_options, uuid), "--uuid" },
-	{ offsetof(struct orlov_options, partition), "--partition" },
-	{ offsetof(struct orlov_options, offset), "--offset" },
-	{ offsetof(struct orlov_options, kernel), "--kernel" },
-	{ offsetof(struct orlov_options, driver), "--driver" },
-	{ offsetof(struct orlov_options, policy), "--policy" },
-	{ offsetof(struct orlov_options, topdir), "--topdir" },
-	{ offsetof(struct orlov_options, seed), "--seed" },
-	{ offsetof(struct orlov_options, cpus), "--cpus" },
-	{ offsetof(struct orlov_options, block_colour), "--block-colour" },
-	{ offsetof(struct orlov_options, rotational), "--rotational" },
-	{ offsetof(struct orlov_options, uid_map), "--uid-map" },
-	{ offsetof(struct orlov_options, gid_map), "--gid-map" },
-	{ offsetof(struct orlov_options, root_owner), "--root-owner" },
-	{ offsetof(struct orlov_options, devtable), "--devtable" },
-	{ offsetof(struct orlov_options, file_contexts), "--file-contexts" },
-	{ offsetof(struct orlov_options, undo), "--undo" },
-	{ offsetof(struct orlov_options, trace), "--trace" },
+	{ offsetof(struct orlov_options, target), OPT_TARGET },
+	{ offsetof(struct orlov_options, create), OPT_CREATE },
+	{ offsetof(struct orlov_options, fs_type), OPT_FS_TYPE },
+	{ offsetof(struct orlov_options, block_size), OPT_BLOCK_SIZE },
+	{ offsetof(struct orlov_options, inodes), OPT_INODES },
+	{ offsetof(struct orlov_options, mkfs_options), OPT_MKFS_OPTIONS },
+	{ offsetof(struct orlov_options, label), OPT_LABEL },
+	{ offsetof(struct orlov_options, uuid), OPT_UUID },
+	{ offsetof(struct orlov_options, partition), OPT_PARTITION },
+	{ offsetof(struct orlov_options, offset), OPT_OFFSET },
+	{ offsetof(struct orlov_options, kernel), OPT_KERNEL },
+	{ offsetof(struct orlov_options, driver), OPT_DRIVER },
+	{ offsetof(struct orlov_options, policy), OPT_POLICY },
+	{ offsetof(struct orlov_options, topdir), OPT_TOPDIR },
+	{ offsetof(struct orlov_options, seed), OPT_SEED },
+	{ offsetof(struct orlov_options, cpus), OPT_CPUS },
+	{ offsetof(struct orlov_options, block_colour), OPT_COLOUR },
+	{ offsetof(struct orlov_options, rotational), OPT_ROTATIONAL },
+	{ offsetof(struct orlov_options, uid_map), OPT_UID_MAP },
+	{ offsetof(struct orlov_options, gid_map), OPT_GID_MAP },
+	{ offsetof(struct orlov_options, root_owner), OPT_ROOT_OWNER },
+	{ offsetof(struct orlov_options, devtable), OPT_DEVTABLE },
+	{ offsetof(struct orlov_options, file_contexts), OPT_FILE_CONTEXTS },
+	{ offsetof(struct orlov_options, undo), OPT_UNDO },
+	{ offsetof(struct orlov_options, trace), OPT_TRACE },
 };
 
 static const struct {
 	unsigned int flag;
-	const char *name;
+	int id;
 } flag_opts[] = {
-	{ ORLOV_NO_XATTRS, "--no-xattrs" },
-	{ ORLOV_NO_FSCK, "--no-fsck" },
-	{ ORLOV_ATOMIC, "--atomic" },
-	{ ORLOV_IN_PLACE, "--in-place" },
-	{ ORLOV_FORCE, "--force" },
-	{ ORLOV_MERGE, "--merge" },
-	{ ORLOV_ROOT_ATTRS, "--root-attrs" },
-	{ ORLOV_DRY_RUN, "--dry-run" },
-	{ ORLOV_ALL_ROOT, "--all-root" },
-	{ ORLOV_SQUASH_PERMS, "--squash-perms" },
-	{ ORLOV_DELALLOC, "--delalloc" },
-	{ ORLOV_NO_DELALLOC, "--no-delalloc" },
+	{ ORLOV_NO_XATTRS, OPT_NO_XATTRS },
+	{ ORLOV_NO_FSCK, OPT_NO_FSCK },
+	{ ORLOV_ATOMIC, OPT_ATOMIC },
+	{ ORLOV_IN_PLACE, OPT_IN_PLACE },
+	{ ORLOV_FORCE, OPT_FORCE },
+	{ ORLOV_MERGE, OPT_MERGE },
+	{ ORLOV_ROOT_ATTRS, OPT_ROOT_ATTRS },
+	{ ORLOV_DRY_RUN, OPT_DRY_RUN },
+	{ ORLOV_ALL_ROOT, OPT_ALL_ROOT },
+	{ ORLOV_SQUASH_PERMS, OPT_SQUASH_PERMS },
+	{ ORLOV_DELALLOC, OPT_DELALLOC },
+	{ ORLOV_NO_DELALLOC, OPT_NO_DELALLOC },
+};
+
+/* One call's options: the engine's, what their parse keeps, and SOURCE
+ * as the one layer. */
+struct call {
+	struct populate_opts p;
+	struct optparse_aux x;
+	const char *layers[1];
 };
 
 /* The caller's options, as large as its header had them, over zeroes. */
@@ -85,142 +95,155 @@ static void options_copy(struct orlov_options *o,
 	o->size = sizeof(*o);
 }
 
-/* "orlov-populate [OPTIONS] -- IMAGE SOURCE" as argv (the strings are
- * the caller's); returns the count. */
-static int build_argv(const struct orlov_options *o, const char *image,
-		      const char *source, char **argv)
+/* Option @id with @arg, from a member or a word of args. */
+static errcode_t call_option(struct call *c, int id, const char *arg,
+			     const char **msg)
 {
-	int n = 0;
-	size_t i;
-
-	argv[n++] = (char *)"orlov-populate";
-	for (i = 0; i < NELEM(flag_opts); i++)
-		if (o->flags & flag_opts[i].flag)
-			argv[n++] = (char *)flag_opts[i].name;
-	for (i = 0; i < NELEM(string_opts); i++) {
-		const char *v = *(const char *const *)
-				((const char *)o + string_opts[i].off);
-
-		if (v) {
-			argv[n++] = (char *)string_opts[i].name;
-			argv[n++] = (char *)v;
-		}
-	}
-	for (i = 0; o->args && o->args[i]; i++)
-		argv[n++] = (char *)o->args[i];
-	/* IMAGE and SOURCE after "--": a name that starts with '-' is one */
-	argv[n++] = (char *)"--";
-	argv[n++] = (char *)image;
-	argv[n++] = (char *)source;
-	argv[n] = NULL;
-	return n;
+	if (id == OPT_HELP || id == OPT_VERSION)
+		return USAGE("--help and --version print: not through the library");
+	/* SIZE as the last operand is the command line's: here it is
+	 * --create's own */
+	if (id == OPT_CREATE && !mkfs_size_word(arg))
+		return USAGE("--create needs SIZE: --create SIZE, or SIZE after IMAGE and SOURCE");
+	return optparse_option(&c->p, &c->x, id, arg, msg);
 }
 
-static size_t argv_max(const struct orlov_options *o)
+/* A word of args that starts with "--": NAME, NAME=VALUE or NAME and
+ * VALUE in the next word (*i moved past it). */
+static errcode_t long_word(struct call *c, const char *const *w, size_t *i,
+			   const char **msg)
 {
-	size_t n = 1 + NELEM(flag_opts) + 2 * NELEM(string_opts) + 4, i;
+	const char *s = w[*i] + 2, *eq = strchr(s, '=');
+	const struct optparse_name *n;
 
-	for (i = 0; o->args && o->args[i]; i++)
-		n++;
-	return n;
+	n = optparse_long(s, eq ? (size_t)(eq - s) : strlen(s));
+	if (!n || (eq && !n->arg))
+		return optparse_usage(&c->x, msg, "unknown option ", w[*i], "");
+	if (eq)
+		return call_option(c, n->id, eq + 1, msg);
+	if (n->arg != 1)
+		return call_option(c, n->id, NULL, msg);
+	if (!w[*i + 1])
+		return optparse_usage(&c->x, msg, "", w[*i], " needs an argument");
+	*i += 1;
+	return call_option(c, n->id, w[*i], msg);
+}
+
+/* A word of args that starts with one '-': short options, "-qv", the
+ * last one's argument the rest of the word or the next word. */
+static errcode_t short_word(struct call *c, const char *const *w, size_t *i,
+			    const char **msg)
+{
+	const char *s = w[*i], *o;
+	char opt[3] = { '-', 0, 0 };
+	errcode_t err = 0;
+	size_t j;
+
+	for (j = 1; s[j] && !err; j++) {
+		opt[1] = s[j];
+		o = s[j] == ':' ? NULL : strchr(OPTPARSE_SHORT, s[j]);
+		if (!o)
+			return optparse_usage(&c->x, msg, "unknown option ", opt, "");
+		if (o[1] != ':') {
+			err = call_option(c, optparse_letter(s[j]), NULL, msg);
+			continue;
+		}
+		if (s[j + 1])
+			return call_option(c, optparse_letter(s[j]), s + j + 1, msg);
+		if (!w[*i + 1])
+			return optparse_usage(&c->x, msg, "", opt, " needs an argument");
+		*i += 1;
+		return call_option(c, optparse_letter(s[j]), w[*i], msg);
+	}
+	return err;
+}
+
+/* orlov_options.args: options only, read in place (no getopt, whose
+ * state is the process's). */
+static errcode_t parse_words(struct call *c, const char *const *w,
+			     const char **msg)
+{
+	errcode_t err = 0;
+	size_t i;
+
+	for (i = 0; w[i] && !err; i++) {
+		if (w[i][0] != '-' || !w[i][1] || !strcmp(w[i], "--"))
+			return optparse_usage(&c->x, msg, "args: ", w[i],
+					      ": not an option (IMAGE and SOURCE are orlov_populate()'s arguments)");
+		if (w[i][1] == '-')
+			err = long_word(c, w, &i, msg);
+		else
+			err = short_word(c, w, &i, msg);
+	}
+	return err;
 }
 
 /* SOURCE_DATE_EPOCH from the options rather than the environment: the
- * limits parse_defaults() puts on the environment's. */
+ * limits optparse_defaults() puts on the environment's. */
 static errcode_t set_epoch(struct populate_opts *p,
 			   const struct orlov_options *o, const char **msg)
 {
 	if (!o->has_source_date_epoch)
 		return 0;
-	if (o->source_date_epoch > UINT32_MAX) {
-		*msg = "source_date_epoch: at most 4294967295";
-		return ORLOV_ERR_USAGE;
-	}
+	if (o->source_date_epoch > UINT32_MAX)
+		return USAGE("source_date_epoch: at most 4294967295");
 #ifndef EXT2_FLAG2_USE_FAKE_TIME
-	if (o->source_date_epoch == 0) {
-		*msg = "source_date_epoch 0: this libext2fs would write the clock into the superblock; use 1";
-		return ORLOV_ERR_USAGE;
-	}
+	if (o->source_date_epoch == 0)
+		return USAGE("source_date_epoch 0: this libext2fs would write the clock into the superblock; use 1");
 #endif
 	p->meta.has_epoch = p->mkfs.has_epoch = 1;
 	p->meta.epoch = p->mkfs.epoch = (uint32_t)o->source_date_epoch;
 	return 0;
 }
 
-/*
- * getopt keeps its place in process globals (optind, optarg and glibc's
- * own pointer into a cluster of short options): two calls parsing at
- * once read each other's words ("No such file or directory while reading
- * device table 64M").  One parse at a time, the globals saved, used and
- * given back under the lock.  A static mutex, the one kind of mutable
- * global the project allows: getopt's state is the process's, not a
- * call's.  A caller's own getopt in another thread at the same moment is
- * not covered (orlov.h says so).
- */
-static pthread_mutex_t getopt_lock = PTHREAD_MUTEX_INITIALIZER;
-
-/* options_parse() on @argv, getopt's state given back as the caller had
- * it: glibc also keeps a pointer into a cluster of short options ("-qx")
- * it stopped in, into @argv, which the caller frees; optind 0 makes the
- * next parse start afresh. */
-static errcode_t parse_argv(int argc, char **argv, struct options *cl,
-			    const char **msg)
+/* The members, in the order of the command line the library once built
+ * from them: flags, strings, args. */
+static errcode_t parse_members(const struct orlov_options *o, struct call *c,
+			       const char **msg)
 {
-	static char *reset_argv[] = { (char *)"orlov", NULL };
-	int saved_optind, saved_opterr, saved_optopt;
-	char *saved_optarg;
-	errcode_t err;
+	errcode_t err = 0;
+	size_t i;
 
-	pthread_mutex_lock(&getopt_lock);
-	saved_optind = optind;
-	saved_opterr = opterr;
-	saved_optopt = optopt;
-	saved_optarg = optarg;
-	err = options_parse(argc, argv, cl, msg);
-	optind = 0;
-	opterr = 0;
-	(void)getopt(1, reset_argv, "");
-	optind = saved_optind;
-	opterr = saved_opterr;
-	optopt = saved_optopt;
-	optarg = saved_optarg;
-	pthread_mutex_unlock(&getopt_lock);
+	for (i = 0; i < NELEM(flag_opts) && !err; i++)
+		if (o->flags & flag_opts[i].flag)
+			err = call_option(c, flag_opts[i].id, NULL, msg);
+	for (i = 0; i < NELEM(string_opts) && !err; i++) {
+		const char *v = *(const char *const *)
+				((const char *)o + string_opts[i].off);
+
+		if (v)
+			err = call_option(c, string_opts[i].id, v, msg);
+	}
+	if (!err && o->args)
+		err = parse_words(c, o->args, msg);
 	return err;
 }
 
-/* The options parsed into @cl; *msg the reason of a usage error (it may
- * be in @cl's buffer: copied before @cl goes). */
+/* The options parsed into @c; *msg the reason of a usage error (it may
+ * be in @c's buffer: copied before @c goes). */
 static errcode_t parse(const char *image, const char *source,
-		       const struct orlov_options *o, struct options *cl,
+		       const struct orlov_options *o, struct call *c,
 		       const char **msg)
 {
-	char **argv;
-	errcode_t err;
+	errcode_t err = optparse_defaults(&c->p, &c->x, msg);
 
-	memset(cl, 0, sizeof(*cl));
-	if (!image || !source) {
-		*msg = "IMAGE and SOURCE are needed";
-		return ORLOV_ERR_USAGE;
-	}
-	argv = calloc(argv_max(o), sizeof(*argv));
-	if (!argv)
-		return ENOMEM;
-	err = parse_argv(build_argv(o, image, source, argv), argv, cl, msg);
-	free(argv);
+	if (!err && (!image || !source))
+		err = USAGE("IMAGE and SOURCE are needed");
+	if (!err)
+		err = parse_members(o, c, msg);
+	if (!err)
+		err = populate_resolve(&c->p, msg);
+	if (!err)
+		err = optparse_check(&c->p, &c->x, msg);
+	c->layers[0] = source;
+	if (!err)
+		err = optparse_operands(&c->p, &c->x, image, c->layers, 1, msg);
 	if (err)
 		return err;
-	if (cl->help || cl->version) {
-		*msg = "--help and --version print: not through the library";
-		return ORLOV_ERR_USAGE;
-	}
 	/* -v, -q and --json given or not, the library prints nothing */
-	cl->p.verbosity = -1;
-	cl->p.json = 0;
-	/* the test hooks of the command line (ORLOV_FAULT,
-	 * ORLOV_STAGE_BUDGET) are not read from a caller's environment */
-	cl->p.fault = NULL;
-	cl->p.stage_budget = 0;
-	return set_epoch(&cl->p, o, msg);
+	c->p.verbosity = -1;
+	c->p.json = 0;
+	return set_epoch(&c->p, o, msg);
 }
 
 static char *dup_or_null(const char *s)
@@ -301,14 +324,14 @@ static void error_tables(void)
  */
 static pthread_mutex_t undo_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static errcode_t run_populate(struct options *cl, struct populate_result *r)
+static errcode_t run_populate(struct call *c, struct populate_result *r)
 {
 	errcode_t err;
 
-	if (!cl->p.undo)
-		return populate(&cl->p, r);
+	if (!c->p.undo)
+		return populate(&c->p, r);
 	pthread_mutex_lock(&undo_lock);
-	err = populate(&cl->p, r);
+	err = populate(&c->p, r);
 	pthread_mutex_unlock(&undo_lock);
 	return err;
 }
@@ -325,7 +348,7 @@ API_EXPORT long orlov_populate(const char *image, const char *source,
 {
 	struct orlov_options o;
 	struct populate_result r;
-	struct options *cl;
+	struct call *c;
 	const char *msg = NULL;
 	char *usage = NULL;
 	errcode_t err;
@@ -333,11 +356,11 @@ API_EXPORT long orlov_populate(const char *image, const char *source,
 	error_tables();
 	options_copy(&o, opts);
 	memset(&r, 0, sizeof(r));
-	cl = malloc(sizeof(*cl));
-	if (!cl) {
+	c = malloc(sizeof(*c));
+	if (!c) {
 		err = errctx_set(&r.ec, ENOMEM, "populating", image);
 	} else {
-		err = parse(image, source, &o, cl, &msg);
+		err = parse(image, source, &o, c, &msg);
 		if (err == ORLOV_ERR_USAGE) {
 			usage = strdup(msg ? msg : "invalid options");
 		} else if (err) {
@@ -345,12 +368,12 @@ API_EXPORT long orlov_populate(const char *image, const char *source,
 			errctx_set(&r.ec, err, msg ? msg : "parsing the options",
 				   NULL);
 		} else {
-			err = run_populate(cl, &r);
+			err = run_populate(c, &r);
 			if (err && !r.ec.what)
 				errctx_set(&r.ec, err, "populating", image);
 		}
-		options_free(cl);
-		free(cl);
+		optparse_free(&c->p, &c->x);
+		free(c);
 	}
 	if (res && res->size >= sizeof(res->size))
 		result_out(res, &r, usage, err);

@@ -5,16 +5,12 @@
 #include <stdio.h>
 #include <et/com_err.h>
 #include "populate/opts.h"
-#include "source/fsconfig.h"
+#include "populate/optparse.h"
 
 struct options {
 	struct populate_opts p;	/* what the engine is asked to do */
-	char msgbuf[1024];	/* a usage message naming the option, or a
-				   file's error with its reader's words */
-	char target_buf[4096];	/* --target with '/' runs made one */
+	struct optparse_aux x;	/* what the parse keeps beside it */
 	int help, version;	/* help: HELP_* */
-	const char *fs_config_file;	/* --fs-config FILE, read into: */
-	struct fsconfig fs_config;
 };
 
 /* Parse argv into @o.  On a usage error, *msg says what was wrong. */

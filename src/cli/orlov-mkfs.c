@@ -44,6 +44,7 @@ struct job {
 	char *mke2fs;		/* the installed one */
 	char *image;		/* the device operand, a final symlink followed */
 	char *tmp;		/* the new image until it has its name */
+	int new_image;		/* @tmp becomes an image that was not there */
 	int tmp_fd, lock_fd;
 };
 
@@ -60,8 +61,10 @@ static const char usage_text[] =
 "pipeline's mkfs.ext4 -d this one.  Without -d: mke2fs itself.\n"
 "\n"
 "An image file is made next to itself and renamed over it once filled: a\n"
-"failure leaves it as it was (or absent).  A device, -E offset= or -S: made\n"
-"in place; a failure after mke2fs clears its primary superblock.\n"
+"failure leaves it as it was (or absent).  A device, -E offset=, -S, or an\n"
+"existing file at a terminal without -F (mke2fs then asks about what it\n"
+"holds): made in place; a failure after mke2fs clears its primary\n"
+"superblock.\n"
 "\n"
 "Environment:\n"
 "  ORLOV_MKFS_OPTIONS  orlov-populate's own options for the copy, split as a\n"
@@ -166,24 +169,126 @@ static errcode_t mke2fs_env(const struct job *j, struct words *env)
 	return err ? err : words_add(env, NULL);
 }
 
+/* @n bytes to @fd, whole (a pipe or terminal may take them in parts). */
+static void write_whole(int fd, const char *p, size_t n)
+{
+	ssize_t w;
+
+	while (n) {
+		w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return;	/* our stderr is gone: nobody to tell */
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+struct relay {
+	const struct job *j;
+	struct strbuf held;	/* read, not yet passed on */
+	int announce;		/* a new image: "Creating regular file" due */
+};
+
+/* What mke2fs wrote to its stderr, passed on with the new file's name
+ * turned into the image's: its messages then name what the user gave.
+ * A tail that could be the start of the name waits for more. */
+static void relay_pass(struct relay *r, int last)
+{
+	const char *tmp = r->j->tmp, *dev = r->j->call.device;
+	size_t tl = strlen(tmp), i = 0, n = r->held.len;
+	struct strbuf out = { 0 };
+	int newline = 0;
+	char *s = r->held.s;
+
+	while (i < n) {
+		if (n - i >= tl && !memcmp(s + i, tmp, tl)) {
+			sb_append(&out, dev, strlen(dev));
+			i += tl;
+			continue;
+		}
+		if (!last && n - i < tl && !memcmp(s + i, tmp, n - i))
+			break;
+		newline |= s[i] == '\n';
+		sb_append(&out, s + i, 1);
+		i++;
+	}
+	if (out.len)
+		write_whole(STDERR_FILENO, out.s, out.len);
+	sb_free(&out);
+	if (n) {
+		memmove(s, s + i, n - i);
+		sb_truncate(&r->held, n - i);
+	}
+	/* mke2fs says so after its first line (its version), on stdout,
+	 * when it creates the file; here the new file existed before it */
+	if (newline && r->announce) {
+		r->announce = 0;
+		printf("Creating regular file %s\n", dev);
+		fflush(stdout);
+	}
+}
+
+/* mke2fs's stderr read from @fd until it closes it. */
+static void relay_stderr(const struct job *j, int fd, int announce)
+{
+	struct relay r = { .j = j, .announce = announce };
+	char buf[4096];
+	ssize_t got;
+
+	for (;;) {
+		got = read(fd, buf, sizeof(buf));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		if (sb_append(&r.held, buf, (size_t)got)) {
+			write_whole(STDERR_FILENO, buf, (size_t)got);
+			continue;
+		}
+		relay_pass(&r, 0);
+	}
+	relay_pass(&r, 1);
+	sb_free(&r.held);
+}
+
 /* The installed mke2fs on the new file (or the device), without -d: its
- * exit status, its messages as they are. */
+ * exit status, its messages as they are, but for the new file's name. */
 static int run_mke2fs(struct job *j)
 {
 	struct words env = { 0 };
 	char *dev = j->call.out.v[j->call.dev_at];
 	errcode_t err = mke2fs_env(j, &env);
-	int rc = 0, st;
+	posix_spawn_file_actions_t fa;
+	int rc = 0, st, pfd[2] = { -1, -1 }, have_fa = 0;
 	pid_t pid;
 
-	if (j->tmp)
+	if (!err && !posix_spawn_file_actions_init(&fa))
+		have_fa = 1;
+	else if (!err)
+		err = ENOMEM;
+	if (!err && j->tmp) {
 		j->call.out.v[j->call.dev_at] = j->tmp;
+		if (pipe(pfd) || fcntl(pfd[0], F_SETFD, FD_CLOEXEC) ||
+		    fcntl(pfd[1], F_SETFD, FD_CLOEXEC) ||
+		    posix_spawn_file_actions_adddup2(&fa, pfd[1], STDERR_FILENO))
+			err = (errcode_t)errno;
+	}
 	fflush(NULL);
 	if (!err)
-		rc = posix_spawn(&pid, j->mke2fs, NULL, NULL, j->call.out.v,
+		rc = posix_spawn(&pid, j->mke2fs, &fa, NULL, j->call.out.v,
 				 env.v);
 	j->call.out.v[j->call.dev_at] = dev;
 	words_free(&env);
+	if (pfd[1] >= 0)
+		close(pfd[1]);
+	if (!err && !rc && pfd[0] >= 0)
+		relay_stderr(j, pfd[0], j->new_image && !j->call.quiet);
+	if (pfd[0] >= 0)
+		close(pfd[0]);
+	if (have_fa)
+		posix_spawn_file_actions_destroy(&fa);
 	if (err || rc) {
 		com_err(j->prog, err ? err : (errcode_t)rc, "while running %s",
 			j->mke2fs);
@@ -198,9 +303,19 @@ static int run_mke2fs(struct job *j)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
 }
 
+/* mke2fs asks before it overwrites a filesystem it finds (only then):
+ * at a terminal, without -F, at the device's start.  That question must
+ * be about the image itself, so such a run stays in place. */
+static int mke2fs_would_ask(const struct job *j)
+{
+	return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) &&
+	       !j->call.force && !j->call.offset;
+}
+
 /* An image file (one link, at its start, not -S): a new file next to it
- * as large as it is, for mke2fs to size the filesystem the same.  1: in
- * place instead (a device, or a file whose owner the copy cannot have). */
+ * as large as it is, for mke2fs to size the filesystem the same.  No new
+ * file (in place) for a device, a file whose owner the copy cannot have,
+ * or an existing file mke2fs may ask about. */
 static errcode_t make_temp(struct job *j)
 {
 	enum temp_step step;
@@ -210,8 +325,10 @@ static errcode_t make_temp(struct job *j)
 
 	if (j->call.offset || j->call.super_only ||
 	    (have && (!S_ISREG(st.st_mode) || st.st_nlink != 1)) ||
+	    (have && mke2fs_would_ask(j)) ||
 	    (!have && errno != ENOENT))
 		return 0;
+	j->new_image = !have;
 	err = image_lock(j->image, 0, &j->lock_fd);
 	if (err)
 		return err;

@@ -62,6 +62,13 @@ int main(int argc, char **argv)
 		options_free(&o);
 		return 1;
 	}
+	if (o.p.verbosity > 0) {
+		char chosen[160];
+
+		/* what the options left to the image, and the defaults */
+		populate_choice_text(&res.chosen, chosen, sizeof(chosen));
+		fprintf(stderr, "%s: %s\n", prog, chosen);
+	}
 	if (res.mount_unknown)
 		fprintf(stderr, "%s: warning: no /proc/mounts or /etc/mtab: "
 			"could not check whether %s is mounted\n", prog, o.p.image);

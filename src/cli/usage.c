@@ -203,7 +203,9 @@ static const char usage_safety[] =
 "                         files ahead of the first, which helps it when it\n"
 "                         falls behind (default with 2 or more CPUs); the\n"
 "                         image is the same either way\n"
-"  -v, --verbose          one line per entry: path, inode, group\n"
+"  -v, --verbose          one line per entry: path, inode, group; at the\n"
+"                         end the driver, delayed allocation and kernel\n"
+"                         release used, and whether given\n"
 "  -q, --quiet            print errors only\n"
 "  -h, --help[=WHAT]      show the short help, every option (all) or the\n"
 "                         kernel model's (kernel), and exit\n"
@@ -223,7 +225,7 @@ static const char usage_safety[] =
 "the superblock's write time; with --create also the creation times, UUID\n"
 "(with a digest of the tree and options) and hash seed: two runs give\n"
 "identical images; refused beyond what the image's inodes hold); TMPDIR\n"
-"(--delalloc's delayed data); ORLOV_FAULT (tests only).\n";
+"(--delalloc's delayed data).\n";
 
 static const char *const usage_parts[] = {
 	usage_create, usage_disk, usage_what, usage_kernel, usage_safety,

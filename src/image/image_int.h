@@ -94,7 +94,6 @@ struct image {
 
 /* lock.c */
 errcode_t lock_image(const char *path, int dry, int held, int *fd);
-void unlock_image(struct image *img);
 errcode_t image_names_locked(const char *path, int fd);
 
 /* shadow.c */

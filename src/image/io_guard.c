@@ -320,9 +320,10 @@ static errcode_t guard_close(io_channel ch)
 		return 0;
 	err = io_channel_close(g->real);
 	if (g->fault.kind == IO_FAULT_COUNT)
-		/* for the fault-injection tests: how many points there are */
-		fprintf(stderr, "orlov-populate: ORLOV_FAULT: %lu operations, "
-			"commit from %lu\norlov-populate: ORLOV_FAULT: %lu "
+		/* for the fault-injection tests: how many points there are
+		 * (only their build sets a fault, tests/orlov-populate-hooks) */
+		fprintf(stderr, "orlov-populate: fault points: %lu operations, "
+			"commit from %lu\norlov-populate: fault points: %lu "
 			"reads\n", g->ops, g->begun + 1, g->reads);
 	for (i = 0; i < g->n; i++)
 		free(g->saved[i].data);

@@ -7,7 +7,8 @@
  * (io_guard_rollback) instead of leaving the image for e2fsck.  Blocks that
  * were all zeros cost no memory, so a fresh inode table is free to guard.
  *
- * It is also where tests inject faults (ORLOV_FAULT, see io_guard_parse):
+ * It is also where tests inject faults (io_guard_parse; the test build's
+ * ORLOV_FAULT, tests/orlov-populate-hooks):
  * every write, byte write and flush is one numbered operation, and so,
  * numbered apart, is every block read.
  */

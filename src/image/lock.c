@@ -167,16 +167,6 @@ errcode_t image_lock(const char *path, int create, int *fd)
 	return err;
 }
 
-void unlock_image(struct image *img)
-{
-	if (img->lock_fd >= 0)
-		close(img->lock_fd);	/* drops the flock */
-	img->lock_fd = -1;
-	drop_shadow(img);	/* after the rename, only frees */
-	free(img->path);
-	img->path = NULL;
-}
-
 size_t image_files(const struct image *img, struct file_id *ids, size_t max)
 {
 	int fds[2] = { img->lock_fd, img->shadow_fd };

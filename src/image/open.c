@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 
 #include <ext2fs/ext2fs.h>
@@ -434,7 +435,7 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	errcode_t err;
 
 	opts = opts ? opts : &none;
-	what = "reading ORLOV_FAULT";
+	what = "reading the injected fault";
 	err = io_guard_parse(opts->fault, &f);
 	if (!err) {
 		what = "checking whether mounted";
@@ -462,6 +463,17 @@ errcode_t image_open(const char *path, const struct image_opts *opts,
 	}
 	*out = img;
 	return 0;
+}
+
+/* The lock dropped, the copy of a run that failed removed. */
+static void unlock_image(struct image *img)
+{
+	if (img->lock_fd >= 0)
+		close(img->lock_fd);	/* drops the flock */
+	img->lock_fd = -1;
+	drop_shadow(img);	/* after the rename, only frees */
+	free(img->path);
+	img->path = NULL;
 }
 
 void image_abort(struct image *img)

@@ -13,12 +13,18 @@
 #include <string.h>
 
 #include "image/image_read.h"
+#include "lib/ftype.h"
 #include "lib/keymap.h"
 #include "lib/util.h"
 /* After ext2fs.h, which defines the __u32 its structures use. */
 #include <ext2fs/ext2_ext_attr.h>
 #include <ext2fs/ext3_extents.h>
 #include "lib/orlov_err.h"
+
+const char *ir_type_name(unsigned int mode)
+{
+	return ftype_name_of_mode(mode);
+}
 
 struct block_collect {
 	struct ir_blocks *bl;

@@ -150,11 +150,6 @@ void ir_dir_free(struct ir_dir *d)
 	memset(d, 0, sizeof(*d));
 }
 
-const char *ir_type_name(unsigned int mode)
-{
-	return ftype_name_of_mode(mode);
-}
-
 struct walk {
 	ext2_filsys fs;
 	ir_walk_fn fn;

@@ -34,6 +34,23 @@ void mismatch_u(struct verify *v, const char *what, unsigned long long exp,
 	mismatch(v, what, e, g);
 }
 
+/* A source error, once, with the path of SOURCE it happened at. */
+errcode_t verify_src_error(struct verify *v, errcode_t err, const char *doing,
+			   const char *path)
+{
+	const char *src = v->opts->source;
+	struct strbuf p = { 0 };
+
+	if (!err || errctx_isset(v->ctx))
+		return err;
+	if (!sb_append(&p, src, strlen(src)) && *path &&
+	    !sb_append(&p, "/", 1))
+		sb_append(&p, path, strlen(path));
+	errctx_set_path(v->ctx, err, doing, p.s ? p.s : src);
+	sb_free(&p);
+	return err;
+}
+
 errcode_t vfail(struct verify *v, const struct src_entry *se, errcode_t err,
 		const char *doing)
 {

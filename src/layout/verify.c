@@ -44,22 +44,6 @@ static void pop_name(struct verify *v, size_t ilen)
 	sb_truncate(&v->ipath, ilen);
 }
 
-errcode_t verify_src_error(struct verify *v, errcode_t err, const char *doing,
-			   const char *path)
-{
-	const char *src = v->opts->source;
-	struct strbuf p = { 0 };
-
-	if (!err || errctx_isset(v->ctx))
-		return err;
-	if (!sb_append(&p, src, strlen(src)) && *path &&
-	    !sb_append(&p, "/", 1))
-		sb_append(&p, path, strlen(path));
-	errctx_set_path(v->ctx, err, doing, p.s ? p.s : src);
-	sb_free(&p);
-	return err;
-}
-
 /* Enter the image directory @ino, the namesake of the source's. */
 static errcode_t push_vdir(struct verify *v, ext2_ino_t ino,
 			   const struct ext2_inode_large *inode, int is_root,

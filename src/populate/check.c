@@ -22,14 +22,6 @@ int merges(const struct ctx *c, const struct src_entry *e, size_t depth)
 				!memcmp(e->name, "lost+found", 10)));
 }
 
-static int root_name_cmp(const void *key, const void *elt)
-{
-	const struct src_entry *e = key;
-	const struct walk_name *n = elt;
-
-	return name_bytes_cmp(e->name, e->name_len, n->s, n->len);
-}
-
 /*
  * The attributes must fit one block, and the kernel must accept them on a
  * mount with the image's default options: user.* needs user_xattr, ACLs
@@ -92,8 +84,8 @@ errcode_t recheck(struct ctx *c, const struct src_entry *e)
 
 	if (e->name_len > EXT2_NAME_LEN)
 		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
-	if (c->st.depth == 1 && !bsearch(e, c->scan.root_names, c->scan.nroot,
-				      sizeof(*c->scan.root_names), root_name_cmp))
+	if (c->st.depth == 1 &&
+	    !walk_names_find(&c->scan.root_names, e->name, e->name_len))
 		return fail(c, ORLOV_ERR_SOURCE_CHANGED, "copying", e->path);
 	err = check_kind(c, e, "copying");
 	return err ? err : xattrs_acceptable(c, e);

@@ -37,18 +37,23 @@ static void xsets_free(struct xsets *xs)
 
 void ctx_free(struct ctx *c)
 {
+	size_t i;
+
 	if (c->img)
 		image_abort(c->img);
 	while (c->st.depth > 0) {
 		dirbuf_release(&c->fs, &top(c)->d);
+		dir_names_free(&top(c)->old_names);
 		c->st.depth--;
 	}
 	if (c->target.d)
 		dirbuf_release(&c->fs, c->target.d);
 	free(c->target.d);
-	walk_free_names(c->scan.root_names, c->scan.nroot);
+	walk_names_free(&c->scan.root_names);
 	xsets_free(&c->scan.xsets);
 	free(c->st.v);
+	for (i = 0; i < c->scan.dirs.depth; i++)
+		dir_names_free(&c->scan.dirs.v[i].old_names);
 	free(c->scan.dirs.v);
 	links_free(&c->links);
 	xattr_blocks_free(&c->xa.xb);

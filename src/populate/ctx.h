@@ -18,6 +18,7 @@
 #include "image/image.h"
 #include "image/bridge.h"
 #include "source/source.h"
+#include "populate/dirnames.h"
 #include "model/ialloc.h"
 #include "model/write.h"
 #include "model/xattr_set.h"
@@ -62,6 +63,7 @@ struct frame {
 	int is_target;
 	int existing;		/* in the image already: the target, or a
 				   directory --merge goes into */
+	struct dir_names old_names;	/* an existing one's names as loaded */
 	int acl_unread;		/* its attribute block, not read by get_acl yet */
 	int added;		/* entries added to it */
 	int last_alloc_group;	/* ext4's i_last_alloc_group */
@@ -80,6 +82,7 @@ struct scan_dir {
 				   used in the last one */
 	uint32_t had;		/* blocks it had before (the target) */
 	struct dirbuf *existing;	/* the image's: target, merged */
+	struct dir_names old_names;	/* existing's names */
 	int owned;		/* existing is a merged one, ours */
 };
 
@@ -109,8 +112,7 @@ struct scan {
 	uint64_t need_inodes, need_blocks;
 	/* The source root's names as the first pass saw them (sorted): the
 	 * write pass takes no name there that was not checked. */
-	struct walk_name *root_names;
-	size_t nroot, root_cap;
+	struct walk_names root_names;
 	struct xsets xsets;
 };
 

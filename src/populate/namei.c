@@ -85,6 +85,7 @@ static errcode_t load_existing(struct ctx *c, struct frame *n, uint32_t ino,
 
 	n->inode = *in;
 	n->existing = 1;
+	err = dir_names_load(&n->old_names, &n->d, c->fs.g.block_size);
 	n->flags = n->inode.i_flags;
 	n->xblk = inode_xattr_block(&n->inode);
 	if (!err && n->xblk && !xattr_blocks_known(&c->xa.xb, n->xblk)) {
@@ -239,8 +240,9 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 	err = recheck(c, e);
 	if (err)
 		return err;
-	if (top(c)->existing && dir_lookup(&top(c)->d, c->fs.g.block_size,
-					   e->name, e->name_len, &ino))
+	if (top(c)->existing &&
+	    dir_names_lookup(&top(c)->old_names, &top(c)->d, c->fs.g.block_size,
+			     e->name, e->name_len, &ino))
 		return do_merge(c, e, ino);
 	return do_mkdir(c, e);
 }
@@ -257,6 +259,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 		/* merged into, nothing added: its blocks stay as they are */
 		err = stage_inode(c, &n->d.map, &n->inode);
 		dirbuf_release(&c->fs, &n->d);
+		dir_names_free(&n->old_names);
 		c->st.depth--;
 		return err ? fail(c, err, "writing directory", e->path) : 0;
 	}
@@ -271,6 +274,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 	if (!err)
 		err = stage_inode(c, &n->d.map, &n->inode);
 	dirbuf_release(&c->fs, &n->d);
+	dir_names_free(&n->old_names);
 	c->st.depth--;
 	return err ? fail(c, err, "writing directory", e->path) : 0;
 }
@@ -473,8 +477,9 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	if (err)
 		return err;
 	/* a name a directory merged into has (the first pass saw none) */
-	if (top(c)->existing && dir_lookup(&top(c)->d, c->fs.g.block_size,
-					   e->name, e->name_len, NULL))
+	if (top(c)->existing &&
+	    dir_names_lookup(&top(c)->old_names, &top(c)->d, c->fs.g.block_size,
+			     e->name, e->name_len, NULL))
 		return fail(c, ORLOV_ERR_EXISTS, "copying", e->path);
 	if (e->st.st_nlink > 1)
 		l = link_find(&c->links, e->st.st_dev, e->st.st_ino);
@@ -497,5 +502,6 @@ void write_visitor(struct ctx *c, struct walk_visitor *v)
 	v->leave_dir = leave_dir;
 	v->leaf = leaf;
 	v->error = walk_error;
+	v->scratch_error = walk_scratch_error;
 	v->ctx = c;
 }

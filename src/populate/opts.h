@@ -32,14 +32,17 @@ struct populate_opts {
 	unsigned int colour;	/* --block-colour: the writer's pid % 16 */
 	unsigned int cpus;	/* --cpus: online CPUs, or CPUS_UP (0) */
 	unsigned int possible_cpus;	/* --possible-cpus, 0: --cpus */
-	uint32_t kver;		/* --kernel: the release modelled (model/kver.h) */
+	uint32_t kver;		/* --kernel: the release modelled (model/kver.h);
+				   0: populate_resolve() fills the default */
+	int kver_default;	/* filled so by populate_resolve() */
 	int arm64;		/* --kernel 6.1-arm64: unsigned char before 6.2 */
 	enum fs_driver driver;
 	int delalloc;		/* --delalloc: ext4 mounted with delayed allocation */
 	enum rotational rotational;
 	int mb_optimize_scan;	/* --mb-optimize-scan: MB_OPTIMIZE_SCAN_* */
 	/* --driver and --delalloc / --no-delalloc given; else the mount
-	 * without options decides, once the image is known (run.c) */
+	 * without options decides, once the image is known
+	 * (populate_resolve_mount) */
 	int driver_set, delalloc_set;
 	int verbosity;		/* -1 quiet, 0 summary, 1 one line per entry */
 	const char *trace;	/* --trace FILE */
@@ -47,15 +50,16 @@ struct populate_opts {
 	int atomic;		/* --atomic: write a copy, rename it over IMAGE */
 	int in_place;		/* --in-place: never a copy, even without a
 				   journal */
-	const char *fault;	/* ORLOV_FAULT, for tests (io_guard.h) */
+	const char *fault;	/* a fault to inject (io_guard.h): set by the
+				   test build only (ORLOV_TEST_HOOKS) */
 	/* Called between the check pass and the write pass, when set: a
 	 * test program's hook to change the source or the image there
 	 * (tests/race-populate.c).  Never set by the shipped programs nor
 	 * the library, so that no environment can make them run anything. */
 	errcode_t (*between_passes)(void *cookie);
 	void *between_cookie;
-	size_t stage_budget;	/* ORLOV_STAGE_BUDGET (KiB) in bytes, for tests;
-				   0: the default */
+	size_t stage_budget;	/* the staged inodes' memory, for the test
+				   build's ORLOV_STAGE_BUDGET; 0: the default */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int jobs;		/* --jobs: 2 reads the source ahead on a thread */

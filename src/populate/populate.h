@@ -3,6 +3,7 @@
 #define ORLOV_POPULATE_H
 
 #include "populate/opts.h"
+#include "populate/resolve.h"
 #include "lib/errctx.h"
 
 struct populate_result {
@@ -38,9 +39,13 @@ struct populate_result {
 	 * and the first of them (its source path), or NULL. */
 	unsigned int setid_cleared;
 	char *setid_first;
+	/* The driver, delayed allocation and kernel release the run was
+	 * made with, and whether each was given (populate_resolve_mount). */
+	struct populate_choice chosen;
 };
 
-/* The loop: walk -> choose inode -> write entry -> choose blocks -> copy. */
+/* The loop: walk -> choose inode -> write entry -> choose blocks -> copy.
+ * @o as populate_resolve() left it. */
 errcode_t populate(const struct populate_opts *o, struct populate_result *res);
 void populate_result_free(struct populate_result *res);
 /* --json: the error as one JSON object on standard output, for a caller

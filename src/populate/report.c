@@ -94,6 +94,11 @@ void walk_error(void *ctx, errcode_t err, const char *what,
 	free(where);
 }
 
+void walk_scratch_error(void *ctx, errcode_t err, const char *doing)
+{
+	fail_scratch(ctx, err, doing);
+}
+
 /* ext4's ext4_allocate_inode, at the end of __ext4_new_inode: the mode
  * is the one mkdir, open, mknod or symlink passed (the replayer's and a
  * cp's: the permission bits only, umask 0), not the inode's after its

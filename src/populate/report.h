@@ -24,6 +24,8 @@ int devtable_error(errcode_t err);
 char *image_path(const struct populate_opts *o, const char *path);
 /* The walk's errors (struct walk_visitor's error). */
 void walk_error(void *ctx, errcode_t err, const char *what, const char *path);
+/* The walk's scratch file failed (walk_visitor.scratch_error). */
+void walk_scratch_error(void *ctx, errcode_t err, const char *doing);
 /* --trace's record of a new inode. */
 void trace_inode(struct ctx *c, const struct frame *parent,
 		 const struct src_entry *e, int is_dir,

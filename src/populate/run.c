@@ -270,20 +270,14 @@ static errcode_t write_pass(struct ctx *c)
 }
 
 /* The driver and delayed allocation not given: what mounting the image
- * without options gives; an option only the ext2 driver has keeps it. */
-static void mount_defaults(struct populate_opts *o, const struct inputs *in)
+ * (as it is now: --create made it) without options gives. */
+static void mount_defaults(struct populate_opts *o, struct populate_result *res,
+			   const struct inputs *in)
 {
 	int ext4, delalloc;
 
 	image_mount_defaults(in->path, &in->region, &ext4, &delalloc);
-	if (!o->driver_set)
-		o->driver = (ext4 || (o->delalloc_set && o->delalloc)) &&
-			    o->policy != POLICY_OLDALLOC &&
-			    o->topdir != TOPDIR_RANDOM &&
-			    kver_ext4_modelled(o->kver) ? DRIVER_EXT4 :
-							  DRIVER_EXT2;
-	if (!o->delalloc_set)
-		o->delalloc = o->driver == DRIVER_EXT4 && delalloc;
+	populate_resolve_mount(o, ext4, delalloc, &res->chosen);
 }
 
 errcode_t run(const struct populate_opts *given, struct populate_result *res,
@@ -293,7 +287,7 @@ errcode_t run(const struct populate_opts *given, struct populate_result *res,
 	struct ctx c;
 	errcode_t err;
 
-	mount_defaults(o, in);
+	mount_defaults(o, res, in);
 	memset(&c, 0, sizeof(c));
 	c.o = o;
 	c.res = res;

@@ -27,16 +27,16 @@
 static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 			    struct dirbuf **merged, uint32_t *links)
 {
-	struct dirbuf *parent = c->scan.dirs.v[c->scan.dirs.depth - 1].existing;
-	struct walk_name *n;
+	const struct scan_dir *up = &c->scan.dirs.v[c->scan.dirs.depth - 1];
+	struct dirbuf *parent = up->existing;
 	uint32_t ino;
 
 	*merged = NULL;
 	if (e->name_len > EXT2_NAME_LEN)
 		return fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
 	/* Only names in directories the image has can collide. */
-	if (parent && dir_lookup(parent, c->fs.g.block_size, e->name,
-				 e->name_len, &ino)) {
+	if (parent && dir_names_lookup(&up->old_names, parent, c->fs.g.block_size,
+				       e->name, e->name_len, &ino)) {
 		struct ext2_inode_large in;
 		struct dirbuf *d;
 		errcode_t err = image_read_inode(c->img, ino, &in);
@@ -61,17 +61,7 @@ static errcode_t check_name(struct ctx *c, const struct src_entry *e,
 	}
 	if (c->scan.dirs.depth != 1)
 		return 0;
-	if (grow_array(&c->scan.root_names, &c->scan.root_cap, c->scan.nroot + 1,
-		       sizeof(*c->scan.root_names), 64))
-		return ENOMEM;
-	n = &c->scan.root_names[c->scan.nroot];
-	n->s = malloc(e->name_len + 1);
-	if (!n->s)
-		return ENOMEM;
-	memcpy(n->s, e->name, e->name_len + 1);
-	n->len = e->name_len;
-	c->scan.nroot++;
-	return 0;
+	return walk_names_add(&c->scan.root_names, e->name, e->name_len, 0);
 }
 
 /*
@@ -222,6 +212,9 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		/* like the target: its links, new entries in new blocks */
 		d->existing = merged;
 		d->owned = 1;
+		err = dir_names_load(&d->old_names, merged, c->fs.g.block_size);
+		if (err)
+			return err;
 		d->links = links;
 		d->blocks = d->had = merged->nblocks;
 		d->used = c->fs.g.block_size;
@@ -262,6 +255,9 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		}
 		/* the target: new entries in new blocks (at most) */
 		d->existing = c->target.d;
+		err = dir_names_load(&d->old_names, c->target.d, c->fs.g.block_size);
+		if (err)
+			return err;
 		d->blocks = d->had = c->target.d->nblocks;
 		d->used = c->fs.g.block_size;
 	}
@@ -276,6 +272,7 @@ static void scan_drop(struct ctx *c, struct scan_dir *d)
 		free(d->existing);
 	}
 	d->existing = NULL;
+	dir_names_free(&d->old_names);
 	d->owned = 0;
 }
 
@@ -367,7 +364,8 @@ errcode_t first_pass(struct ctx *c)
 				.skip = c->in->skip, .nskip = c->in->nskip };
 	struct walk_visitor v = {
 		.enter_dir = scan_enter, .leave_dir = scan_leave,
-		.leaf = scan_leaf, .error = walk_error, .ctx = c,
+		.leaf = scan_leaf, .error = walk_error,
+		.scratch_error = walk_scratch_error, .ctx = c,
 	};
 	errcode_t err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
 

@@ -29,8 +29,7 @@ enum { SLOT_FREE, SLOT_BUSY, SLOT_DONE };
 
 struct ahead_dir {
 	int dirfd;
-	const struct walk_name *names;
-	size_t n;
+	struct walk_names names;	/* the walk's, shared (not freed here) */
 	size_t claim;		/* the next name the reader may take */
 	size_t taken;		/* names the walk has taken */
 	size_t held;		/* descriptors in slots not taken */
@@ -58,10 +57,10 @@ static int claimable(const struct ahead_dir *d)
 {
 	unsigned char t;
 
-	if (!d || d->claim >= d->n || d->claim - d->taken >= RING ||
+	if (!d || d->claim >= d->names.n || d->claim - d->taken >= RING ||
 	    d->held >= HELD)
 		return 0;
-	t = d->names[d->claim].type;
+	t = walk_name_type(&d->names, d->claim);
 	return t != DT_DIR && t != DT_UNKNOWN;
 }
 
@@ -82,12 +81,12 @@ static void fetch_next(struct ahead *a, struct ahead_dir *d, int reader)
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
 	/* symlinks, devices: nothing to open, the walk reads them */
-	if (d->names[i].type == DT_REG) {
+	if (walk_name_type(&d->names, i) == DT_REG) {
 		int dirfd = d->dirfd;
 
 		a->busy += reader;
 		pthread_mutex_unlock(&a->lock);
-		a->fetch(a->arg, dirfd, d->names[i].s, s);
+		a->fetch(a->arg, dirfd, walk_name(&d->names, i), s);
 		pthread_mutex_lock(&a->lock);
 		a->busy -= reader;
 	}
@@ -161,15 +160,14 @@ void ahead_stop(struct ahead *a)
 }
 
 errcode_t ahead_dir_new(struct ahead_dir **out, int dirfd,
-			const struct walk_name *names, size_t n)
+			const struct walk_names *names)
 {
 	struct ahead_dir *d = calloc(1, sizeof(*d));
 
 	if (!d)
 		return ENOMEM;
 	d->dirfd = dirfd;
-	d->names = names;
-	d->n = n;
+	d->names = *names;	/* its frame may move; the names do not */
 	*out = d;
 	return 0;
 }

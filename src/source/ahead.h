@@ -47,7 +47,7 @@ void ahead_stop(struct ahead *a);
 
 /* The names of the directory open as @dirfd (sorted, as walked). */
 errcode_t ahead_dir_new(struct ahead_dir **out, int dirfd,
-			const struct walk_name *names, size_t n);
+			const struct walk_names *names);
 /* The walk is now in @d (NULL: none); @dirfd, its descriptor now (it is
  * reopened on the way up when deep trees closed it). */
 void ahead_enter(struct ahead *a, struct ahead_dir *d, int dirfd);

@@ -43,7 +43,7 @@ struct tar_tree {
 struct archive;
 struct archive_entry;
 
-/* One member of @a into @t (tar.c); on failure *where names it. */
+/* One member of @a into @t (tar_member.c); on failure *where names it. */
 errcode_t tar_add_member(struct archive *a, struct tar_tree *t,
 			 struct archive_entry *ae, char **where);
 /* The host directory @dir into @t (tar_disk.c), as an archive of it made
@@ -51,5 +51,10 @@ errcode_t tar_add_member(struct archive *a, struct tar_tree *t,
 errcode_t tar_read_dir(struct tar_tree *t, const char *dir, char **msg,
 		       char **where);
 #endif
+
+/* The tree's inodes (tar_member.c): a new one, a node's, one's memory. */
+errcode_t tar_new_inode(struct tar_tree *t, uint32_t *out);
+const struct stat *tar_node_st(const struct tar_tree *t, uint32_t node);
+void tar_inode_release(struct tinode *in);
 
 #endif

@@ -46,24 +46,20 @@ struct walker {
 /* Small files the reader reads whole, at most HELD (ahead.c) at a time. */
 #define AHEAD_DATA (64u << 10)
 
-static int name_cmp(const void *a, const void *b)
-{
-	const struct walk_name *x = a, *y = b;
-
-	return name_bytes_cmp(x->s, x->len, y->s, y->len);
-}
-
-void walk_free_names(struct walk_name *names, size_t count)
-{
-	while (count)
-		free(names[--count].s);
-	free(names);
-}
-
 static errcode_t fail(struct walker *w, errcode_t err, const char *what)
 {
 	if (w->v->error)
 		w->v->error(w->v->ctx, err, what, w->path.s ? w->path.s : "");
+	return err;
+}
+
+/* @err of @ns: the scratch file's (@doing it), or the directory's. */
+static errcode_t fail_names(struct walker *w, const struct walk_names *ns,
+			    errcode_t err, const char *doing)
+{
+	if (!ns->scratch || !w->v->scratch_error)
+		return fail(w, err, "reading directory");
+	w->v->scratch_error(w->v->ctx, err, doing);
 	return err;
 }
 
@@ -244,11 +240,10 @@ static errcode_t read_xattrs(const struct walker *w, int dirfd, int fd,
 	return err;
 }
 
-errcode_t walk_read_names(int fd, struct walk_name **out, size_t *count)
+errcode_t walk_read_names(int fd, struct walk_names *ns)
 {
-	struct walk_name *names = NULL;
-	size_t n = 0, cap = 0;
 	struct dirent *de;
+	errcode_t err = 0;
 	DIR *d;
 	int dfd = dup(fd);
 
@@ -261,35 +256,27 @@ errcode_t walk_read_names(int fd, struct walk_name **out, size_t *count)
 	}
 	rewinddir(d);	/* the offset is shared with @fd, which may have been read */
 	errno = 0;
-	while ((de = readdir(d)) != NULL) {
+	memset(ns, 0, sizeof(*ns));
+	ns->budget = WALK_NAMES_BUDGET;
+	while (!err && (de = readdir(d)) != NULL) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (grow_array(&names, &cap, n + 1, sizeof(*names), 64))
-			goto nomem;
-		names[n].len = strlen(de->d_name);
-		names[n].type = de->d_type;
-		names[n].s = strdup(de->d_name);
-		if (!names[n].s)
-			goto nomem;
-		n++;
+		err = walk_names_add(ns, de->d_name, strlen(de->d_name),
+				     de->d_type);
+		errno = 0;
 	}
-	if (errno) {
-		errcode_t err = (errcode_t)errno;
+	if (!err && errno)
+		err = (errcode_t)errno;
+	closedir(d);
+	if (!err)
+		err = walk_names_sort(ns);
+	if (err) {
+		int s = ns->scratch;
 
-		closedir(d);
-		walk_free_names(names, n);
-		return err;
+		walk_names_free(ns);
+		ns->scratch = s;
 	}
-	closedir(d);
-	if (n)
-		qsort(names, n, sizeof(*names), name_cmp);
-	*out = names;
-	*count = n;
-	return 0;
-nomem:
-	closedir(d);
-	walk_free_names(names, n);
-	return ENOMEM;
+	return err;
 }
 
 /*
@@ -302,8 +289,8 @@ nomem:
 struct frame {
 	int fd;			/* -1 while closed */
 	struct stat st;		/* what it was when entered */
-	struct walk_name *names;
-	size_t n, next;
+	struct walk_names names;
+	size_t next;
 	size_t mark;		/* path length before its name */
 	const char *name;	/* in the parent's names ("" for the root) */
 	size_t name_len;
@@ -579,16 +566,17 @@ static errcode_t push_dir(struct walker *w, struct frame **stack, size_t *cap,
 	f->name_len = e->name_len;
 	(*depth)++;
 	/* its names read first: its atime is then settled (settle_atime) */
-	err = walk_read_names(fd, &f->names, &f->n);
+	err = walk_read_names(fd, &f->names);
 	if (err)
-		err = fail(w, err, "reading directory");
+		err = fail_names(w, &f->names, err, "writing");
 	else if ((err = settle_atime(fd, NULL, &e->st)))
 		err = fail(w, err, "reading attributes of");
 	f->st.st_atim = e->st.st_atim;
 	if (!err)
 		err = w->v->enter_dir(w->v->ctx, e);
-	if (!err && w->ahead) {
-		err = ahead_dir_new(&f->ad, fd, f->names, f->n);
+	/* a spilled directory's names are taken in order, by the walk only */
+	if (!err && w->ahead && !walk_names_spilled(&f->names)) {
+		err = ahead_dir_new(&f->ad, fd, &f->names);
 		if (!err)
 			ahead_enter(w->ahead, f->ad, fd);
 	}
@@ -637,7 +625,7 @@ static errcode_t pop_dir(struct walker *w, struct frame *stack, size_t *depth)
 		f->ad = NULL;
 	}
 	close(f->fd);
-	walk_free_names(f->names, f->n);
+	walk_names_free(&f->names);
 	(*depth)--;
 	return err;
 }
@@ -658,14 +646,17 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 		int fd, skip = 0, got;
 		unsigned char type;
 
-		if (f->next == f->n) {
+		if (f->next == f->names.count) {
 			err = pop_dir(w, *stack, depth);
 			continue;
 		}
 		memset(&e, 0, sizeof(e));
-		e.name = f->names[f->next].s;
-		e.name_len = f->names[f->next].len;
-		type = f->names[f->next].type;
+		err = walk_names_get(&f->names, f->next, &e.name, &e.name_len,
+				     &type);
+		if (err) {
+			err = fail_names(w, &f->names, err, "reading");
+			break;
+		}
 		got = f->ad && ahead_take(w->ahead, f->ad, f->next, &pre);
 		f->next++;
 		if (w->path.len && (err = sb_append(&w->path, "/", 1)))
@@ -764,7 +755,7 @@ errcode_t walk_tree(const char *root, const struct walk_opts *opts,
 		ahead_dir_free(f->ad);
 		if (f->fd >= 0)
 			close(f->fd);
-		walk_free_names(f->names, f->n);
+		walk_names_free(&f->names);
 	}
 	free(stack);
 	sb_free(&w.path);

@@ -64,18 +64,86 @@ struct walk_visitor {
 	 * error the walker itself found (the visitor reports it). */
 	void (*error)(void *ctx, errcode_t err, const char *what,
 		      const char *path);
+	/* The same for the scratch file the walk keeps a large directory's
+	 * names in (@doing: "writing", "reading"): its error is TMPDIR's,
+	 * not the source's.  NULL: told through error. */
+	void (*scratch_error)(void *ctx, errcode_t err, const char *doing);
 	void *ctx;
 };
 
-/* One directory's names, sorted bytewise: the order entries are created in. */
-struct walk_name {
-	char *s;
-	size_t len;
-	unsigned char type;	/* readdir's d_type: a hint, never trusted */
+/*
+ * One directory's names, sorted bytewise: the order entries are created
+ * in.  The names one after another, each NUL-terminated, in one buffer,
+ * and a word per name (its offset there, its length, readdir's d_type):
+ * 17 MiB for a million, not 60.  With a budget, a directory larger than
+ * it is sorted in runs of that size kept in a scratch file (lib/spill.h)
+ * and merged as it is walked: a million names then take about 2 MiB.
+ */
+struct walk_names_run;
+
+struct walk_names {
+	char *buf;
+	size_t len, buf_cap;
+	uint64_t *at;		/* offset << 16 | length << 8 | d_type */
+	size_t n, cap;		/* names in memory (the run being read) */
+	size_t count;		/* every name, in memory or in a run */
+	size_t budget;		/* bytes of buf and at a run may take; 0:
+				   never spilled (names in memory only) */
+	/* spilled: the runs, their scratch file, the names taken so far
+	 * (in order only) and the last one's */
+	struct walk_names_run *runs;
+	size_t nruns, runs_cap;
+	int spill_fd;		/* open once nruns > 0 */
+	size_t run_buf;		/* each run's read buffer */
+	uint64_t spill_len;
+	size_t taken;
+	char name[256];
+	int scratch;		/* the error returned was the scratch file's */
 };
 
-errcode_t walk_read_names(int dirfd, struct walk_name **names, size_t *count);
-void walk_free_names(struct walk_name *names, size_t count);
+/* The budget walk_read_names gives each directory. */
+#define WALK_NAMES_BUDGET (1u << 20)
+
+/* Name @i of @ns held in memory (not spilled: walk_names_spilled). */
+static inline const char *walk_name(const struct walk_names *ns, size_t i)
+{
+	return ns->buf + (ns->at[i] >> 16);
+}
+
+static inline size_t walk_name_len(const struct walk_names *ns, size_t i)
+{
+	return (ns->at[i] >> 8) & 0xff;
+}
+
+/* readdir's d_type: a hint, never trusted */
+static inline unsigned char walk_name_type(const struct walk_names *ns,
+					   size_t i)
+{
+	return ns->at[i] & 0xff;
+}
+
+static inline int walk_names_spilled(const struct walk_names *ns)
+{
+	return ns->nruns > 0;
+}
+
+/* @s (@len bytes, at most 255) appended; past the budget, the names so far
+ * sorted into a run in the scratch file.  ENAMETOOLONG past 255. */
+errcode_t walk_names_add(struct walk_names *ns, const char *s, size_t len,
+			 unsigned char type);
+/* Every name added: sorted, ready to be taken. */
+errcode_t walk_names_sort(struct walk_names *ns);
+/* Name @i, in memory or (spilled) the next in order, @i == taken: valid
+ * until the next is taken. */
+errcode_t walk_names_get(struct walk_names *ns, size_t i, const char **s,
+			 size_t *len, unsigned char *type);
+/* Is @s among the sorted @ns (in memory)? */
+int walk_names_find(const struct walk_names *ns, const char *s, size_t len);
+void walk_names_free(struct walk_names *ns);
+
+/* The names of the directory open as @dirfd, sorted, within
+ * WALK_NAMES_BUDGET; ns->scratch tells an error of the scratch file. */
+errcode_t walk_read_names(int dirfd, struct walk_names *ns);
 
 /* Open @name below @dirfd without following it (O_NOATIME where the owner
  * allows) and make sure it is what lstat saw in @st: device, inode, type,

@@ -6,6 +6,8 @@
 #   ORLOV_CACHE       cache root (default ${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate)
 #   REPLAY            replay binary (default: build dir, else built on demand)
 #   ORLOV_POPULATE    the tool (default $top_builddir/src/orlov-populate)
+#   ORLOV_HOOKS_POPULATE  the tool with the test hooks (ORLOV_FAULT; default
+#                     $top_builddir/tests/orlov-populate-hooks)
 #   ORLOV_LAYOUT      the layout differ (default $top_builddir/src/orlov-layout)
 #   ORLOV_KERNEL      a bzImage to use instead of kernel/build-kernel.sh's
 #   ORLOV_KERNEL_MODE stock (default) or patched, or debian: Debian's own

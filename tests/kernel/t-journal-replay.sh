@@ -10,8 +10,9 @@ set -u
 kt_require_qemu
 export MKE2FS_CONFIG=$kt_here/mke2fs.conf
 UUID=6f726c6f-762d-706f-7075-6c6174650003
-tool=${ORLOV_POPULATE:-$top_builddir/src/orlov-populate}
-[ -x "$tool" ] || { echo "skipped: orlov-populate not built"; exit 77; }
+# the test build, which reads ORLOV_FAULT (the installed program does not)
+tool=${ORLOV_HOOKS_POPULATE:-$top_builddir/tests/orlov-populate-hooks}
+[ -x "$tool" ] || { echo "skipped: tests/orlov-populate-hooks not built"; exit 77; }
 gentree=$(kt_gentree) || exit 1
 tmp=$(kt_tmpdir)
 trap 'rm -rf "$tmp"' EXIT

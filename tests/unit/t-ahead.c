@@ -64,8 +64,8 @@ static void fetch(void *arg, int dirfd, const char *name,
 
 int main(void)
 {
-	struct walk_name names[N];
-	char buf[N][16];
+	struct walk_names names = { 0 };
+	char buf[16];
 	struct rec r;
 	struct ahead *a;
 	struct ahead_dir *d;
@@ -74,12 +74,12 @@ int main(void)
 	memset(&r, 0, sizeof(r));
 	r.walk = pthread_self();
 	for (i = 0; i < N; i++) {
-		snprintf(buf[i], sizeof(buf[i]), "f%03d", i);
-		names[i].s = buf[i];
-		names[i].len = strlen(buf[i]);
-		names[i].type = i == DIR_AT ? DT_DIR : i % 7 == 3 ? DT_LNK : DT_REG;
+		snprintf(buf, sizeof(buf), "f%03d", i);
+		if (walk_names_add(&names, buf, strlen(buf),
+				   i == DIR_AT ? DT_DIR : i % 7 == 3 ? DT_LNK : DT_REG))
+			return 99;
 	}
-	if (ahead_start(&a, fetch, &r) || ahead_dir_new(&d, -1, names, N))
+	if (ahead_start(&a, fetch, &r) || ahead_dir_new(&d, -1, &names))
 		return 99;
 	ahead_enter(a, d, -1);
 	for (i = 0; i < N; i++) {
@@ -89,7 +89,7 @@ int main(void)
 		r.in_take = 1;
 		got = ahead_take(a, d, i, &s);
 		r.in_take = 0;
-		if (names[i].type != DT_REG) {
+		if (walk_name_type(&names, i) != DT_REG) {
 			/* symlinks: claimed but left to the walk; the
 			 * directory: never the reader's */
 			if (got)
@@ -98,7 +98,7 @@ int main(void)
 		}
 		if (!got) {
 			/* not reached by either: the walk's own, as before */
-			fetch(&r, -1, names[i].s, &s);
+			fetch(&r, -1, walk_name(&names, i), &s);
 		} else if (s.hole0 != i + 1) {
 			right = 0;
 		}
@@ -106,7 +106,7 @@ int main(void)
 			nap(10);	/* the walk's own work on the entry */
 	}
 	for (i = 0; i < N; i++) {
-		int want = names[i].type == DT_REG;
+		int want = walk_name_type(&names, i) == DT_REG;
 
 		if (r.reads[i] != want)
 			once = 0;
@@ -114,6 +114,7 @@ int main(void)
 	ahead_enter(a, NULL, -1);
 	ahead_dir_free(d);
 	ahead_stop(a);
+	walk_names_free(&names);
 	tap_ok(once, "every regular file read once, nothing else read");
 	tap_ok(right, "the walk takes each name with what was read for it");
 	tap_ok(r.by_reader > 0, "the reader read names (%d)", r.by_reader);

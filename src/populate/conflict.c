@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "cli/conflict.h"
+#include "populate/conflict.h"
 #include "model/kver.h"
 #include "source/selabel.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* Options that do not go together (options.c checks them after parsing). */
+/* Options that do not go together (optparse.c checks them after parsing). */
 #ifndef ORLOV_CONFLICT_H
 #define ORLOV_CONFLICT_H
 
