@@ -6,7 +6,7 @@
 #    extra_isize with --driver ext4 where the superblock asks for more
 #    than the 32 bytes new inodes get;
 #  - with --driver ext4 the layout is the one without these features
-#    (lazy init moves nothing: model/ext4_group.h): the golden dumps of
+#    (lazy init moves nothing: model/ext4/ialloc.h): the golden dumps of
 #    t-golden.sh's ext4 cases, inode for inode and block for block, with
 #    lazy_itable_init 0 and 1, with and without --delalloc; an ext3 image
 #    laid out as the same image made without the features;

@@ -35,7 +35,8 @@ for f in $(find "$src" -name '*.[ch]' | sort); do
 		END { exit bad }' "$f" || bad=1
 done
 # layering: a folder may include headers of its own folder and of the
-# folders below it only
+# folders below it only; a layer is the first folder under src/, so
+# model/ext2/ and model/ext4/ are the model
 rank() {
 	case $1 in
 	lib) echo 0 ;; model) echo 1 ;; source) echo 2 ;; image) echo 3 ;;
@@ -128,8 +129,9 @@ for f in $(grep -rlE 'getenv[ 	]*\([ 	]*"ORLOV_' "$src" | sort); do
 	done
 done
 # the model does no I/O: no libext2fs call that reads or writes an image
-if grep -nE '\b(ext2fs_(read|write|open|close|flush)[a-z_0-9]*|io_channel_[a-z_]+)\(' \
-	"$src"/model/*.[ch] 2>/dev/null | sed 's|^|code-shape: model does I/O: |' | grep .; then
+if grep -rnE --include='*.[ch]' \
+	'\b(ext2fs_(read|write|open|close|flush)[a-z_0-9]*|io_channel_[a-z_]+)\(' \
+	"$src"/model 2>/dev/null | sed 's|^|code-shape: model does I/O: |' | grep .; then
 	bad=1
 fi
 exit $bad

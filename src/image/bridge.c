@@ -14,7 +14,7 @@
 #include "image/bridge.h"
 #include "image/image_int.h"
 #include "lib/orlov_err.h"
-#include "model/ext4_group.h"
+#include "model/ext4/ialloc.h"
 
 /* The counts of group @i (@nb blocks) from its descriptor, checked
  * against the bitmaps just loaded (@bmap, the block bitmap, goes into
@@ -220,7 +220,7 @@ static errcode_t load_extents(struct image *img, const struct fs_state *fs,
 	uint64_t blk;
 	errcode_t err;
 
-	if (!fs->mb)
+	if (fs->driver != ALLOC_EXT4)
 		return ORLOV_ERR_UNSUPP_FEATURE;	/* ext2 has no extents */
 	err = ifile_load_extents(fs, f, i_block);
 	while (!err && ext_tree_wanted(&f->ext, &blk, &depth)) {

@@ -37,7 +37,7 @@ static const struct gate_line {
 	{ E2P_FEATURE_RO_INCOMPAT, EXT2_FEATURE_RO_COMPAT_SPARSE_SUPER, 0 },
 	{ E2P_FEATURE_RO_INCOMPAT, EXT2_FEATURE_RO_COMPAT_LARGE_FILE, 0 },
 	{ E2P_FEATURE_RO_INCOMPAT, 0x0004 /* btree_dir, never used */, 0 },
-	/* lazy init: bg_flags and bg_itable_unused (model/ext4_group.h) */
+	/* lazy init: bg_flags and bg_itable_unused (model/ext4/ialloc.h) */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_GDT_CSUM, 1 },
 	/* htree directories past EXT4_LINK_MAX (populate/check.c) */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_DIR_NLINK, 1 },
@@ -49,9 +49,9 @@ static const struct gate_line {
 	 * the journal's v3 checksums (journal.c) */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_METADATA_CSUM, 1 },
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CSUM_SEED, 1 },
-	/* new files and directories mapped by extents (model/extents.h) */
+	/* new files and directories mapped by extents (model/ext4/extents.h) */
 	{ E2P_FEATURE_INCOMPAT, EXT3_FEATURE_INCOMPAT_EXTENTS, 1 },
-	/* inodes and blocks placed over flex groups (model/ext4_ialloc.h) */
+	/* inodes and blocks placed over flex groups (model/ext4/ialloc.h) */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_FLEX_BG, 1 },
 	/* 64-byte group descriptors (libext2fs's); block numbers past
 	 * 2^32 are refused below */

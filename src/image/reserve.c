@@ -15,7 +15,7 @@
 #include "image/io_guard.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
-#include "model/ext4_group.h"
+#include "model/ext4/ialloc.h"
 
 struct blist {
 	blk64_t *b;

@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "model/bmap.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext4/balloc.h"
 #include "lib/orlov_err.h"
 
 void ifile_init(struct ifile *f, uint32_t ino, uint32_t ipg)
@@ -53,7 +53,7 @@ void ifile_release(const struct fs_state *fs, struct ifile *f)
 void ifile_use_extents(const struct fs_state *fs, struct ifile *f, int is_reg)
 {
 	f->extents = 1;
-	ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
+	ext4_ext_tree_init(&f->ext, fs->g.block_size, f->group, is_reg);
 }
 
 int ifile_is_new(const struct fs_state *fs, const struct ifile *f)
@@ -70,7 +70,7 @@ int ifile_is_new(const struct fs_state *fs, const struct ifile *f)
 	    memcmp(f->i_block, zero, sizeof(zero)) || f->mb.pas.n ||
 	    f->mb.i_size || f->mb.closed)
 		return 0;
-	/* the extent tree: its root as ext_tree_init makes it, no block */
+	/* the extent tree: its root as ext4_ext_tree_init makes it, no block */
 	return !f->extents ||
 	       (!f->ext.n && !f->ext.nblocks &&
 		f->ext.block_size == t.ext.block_size &&
@@ -105,12 +105,12 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	uint64_t p = 0;
 	errcode_t err;
 
-	if (!fs->mb)
+	if (fs->driver != ALLOC_EXT4)
 		return ORLOV_ERR_UNSUPP_FEATURE;	/* ext2 has no extents */
 	ext_fs_of(&e, fs, fs_flex_size(fs));
 	ext_mb_ops(&m, &ops);
 	f->ext.nblocks = f->nblocks;
-	err = ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
+	err = ext4_ext_map_blocks(&f->ext, &e, &ops, iblock, len, &p, got);
 	f->nblocks = f->ext.nblocks;
 	*phys = p;
 	return err;
@@ -118,8 +118,8 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 
 /* ext2_block_to_path: offsets of the pointers on the way to @i_block and
  * how many pointers remain after it in its last block. */
-static int block_to_path(uint32_t apb, uint32_t i_block, uint32_t offsets[4],
-			 uint32_t *boundary)
+static int ext2_block_to_path(uint32_t apb, uint32_t i_block,
+			      uint32_t offsets[4], uint32_t *boundary)
 {
 	uint64_t b = i_block, dbl = (uint64_t)apb * apb;
 	uint32_t final = 0;
@@ -157,8 +157,8 @@ struct chain {
 	struct ind_node **slot;	/* where a node for *p hangs */
 };
 
-static int get_branch(const struct fs_state *fs, struct ifile *f, int depth,
-		      const uint32_t *offsets, struct chain *ch)
+static int ext2_get_branch(const struct fs_state *fs, struct ifile *f,
+			   int depth, const uint32_t *offsets, struct chain *ch)
 {
 	struct ind_node *node = NULL;
 	int k;
@@ -202,19 +202,19 @@ void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
 		*phys = ext_lookup_block(f, iblock);
 		return;
 	}
-	depth = block_to_path(apb_of(fs), iblock, offsets, NULL);
+	depth = ext2_block_to_path(apb_of(fs), iblock, offsets, NULL);
 	*phys = 0;
 	if (!depth)
 		return;
-	partial = get_branch(fs, (struct ifile *)f, depth, offsets, ch);
+	partial = ext2_get_branch(fs, (struct ifile *)f, depth, offsets, ch);
 	if (partial == -1)
 		*phys = *ch[depth - 1].p;
 }
 
 /* ext2_find_near: left neighbour, else the indirect block, else the
  * inode's group coloured by the writer's pid. */
-static uint32_t find_near(const struct fs_state *fs, const struct ifile *f,
-			  const struct chain *ind)
+static uint32_t ext2_find_near(const struct fs_state *fs, const struct ifile *f,
+			       const struct chain *ind)
 {
 	const uint32_t *p;
 
@@ -264,13 +264,26 @@ static struct ind_node *ind_new(uint32_t blk, uint32_t apb, int leaf)
 	return n;
 }
 
-/* ext2_get_blocks' allocation: the goal (sequential hint, else
- * ext2_find_near), then ext2_alloc_blocks: the indirect blocks first, then
- * at least one data block; a short run is retried with the same goal.  One
- * page cache buffer maps one block, so one data block is asked for. */
-static errcode_t ext2_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
-			    uint32_t iblock, const struct chain *partial,
-			    int indirect_blks, uint32_t *new_blocks)
+/* The sequential hint, else ext2_find_near. */
+static uint32_t ext2_find_goal(const struct fs_state *fs,
+			       const struct ifile *f,
+			       const struct blk_alloc_info *bi, uint32_t iblock,
+			       const struct chain *partial)
+{
+	if (bi && iblock == bi->last_alloc_logical_block + 1 &&
+	    bi->last_alloc_physical_block != 0)
+		return bi->last_alloc_physical_block + 1;
+	return ext2_find_near(fs, f, partial);
+}
+
+/* ext2_get_blocks' allocation: the goal, then ext2_alloc_blocks: the
+ * indirect blocks first, then at least one data block; a short run is
+ * retried with the same goal.  One page cache buffer maps one block, so
+ * one data block is asked for. */
+static errcode_t ext2_alloc_branch(struct fs_state *fs, struct ifile *f,
+				   int is_reg, uint32_t iblock,
+				   const struct chain *partial,
+				   int indirect_blks, uint32_t *new_blocks)
 {
 	struct blk_alloc_info *bi = NULL;
 	unsigned long target, count;
@@ -284,11 +297,7 @@ static errcode_t ext2_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 	}
 	if (f->has_alloc_info)
 		bi = &f->bi;
-	if (bi && iblock == bi->last_alloc_logical_block + 1 &&
-	    bi->last_alloc_physical_block != 0)
-		goal = bi->last_alloc_physical_block + 1;
-	else
-		goal = find_near(fs, f, partial);
+	goal = ext2_find_goal(fs, f, bi, iblock, partial);
 
 	target = 1 + (unsigned long)indirect_blks;
 	for (;;) {
@@ -316,10 +325,11 @@ static errcode_t ext2_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
  * (ext4_new_meta_blocks) and the goal of the next; then up to *count data
  * blocks in one request, file data with the inode's preallocation
  * context.  *count is what was obtained. */
-static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
-			    uint32_t iblock, const struct chain *partial,
-			    int indirect_blks, uint32_t *new_blocks,
-			    uint32_t *count)
+static errcode_t ext4_alloc_branch(struct fs_state *fs, struct ifile *f,
+				   int is_reg, uint32_t iblock,
+				   const struct chain *partial,
+				   int indirect_blks, uint32_t *new_blocks,
+				   uint32_t *count)
 {
 	uint32_t goal = ext4_find_near(fs, f, is_reg, partial), one;
 	int n;
@@ -340,8 +350,8 @@ static errcode_t ext4_alloc(struct fs_state *fs, struct ifile *f, int is_reg,
 
 /* ext4_blks_to_allocate: under a new indirect block, up to its end; else
  * the holes that follow in the same array. */
-static uint32_t blks_to_allocate(const struct chain *partial, int k,
-				 uint32_t blks, uint32_t boundary)
+static uint32_t ext4_blks_to_allocate(const struct chain *partial, int k,
+				      uint32_t blks, uint32_t boundary)
 {
 	uint32_t count = 1;
 
@@ -355,10 +365,10 @@ static uint32_t blks_to_allocate(const struct chain *partial, int k,
 /* Link the new chain in (ext2_splice_branch / ext4_splice_branch): the
  * indirect blocks, then @count data blocks from new_blocks[indirect_blks]
  * on. */
-static errcode_t splice_branch(const struct fs_state *fs, struct ifile *f,
-			       struct chain *ch, const uint32_t *offsets,
-			       int depth, int partial, int indirect_blks,
-			       const uint32_t *new_blocks, uint32_t count)
+static errcode_t ext2_splice_branch(const struct fs_state *fs, struct ifile *f,
+				    struct chain *ch, const uint32_t *offsets,
+				    int depth, int partial, int indirect_blks,
+				    const uint32_t *new_blocks, uint32_t count)
 {
 	uint32_t apb = apb_of(fs), i;
 	int n;
@@ -395,10 +405,10 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 
 	if (f->extents)
 		return ext_map(fs, f, is_reg, iblock, len, phys, got);
-	depth = block_to_path(apb, iblock, offsets, &boundary);
+	depth = ext2_block_to_path(apb, iblock, offsets, &boundary);
 	if (!depth)
 		return ORLOV_ERR_FILE_TOO_BIG;
-	partial = get_branch(fs, f, depth, offsets, ch);
+	partial = ext2_get_branch(fs, f, depth, offsets, ch);
 	if (partial == -2)
 		return ORLOV_ERR_CORRUPT;
 	if (partial < 0) {
@@ -408,18 +418,18 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 	}
 
 	indirect_blks = depth - partial - 1;
-	if (fs->mb) {
-		count = blks_to_allocate(&ch[partial], indirect_blks, len,
-					 boundary);
-		err = ext4_alloc(fs, f, is_reg, iblock, &ch[partial],
-				 indirect_blks, new_blocks, &count);
+	if (fs->driver == ALLOC_EXT4) {
+		count = ext4_blks_to_allocate(&ch[partial], indirect_blks, len,
+					      boundary);
+		err = ext4_alloc_branch(fs, f, is_reg, iblock, &ch[partial],
+					indirect_blks, new_blocks, &count);
 	} else {
-		err = ext2_alloc(fs, f, is_reg, iblock, &ch[partial],
-				 indirect_blks, new_blocks);
+		err = ext2_alloc_branch(fs, f, is_reg, iblock, &ch[partial],
+					indirect_blks, new_blocks);
 	}
 	if (!err)
-		err = splice_branch(fs, f, ch, offsets, depth, partial,
-				    indirect_blks, new_blocks, count);
+		err = ext2_splice_branch(fs, f, ch, offsets, depth, partial,
+					 indirect_blks, new_blocks, count);
 	if (!err) {
 		*phys = new_blocks[indirect_blks];
 		*got = count;

@@ -11,9 +11,9 @@
 
 #include <ext2fs/ext2_fs.h>
 
-#include "model/balloc.h"
-#include "model/extents.h"
-#include "model/mballoc.h"
+#include "model/ext2/balloc.h"
+#include "model/ext4/extents.h"
+#include "model/ext4/mballoc.h"
 
 /* An indirect block held in memory until the inode is finished. */
 struct ind_node {

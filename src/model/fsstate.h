@@ -111,8 +111,14 @@ static inline int64_t percpu_counter_sum(const struct percpu_counter *c)
 #define CPUS_UP 0	/* uniprocessor build, exact counters */
 int32_t percpu_batch_for(unsigned int cpus);
 
+/* Whose allocators write the image, whatever its features: ext2's
+ * (reservation windows) or ext4's (mballoc), which also mounts ext2 and
+ * ext3 images (CONFIG_EXT4_USE_FOR_EXT2). */
+enum alloc_driver { ALLOC_EXT2, ALLOC_EXT4 };
+
 struct fs_state {
 	struct fs_geom g;
+	enum alloc_driver driver;	/* ext4's from mb_state_init on */
 	uint32_t *free_inodes;	/* bg_free_inodes_count */
 	uint32_t *free_blocks;	/* bg_free_blocks_count */
 	uint32_t *used_dirs;	/* bg_used_dirs_count */
@@ -127,7 +133,7 @@ struct fs_state {
 	struct rsv_tree rsv;
 	unsigned int colour;	/* pid % 16 of the kernel's writer */
 	uint32_t kver;		/* the release modelled (kver.h): its gates */
-	struct mb_state *mb;	/* ext4 driver's mballoc (mballoc.h), or NULL */
+	struct mb_state *mb;	/* ext4's mballoc (ext4/mballoc.h), or NULL */
 	/* ext4 with dir_index: directories past one block get an htree */
 	struct dx_hash_cfg {
 		int enabled;
@@ -136,7 +142,7 @@ struct fs_state {
 		uint32_t seed[4];
 	} dx;
 	FILE *trace;		/* --trace, or NULL */
-	struct ext4_groups *ext4;	/* lazy init (ext4_group.h), or NULL */
+	struct ext4_groups *ext4;	/* lazy init (ext4/ialloc.h), or NULL */
 };
 
 errcode_t fs_state_init(struct fs_state *fs, const struct fs_geom *g);

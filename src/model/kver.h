@@ -48,18 +48,18 @@ static inline int kver_mb_optimize_indirect(uint32_t v)
 
 /* An inode's preallocations in an rbtree, none trimmed for their number
  * ("ext4: Use rbtrees to manage PAs instead of inode i_prealloc_list",
- * 6.4; before, ext4_mb_trim_inode_pa: model/mb_prealloc.c). */
+ * 6.4; before, ext4_mb_trim_inode_pa: model/ext4/mballoc_prealloc.c). */
 #define KVER_PA_RBTREE KVER(6, 4, 0)
 
 /* mballoc's criteria of 6.5 (Ojaswin Mujoo's series: CR_BEST_AVAIL_LEN
  * trimming a data request's goal, the fast criteria stepping over free
  * runs shorter than the goal, the criteria named in the tracepoint), in
  * 6.8 and 6.12; the optimize_scan lists still walked in the order groups
- * joined them (model/mb_scan.c). */
+ * joined them (model/ext4/mballoc_scan.c). */
 #define KVER_MB_65 KVER(6, 5, 0)
 
 /* The 6.12 line's mballoc from 6.12.77 on (its optimize_scan lists as
- * xarrays walked by group number: model/mballoc.h). */
+ * xarrays walked by group number: model/ext4/mballoc.h). */
 #define KVER_MB_612 KVER(6, 12, 77)
 
 /* dioread_nolock, the default mount's: at writeback a delayed extent is

@@ -43,7 +43,7 @@ void ext2_write_release(struct fs_state *fs, struct ifile *f, int delayed)
 void ext4_write_release(struct fs_state *fs, struct ifile *f, int delayed)
 {
 	if (!delayed)
-		ext4_discard_inode_pa(fs, &f->mb);
+		ext4_discard_preallocations(fs, &f->mb);
 }
 
 void delalloc_start(struct delalloc *da, uint32_t ino)
@@ -247,7 +247,7 @@ static errcode_t writeback_closed(struct fs_state *fs, struct delayed *d,
 	d->f->mb.i_size = d->size;
 	d->f->mb.closed = 1;
 	err = writeback_file(fs, d, d->f, sink);
-	ext4_discard_inode_pa(fs, &d->f->mb);
+	ext4_discard_preallocations(fs, &d->f->mb);
 	return err ? err : sink->file_done(sink->ctx, d);
 }
 

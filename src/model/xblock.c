@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "model/xblock.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 
@@ -208,8 +208,8 @@ static void release_block(struct fs_state *fs, struct xattr_blocks *xb,
 	uint32_t refs = xattr_block_refcount(b->data);
 
 	if (refs == 1) {
-		if (fs->mb)
-			ext4_mb_free_blocks(fs, ino, b->blk, 1);
+		if (fs->driver == ALLOC_EXT4)
+			ext4_free_blocks(fs, ino, b->blk, 1);
 		else
 			ext2_free_blocks(fs, ino, (uint32_t)b->blk, 1);
 		if (b->cached)
@@ -231,7 +231,7 @@ static errcode_t new_block(struct fs_state *fs, struct xattr_blocks *xb,
 	uint32_t got, b32;
 	errcode_t err;
 
-	if (fs->mb) {
+	if (fs->driver == ALLOC_EXT4) {
 		struct mb_request ar = {
 			.len = 1, .goal = group_first_block(fs, group),
 			.indirect = !extents, .ino = ino,

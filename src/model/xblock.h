@@ -16,7 +16,7 @@
 #include <stdint.h>
 #include <et/com_err.h>
 
-#include "model/balloc.h"
+#include "model/ext2/balloc.h"
 #include "model/xattr.h"
 
 struct xattr_blk {

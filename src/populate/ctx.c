@@ -8,8 +8,8 @@
 
 #include "populate/ctx.h"
 #include "populate/hardlinks.h"
-#include "model/ext4_ialloc.h"
-#include "model/mballoc.h"
+#include "model/ext4/ialloc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/util.h"
 
 /* A new frame on the write pass's stack, for a directory entered. */

@@ -26,7 +26,7 @@
 #include "populate/hardlinks.h"
 #include "populate/inode.h"
 #include "populate/report.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 
 /* ext2_new_inode: choose the group by policy, take the inode.  The caller

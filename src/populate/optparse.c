@@ -13,7 +13,7 @@
 #include "source/meta.h"
 #include "source/selabel.h"
 #include "model/kver.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "image/naming.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"

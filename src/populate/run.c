@@ -20,7 +20,7 @@
 #include "populate/preflight.h"
 #include "populate/report.h"
 #include "populate/scan.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "model/kver.h"
 #include "image/naming.h"
 #include "lib/owner.h"

@@ -4,7 +4,7 @@
 #define ORLOV_FIXTURE_H
 
 #include "model/fsstate.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 
 /* @ngroups groups of @bpg blocks of 1 KiB and @ipg inodes, first data block
  * 1; the first @used blocks of each group in use (metadata), all inodes

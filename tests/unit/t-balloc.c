@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "model/balloc.h"
+#include "model/ext2/balloc.h"
 #include "model/bmap.h"
 #include "model/dir.h"
 #include "lib/orlov_err.h"

@@ -11,10 +11,11 @@
 #include <ext2fs/ext2fs.h>
 
 #include "model/ialloc.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext2/ialloc.h"
+#include "model/ext4/ialloc.h"
 #include "model/write.h"
 #include "model/xattr_set.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"

@@ -13,9 +13,10 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/ext4_ialloc.h"
+#include "model/ext4/ialloc.h"
+#include "model/ext4/balloc.h"
 #include "model/ialloc.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 
@@ -427,7 +428,7 @@ static void test_mballoc(void)
 	ext4_mb_new_blocks(&fs, NULL, 0, 0, 1 + 4 * BPG, 1, &blk, &got);
 	is_int(blk, 1 + 4 * BPG + 300,
 	       "a metadata block keeps group 4 (no HINT_DATA)");
-	ext4_mb_free_blocks(&fs, 0, blk, 1);
+	ext4_free_blocks(&fs, 0, blk, 1);
 	is_int(fs.flex[1].free_clusters, before - 1,
 	       "a free gives the flex group its cluster back");
 	is_int(sums_agree(&fs), 1, "the sums agree with the groups");

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 #include "ext_fixture.h"
@@ -200,11 +200,11 @@ static void test_libext2fs(unsigned int bits, uint32_t n, int depth)
 		return;
 	}
 	o.ctx = fs;
-	efs.first_data_block = fs->super->s_first_data_block;
-	efs.blocks_count = ext2fs_blocks_count(fs->super);
-	efs.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
-	efs.block_size = fs->blocksize;
-	ext_tree_init(&t, fs->blocksize, 0, 1);
+	efs.g.first_data_block = fs->super->s_first_data_block;
+	efs.g.blocks_count = ext2fs_blocks_count(fs->super);
+	efs.g.blocks_per_group = EXT2_BLOCKS_PER_GROUP(fs->super);
+	efs.g.block_size = fs->blocksize;
+	ext4_ext_tree_init(&t, fs->blocksize, 0, 1);
 	for (i = 0; i < n && ok; i++)
 		ok = map1(&t, &efs, &o, 2 * i) != 0;
 	tap_ok(ok && ext_tree_depth(&t) == depth,

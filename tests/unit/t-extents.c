@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "model/bmap.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
@@ -139,9 +139,9 @@ static struct ext_alloc_ops ops_of(struct fake *f)
 
 /* 8 groups of 8192 blocks of 1 KiB, flex groups of 16, writer colour 3 */
 static const struct ext_fs fs1k = {
-	.first_data_block = 1, .blocks_count = 8 * 8192 + 1,
-	.blocks_per_group = 8192, .block_size = 1024, .flex_size = 16,
-	.delalloc = 0, .colour = 3,
+	.g = { .first_data_block = 1, .blocks_count = 8 * 8192 + 1,
+	       .blocks_per_group = 8192, .block_size = 1024 },
+	.flex_size = 16, .delalloc = 0, .colour = 3,
 };
 
 static const struct ext3_extent_header *root_hdr(const struct ext_tree *t)
@@ -164,7 +164,7 @@ static void test_goal_block(void)
 	fs.flex_size = 2;
 	is_int(ext4_inode_to_goal_block(&fs, 5, 1), 1 + 5 * 8192 + 3 * 512,
 	       "flex groups under 4: the inode's own group");
-	fs.blocks_count = 7 * 8192 + 1 + 1000;
+	fs.g.blocks_count = 7 * 8192 + 1 + 1000;
 	is_int(ext4_inode_to_goal_block(&fs, 7, 1), 1 + 7 * 8192 + 3 * (999 / 16),
 	       "in a short last group the colour scales to what is left");
 }
@@ -180,7 +180,7 @@ static void test_appends_merge(struct fake *f)
 	int ok = 1;
 
 	fake_init(f, 1, 0);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	is_int(eh_max(root_hdr(&t)), 4, "an empty root has room for 4 extents");
 	p0 = map1(&t, &fs1k, &o, 0);
 	is_int(f->log[0].goal, goal, "the first block's goal is the inode's");
@@ -199,7 +199,7 @@ static void test_appends_merge(struct fake *f)
 	       ee_pblock(&ex) == p0, "of ten blocks from the first");
 	is_int(t.nblocks, 10, "ten blocks held");
 	ext_tree_release(&t);
-	ext_tree_init(&t, 1024, 5, 0);
+	ext4_ext_tree_init(&t, 1024, 5, 0);
 	f->nlog = 0;
 	map1(&t, &fs1k, &o, 0);
 	tap_ok(f->log[0].goal == ext4_inode_to_goal_block(&fs1k, 5, 0) &&
@@ -220,7 +220,7 @@ static void test_unwritten(struct fake *f)
 	uint32_t len, got;
 
 	fake_init(f, 1, 0);
-	ext_tree_init(&u, 1024, 0, 1);
+	ext4_ext_tree_init(&u, 1024, 0, 1);
 	ext_root(&u)->eh_entries = ext2fs_cpu_to_le16(1);
 	ex = EXT_FIRST_EXTENT(ext_root(&u));
 	ee_store_pblock(ex, 5000);
@@ -228,7 +228,7 @@ static void test_unwritten(struct fake *f)
 	is_int(ext_tree_load(&t, 1024, 0, 1, u.i_block), 0, "the root loads");
 	tap_ok(!ext_lookup(&t, 2, &phys, &len) && phys == 0 && len == 3,
 	       "an unwritten extent looks up as a hole");
-	is_int(ext_map_blocks(&t, &fs1k, &o, 2, 1, &phys, &got),
+	is_int(ext4_ext_map_blocks(&t, &fs1k, &o, 2, 1, &phys, &got),
 	       ORLOV_ERR_UNSUPP_FEATURE, "writing into it is refused");
 	ext_tree_release(&t);
 	ext_tree_release(&u);
@@ -244,7 +244,7 @@ static void test_hole(struct fake *f)
 	int ok = 1;
 
 	fake_init(f, 1, 0);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	for (lb = 0; lb < 3; lb++)
 		p0 = map1(&t, &fs1k, &o, lb) - lb;
 	f->nlog = 0;
@@ -257,7 +257,7 @@ static void test_hole(struct fake *f)
 	tap_ok(!ext_lookup(&t, 11, &phys, &len) && phys == 0 &&
 	       len == EXT_MAX_BLOCKS - 11, "past the last extent: no end");
 	f->nlog = 0;
-	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 3, 100, &phys, &got) &&
+	tap_ok(!ext4_ext_map_blocks(&t, &fs1k, &o, 3, 100, &phys, &got) &&
 	       got == 7 && phys == p0 + 3, "a request into the hole stops at its end");
 	is_int(f->log[0].len, 7, "the request is capped to the hole");
 	is_int(f->log[0].ar.lleft, 2, "left neighbour: the last block before");
@@ -266,16 +266,16 @@ static void test_hole(struct fake *f)
 	is_int(f->log[0].ar.pright, p0 + 10, "at its physical block");
 	is_int(eh_entries(root_hdr(&t)), 1, "filling the hole merges both sides");
 	tap_ok(nth_extent(&t, 0, &ex) && ee_len(&ex) == 11, "into 11 blocks");
-	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 2, 50, &phys, &got) &&
+	tap_ok(!ext4_ext_map_blocks(&t, &fs1k, &o, 2, 50, &phys, &got) &&
 	       phys == p0 + 2 && got == 9, "mapped blocks come back as they are");
 	for (lb = 0; lb < 11; lb++)
 		ok &= !ext_lookup(&t, lb, &phys, &len) && phys == p0 + lb &&
 		      len == 11 - lb;
 	tap_ok(ok, "every block looks up");
 	ext_tree_release(&t);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	f->nlog = 0;
-	tap_ok(!ext_map_blocks(&t, &fs1k, &o, 0, 40000, &phys, &got) &&
+	tap_ok(!ext4_ext_map_blocks(&t, &fs1k, &o, 0, 40000, &phys, &got) &&
 	       got == 32768, "a long request maps one extent's worth");
 	is_int(f->log[0].len, 32768, "capped to EXT_INIT_MAX_LEN");
 	ext_tree_release(&t);
@@ -294,7 +294,7 @@ static void test_grow_depth1(struct fake *f)
 	int i;
 
 	fake_init(f, 1, 1);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	for (i = 0; i < 4; i++)
 		map1(&t, &fs1k, &o, (uint32_t)(2 * i));
 	is_int(eh_entries(root_hdr(&t)), 4, "four extents fill the root");
@@ -345,7 +345,7 @@ static void test_new_leaf(struct fake *f)
 	uint64_t p;
 
 	fake_init(f, 1, 1);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	fill_leaf(&t, f, 84);
 	root = root_hdr(&t);
 	is_int(eh_entries((struct ext3_extent_header *)t.node[0]->buf), 84,
@@ -388,7 +388,7 @@ static void test_split(struct fake *f)
 	int ok = 1;
 
 	fake_init(f, 1, 1);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	fill_leaf(&t, f, 84);
 	nth_extent(&t, 0, &ex);
 	f->nlog = 0;
@@ -421,7 +421,7 @@ static void test_grow_depth2(struct fake *f)
 	int ok = 1, grew = -1;
 
 	fake_init(f, 1, 1);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	for (n = 0; n < 400 && grew < 0; n++) {
 		if (ext_tree_depth(&t) == 1 && eh_entries(root_hdr(&t)) == 1)
 			first_leaf = ei_pblock(EXT_FIRST_INDEX(root_hdr(&t)));
@@ -458,7 +458,7 @@ static void test_merge_up(struct fake *f)
 	uint64_t g;
 
 	fake_init(f, 1, 0);
-	ext_tree_init(&t, 1024, 0, 1);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
 	g = map1(&t, &fs1k, &o, 0);
 	map1(&t, &fs1k, &o, 2);
 	map1(&t, &fs1k, &o, 4);
@@ -514,7 +514,7 @@ static void test_load(struct fake *f)
 	if (!g)
 		exit(99);
 	fake_init(f, 1, 1);
-	ext_tree_init(&a, 1024, 0, 1);
+	ext4_ext_tree_init(&a, 1024, 0, 1);
 	fill_leaf(&a, f, 400);
 	is_int(ext_tree_load(&b, 1024, 0, 1, a.i_block), 0, "the root loads");
 	while (ext_tree_wanted(&b, &blk, &depth) && asked++ < 100) {
@@ -605,10 +605,10 @@ static void test_mballoc(void)
 	ext_mb_ops(&m, &o);
 	a.colour = b.colour = 7;
 	ext_fs_of(&efs, &a, 1);
-	tap_ok(efs.blocks_per_group == 8192 && efs.first_data_block == 1 &&
+	tap_ok(efs.g.blocks_per_group == 8192 && efs.g.first_data_block == 1 &&
 	       efs.colour == 7 && efs.flex_size == 1,
 	       "the geometry and the writer's colour come from the state");
-	ext_tree_init(&t, 1024, 1, 1);
+	ext4_ext_tree_init(&t, 1024, 1, 1);
 	ifile_init(&f, 2049, 2048);
 	ok = 1;
 	for (lb = 0; lb < 12; lb++) {
@@ -627,7 +627,7 @@ static void test_mballoc(void)
 	       "a sparse tail grows the tree; its leaf is in use in the bitmap");
 	is_int(t.nblocks, 12 + 5 + 1, "blocks held: data and the leaf");
 	ext_tree_release(&t);
-	ext4_discard_inode_pa(&a, &mi);
+	ext4_discard_preallocations(&a, &mi);
 	mb_inode_release(&mi);
 	ifile_release(&b, &f);
 	mb_state_free(&a);

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 
 #include "model/kver.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "tap.h"
 #include "fixture.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/mballoc.h"
-#include "model/extents.h"
+#include "model/ext4/mballoc.h"
+#include "model/ext4/extents.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 #include "fixture.h"
@@ -289,7 +289,7 @@ static void test_meta_and_ops(void)
 
 /*
  * End to end: blocks 0-9 of a 64 KiB file appended through
- * ext_map_blocks (an inode preallocation of 64 at 320 of group 0, the
+ * ext4_ext_map_blocks (an inode preallocation of 64 at 320 of group 0, the
  * stream goal after mount), the file closed (its preallocation
  * discarded: [330, 384) free again), then block 10.  Its left neighbour
  * 9 at 329 cuts the range to [10, 64) and puts the goal at 330: 2@330,
@@ -313,18 +313,18 @@ static void test_through_ops(void)
 	mb_go(&fs);
 	ext_mb_ops(&m, &o);
 	ext_fs_of(&efs, &fs, 1);
-	ext_tree_init(&t, 1024, 1, 1);
+	ext4_ext_tree_init(&t, 1024, 1, 1);
 	mi.i_size = 64 * 1024;
 	for (lb = 0; lb < 10; lb++)
 		ok &= map1(&t, &efs, &o, lb) == gblock(0, 320 + lb);
 	tap_ok(ok, "ten blocks from the preallocation at 320");
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	is_int(map1(&t, &efs, &o, 10), gblock(0, 330),
 	       "the next block after closing: next to its left neighbour");
 	tap_ok(nth_extent(&t, 0, &ex) && ee_len(&ex) == 11 &&
 	       !nth_extent(&t, 1, &ex), "one extent of 11 blocks");
 	ext_tree_release(&t);
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	done(&fs, &mi);
 }
 

@@ -3,13 +3,13 @@
  * criteria, 6.1's lists) against 6.1's on the same states: the groups
  * scanned in turn before the optimize_scan lists and the lists' order,
  * CR_GOAL_LEN_FAST stepping over short free runs, CR_BEST_AVAIL_LEN's
- * trimmed goal, and --mb-optimize-scan (model/mb_scan.c). */
+ * trimmed goal, and --mb-optimize-scan (model/ext4/mballoc_scan.c). */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "tap.h"
 #include "fixture.h"
 

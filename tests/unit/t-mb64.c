@@ -8,8 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "model/mb_internal.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext4/mballoc_int.h"
+#include "model/ext4/ialloc.h"
+#include "model/ext4/balloc.h"
 #include "tap.h"
 #include "fixture.h"
 
@@ -81,7 +82,7 @@ static void test_extent_mapped(void)
 	mi.i_size = 4096 * 2;
 	is_int(ext4_mb_new_blocks_ar(&fs, &ar, &c, &got), 0, "the next block");
 	is_int(c, b + 1, "from that preallocation, contiguous");
-	ext4_mb_free_blocks(&fs, 0, b, 2);
+	ext4_free_blocks(&fs, 0, b, 2);
 	tap_ok(!bit_test(group_bbitmap(&fs, 65537), 0) &&
 	       fs.free_blocks[65537] == BPG,
 	       "freed past 2^32: the bitmap and count again");
@@ -101,7 +102,7 @@ static void test_extent_mapped(void)
 	       "its inode preallocation there, 1 MiB long");
 	is_int(fs.mb->last_group, 65536, "the stream goes on in that group");
 	is_int(fs.mb->last_start, 1024, "from the extent found");
-	ext4_discard_inode_pa(&fs, &mi);
+	ext4_discard_preallocations(&fs, &mi);
 	mb_inode_release(&mi);
 	mb_state_free(&fs);
 	fs_state_free(&fs);

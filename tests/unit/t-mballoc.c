@@ -9,7 +9,7 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "model/bmap.h"
 #include "model/dir.h"
 #include "model/dirhash.h"
@@ -102,7 +102,7 @@ static void test_free_journal(void)
 		mkstate(&fs, 4);
 		fs.mb->journal = journal;
 		ext4_mb_new_block(&fs, NULL, 0, 0, gblock(2, 4000), &blk);
-		ext4_mb_free_blocks(&fs, 0, blk, 1);
+		ext4_free_blocks(&fs, 0, blk, 1);
 		is_int(fs.free_blocks[2], 8192 - 300,
 		       journal ? "with a journal a freed block is free on disk at once"
 			       : "without a journal a freed block is free on disk at once");
@@ -138,7 +138,7 @@ static void test_stream(void)
 	       "block 32: another 32 blocks (the file is 33 KiB, rounded to "
 	       "64, less the 32 preallocated), the stream goal's first chunk "
 	       "of order 5");
-	ext4_discard_inode_pa(&fs, &f);
+	ext4_discard_preallocations(&fs, &f);
 	is_int(f.pas.n, 0, "closing the file discards its preallocations");
 	is_int(fs.free_blocks[0], free0 - 17,
 	       "the on-disk counts saw only the 17 blocks used");

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "model/write.h"
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 #include "tap.h"
 #include "fixture.h"
 

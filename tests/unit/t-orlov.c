@@ -6,8 +6,8 @@
 #include <string.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/orlov.h"
-#include "model/ext4_ialloc.h"
+#include "model/ext2/ialloc.h"
+#include "model/ext4/ialloc.h"
 #include "lib/orlov_err.h"
 #include "tap.h"
 

@@ -5,8 +5,8 @@
  * delayed allocation, a run at writeback with it (mballoc.h).  Names
  * follow fs/ext4/mballoc.c so that the two can be read side by side.
  * This file is the allocator: the request, its normalization and the
- * goal; the group scans by criteria are in mb_scan.c, the buddy in
- * mb_buddy.c, the preallocations in mb_prealloc.c.
+ * goal; the group scans by criteria are in mballoc_scan.c, the buddy in
+ * mballoc_buddy.c, the preallocations in mballoc_prealloc.c.
  */
 #include "config.h"
 
@@ -14,12 +14,12 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 #include "lib/orlov_err.h"
 
 /* ---- the request --------------------------------------------------- */
 
-static void mb_group_or_file(struct alloc_ctx *ac)
+static void ext4_mb_group_or_file(struct alloc_ctx *ac)
 {
 	uint32_t bs = ac->fs->g.block_size;
 	uint64_t size, isize;
@@ -93,12 +93,17 @@ static errcode_t mb_goal_at(struct alloc_ctx *ac, uint64_t block)
 	return 0;
 }
 
+static void ext4_mb_normalize_group_request(struct alloc_ctx *ac)
+{
+	ac->g.len = ac->mb->group_prealloc;
+}
+
 /* ext4_mb_normalize_request of Linux 6.1 (not the later fixes of its
  * neighbour trims): the predicted range, cut at the mapped blocks either
  * side (an extent-mapped file's neighbours), at a group's length and at
  * the file's other preallocations; then, when the range ends against a
  * neighbour, the goal is next to it, the left one winning. */
-static errcode_t mb_normalize_request(struct alloc_ctx *ac)
+static errcode_t ext4_mb_normalize_request(struct alloc_ctx *ac)
 {
 	const struct fs_state *fs = ac->fs;
 	const struct mb_request *ar = ac->ar;
@@ -111,7 +116,7 @@ static errcode_t mb_normalize_request(struct alloc_ctx *ac)
 	if (!(ac->flags & HINT_DATA) || (ac->flags & HINT_NOPREALLOC))
 		return 0;
 	if (ac->flags & HINT_GROUP_ALLOC) {
-		ac->g.len = ac->mb->group_prealloc;
+		ext4_mb_normalize_group_request(ac);
 		return 0;
 	}
 	/* neighbours that do not surround the request: the kernel BUGs */
@@ -156,8 +161,7 @@ static errcode_t mb_normalize_request(struct alloc_ctx *ac)
 	return err;
 }
 
-/* ext4_mb_mark_diskspace_used */
-static void mb_mark_diskspace_used(struct alloc_ctx *ac)
+static void ext4_mb_mark_diskspace_used(struct alloc_ctx *ac)
 {
 	struct fs_state *fs = ac->fs;
 
@@ -171,7 +175,7 @@ static void mb_mark_diskspace_used(struct alloc_ctx *ac)
 
 /* show_mballoc_flags: the names, then what is left in hex, as the
  * kernel's __print_flags writes them. */
-static void trace_flags(FILE *f, unsigned int flags)
+static void show_mballoc_flags(FILE *f, unsigned int flags)
 {
 	static const struct { unsigned int bit; const char *name; } names[] = {
 		{ HINT_MERGE, "HINT_MERGE" }, { 0x2, "HINT_RESV" },
@@ -237,7 +241,7 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 		fprintf(f, "%u", ac->cr);
 	fputs(" flags ", f);
 	/* the tracepoint keeps ac_flags in a __u16: CR1_OPTIMIZED is cut */
-	trace_flags(f, ac->flags & 0xffff);
+	show_mballoc_flags(f, ac->flags & 0xffff);
 	fprintf(f, " tail %u broken %u\n", ac->tail,
 		ac->buddy ? 1u << ac->buddy : 0);
 }
@@ -256,17 +260,42 @@ static unsigned int ar_flags(const struct fs_state *fs,
 	return flags;
 }
 
-static void trace_allocate_blocks(const struct fs_state *fs,
-				  const struct mb_request *ar, uint64_t block,
-				  uint32_t got)
+static void trace_ext4_allocate_blocks(const struct fs_state *fs,
+				       const struct mb_request *ar,
+				       uint64_t block, uint32_t got)
 {
 	fprintf(fs->trace, "ext4_allocate_blocks: ino %u flags ", ar->ino);
-	trace_flags(fs->trace, ar_flags(fs, ar));
+	show_mballoc_flags(fs->trace, ar_flags(fs, ar));
 	fprintf(fs->trace,
 		" len %u block %llu lblk %u goal %llu lleft %u lright %u pleft %llu pright %llu\n",
 		got, (unsigned long long)block, ar->logical,
 		(unsigned long long)ar->goal, ar->lleft, ar->lright,
 		(unsigned long long)ar->pleft, (unsigned long long)ar->pright);
+}
+
+/* @len: the request's, capped to a group. */
+static void ext4_mb_initialize_context(struct alloc_ctx *ac,
+				       struct fs_state *fs,
+				       const struct mb_request *ar,
+				       uint32_t len)
+{
+	uint64_t goal = ar->goal;
+
+	memset(ac, 0, sizeof(*ac));
+	ac->fs = fs;
+	ac->mb = fs->mb;
+	ac->mi = ar->mi;
+	ac->ar = ar;
+	if (goal < fs->g.first_data_block || goal >= fs->g.blocks_count)
+		goal = fs->g.first_data_block;
+	block_to_ex(fs, goal, &ac->o);
+	ac->o.logical = ar->logical;
+	ac->o.len = len;
+	ac->g = ac->o;
+	ac->orig_goal_len = len;
+	ac->flags = ar_flags(fs, ar);
+	ac->status = AC_CONTINUE;
+	ext4_mb_group_or_file(ac);
 }
 
 errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
@@ -275,7 +304,7 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 {
 	struct alloc_ctx ac;
 	int retries = 0, strict = 0;
-	uint64_t seq, goal = ar->goal;
+	uint64_t seq;
 	uint32_t len = ar->len, claim;
 	int prealloc;
 	errcode_t err;
@@ -294,36 +323,23 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 	if (len > fs->g.blocks_per_group)
 		len = fs->g.blocks_per_group;
 
-	memset(&ac, 0, sizeof(ac));
-	ac.fs = fs;
-	ac.mb = fs->mb;
-	ac.mi = ar->mi;
-	ac.ar = ar;
-	if (goal < fs->g.first_data_block || goal >= fs->g.blocks_count)
-		goal = fs->g.first_data_block;
-	block_to_ex(fs, goal, &ac.o);
-	ac.o.logical = ar->logical;
-	ac.o.len = len;
-	ac.g = ac.o;
-	ac.orig_goal_len = len;
-	ac.flags = ar_flags(fs, ar);
-	ac.status = AC_CONTINUE;
-	mb_group_or_file(&ac);
+	ext4_mb_initialize_context(&ac, fs, ar, len);
 
-	prealloc = mb_use_preallocated(&ac);
+	prealloc = ext4_mb_use_preallocated(&ac);
 	if (!prealloc) {
-		err = mb_normalize_request(&ac);
+		err = ext4_mb_normalize_request(&ac);
 		if (err)
 			return err;
 		for (;;) {
 			seq = ac.seq;
-			err = mb_regular_allocator(&ac);
+			err = ext4_mb_regular_allocator(&ac);
 			if (err)
 				return err;
 			if (ac.status == AC_FOUND || ++retries >= 3)
 				break;
 			/* ext4_mb_discard_preallocations_should_retry */
-			if (mb_discard_preallocations(fs, ac.o.len, &ac.seq))
+			if (ext4_mb_discard_preallocations(fs, ac.o.len,
+							   &ac.seq))
 				continue;
 			if (strict && ac.seq == seq)
 				break;
@@ -332,14 +348,14 @@ errcode_t ext4_mb_new_blocks_ar(struct fs_state *fs,
 		if (ac.status != AC_FOUND)
 			return ORLOV_ERR_NO_BLOCKS;
 	}
-	mb_mark_diskspace_used(&ac);
+	ext4_mb_mark_diskspace_used(&ac);
 	*block = ex_block(fs, &ac.b);
 	*got = ac.b.len;
-	err = mb_release_context(&ac);
+	err = ext4_mb_release_context(&ac);
 	percpu_counter_add(&fs->mb->dirty, -(int64_t)claim);
 	if (!err && fs->trace) {
 		trace_mballoc(&ac, prealloc);
-		trace_allocate_blocks(fs, ar, *block, *got);
+		trace_ext4_allocate_blocks(fs, ar, *block, *got);
 	}
 	return err;
 }
@@ -375,8 +391,8 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 	return ext4_mb_new_blocks(fs, mi, ino, logical, goal, 1, block, &got);
 }
 
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
-			 uint32_t count)
+void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
+		      uint32_t count)
 {
 	struct free_ex ex;
 	uint32_t i;
@@ -392,7 +408,7 @@ void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
 	for (i = 0; i < count; i++)
 		bit_clear(group_bbitmap(fs, ex.group), ex.start + i);
 	if (!fs->mb->journal)
-		mb_free_range(fs, ex.group, ex.start, count);
+		mb_free_blocks(fs, ex.group, ex.start, count);
 	fs->free_blocks[ex.group] += count;
 	/* one counter update per call, as ext4_free_blocks makes */
 	percpu_counter_add(&fs->freeb, count);
@@ -431,7 +447,9 @@ errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
 	mb->dirty.batch = fs->freeb.batch;
 	mb->max_linear_groups = rotational ? 4 : 0;
 	for (g = 0; g < n; g++)
-		mb_group_init(fs, g, group_all_free(fs, g));
+		ext4_mb_init_group(fs, g, group_all_free(fs, g));
+	/* ext4_mb_init is the ext4 driver's mount: its allocators from now */
+	fs->driver = ALLOC_EXT4;
 	return 0;
 nomem:
 	mb_state_free(fs);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 
 /* ---- lists of preallocations --------------------------------------- */
 
@@ -49,7 +49,7 @@ static int pa_list_remove(struct mb_pa_list *l, const struct mb_pa *pa)
 
 /* ---- preallocations ------------------------------------------------ */
 
-static errcode_t mb_use_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
+static errcode_t ext4_mb_use_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 {
 	fsblk_t start = pa->pstart + (ac->o.logical - pa->lstart);
 	fsblk_t end = pa->pstart + pa->len;
@@ -64,7 +64,7 @@ static errcode_t mb_use_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 	return 0;
 }
 
-static void mb_use_group_pa(struct alloc_ctx *ac, struct mb_pa *pa)
+static void ext4_mb_use_group_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 {
 	block_to_ex(ac->fs, pa->pstart, &ac->b);
 	ac->b.len = ac->o.len;
@@ -72,29 +72,23 @@ static void mb_use_group_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 	ac->pa = pa;
 }
 
-errcode_t mb_new_preallocation(struct alloc_ctx *ac)
+static void ext4_mb_new_group_pa(struct alloc_ctx *ac, struct mb_pa *pa)
 {
-	struct mb_pa *pa = calloc(1, sizeof(*pa));
+	ac->f = ac->b;
+	pa->pstart = ex_block(ac->fs, &ac->b);
+	pa->lstart = (uint32_t)pa->pstart;
+	pa->len = pa->free = ac->b.len;
+	pa->group_pa = 1;
+	/* on the locality group's list at ext4_mb_release_context */
+	ext4_mb_use_group_pa(ac, pa);
+}
+
+/* A shorter find than asked keeps the asked end, else the asked start,
+ * else starts at the request. */
+static errcode_t ext4_mb_new_inode_pa(struct alloc_ctx *ac, struct mb_pa *pa)
+{
 	errcode_t err;
 
-	if (!pa)
-		return ENOMEM;
-	err = pa_list_insert(&ac->mb->all, ac->mb->all.n, pa);
-	if (err) {
-		free(pa);
-		return err;
-	}
-	if (ac->flags & HINT_GROUP_ALLOC) {
-		ac->f = ac->b;
-		pa->pstart = ex_block(ac->fs, &ac->b);
-		pa->lstart = (uint32_t)pa->pstart;
-		pa->len = pa->free = ac->b.len;
-		pa->group_pa = 1;
-		mb_use_group_pa(ac, pa);
-		return 0;	/* on the lg list at release */
-	}
-	/* ext4_mb_new_inode_pa: a shorter find than asked keeps the asked
-	 * end, else the asked start, else starts at the request. */
 	if (ac->b.len < ac->orig_goal_len) {
 		uint32_t goal_end = ac->g.logical + ac->orig_goal_len;
 		uint32_t l = goal_end - ac->b.len;
@@ -116,12 +110,31 @@ errcode_t mb_new_preallocation(struct alloc_ctx *ac)
 	err = pa_list_insert(&ac->mi->pas, 0, pa);
 	if (err)
 		return err;	/* freed with the state */
-	return mb_use_inode_pa(ac, pa);
+	return ext4_mb_use_inode_pa(ac, pa);
+}
+
+errcode_t ext4_mb_new_preallocation(struct alloc_ctx *ac)
+{
+	struct mb_pa *pa = calloc(1, sizeof(*pa));
+	errcode_t err;
+
+	if (!pa)
+		return ENOMEM;
+	err = pa_list_insert(&ac->mb->all, ac->mb->all.n, pa);
+	if (err) {
+		free(pa);
+		return err;
+	}
+	if (ac->flags & HINT_GROUP_ALLOC) {
+		ext4_mb_new_group_pa(ac, pa);
+		return 0;
+	}
+	return ext4_mb_new_inode_pa(ac, pa);
 }
 
 /* ext4_mb_release_inode_pa: what the file did not use goes back, one
  * mb_free_blocks per free run of the on-disk bitmap. */
-static uint32_t release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
+static uint32_t ext4_mb_release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
 {
 	struct free_ex ex;
 	uint32_t i, end, freed = 0;
@@ -137,19 +150,19 @@ static uint32_t release_inode_pa(struct fs_state *fs, struct mb_pa *pa)
 		if (i >= end)
 			break;
 		next = find_next_set_bit(disk, end, i);
-		mb_free_range(fs, ex.group, i, next - i);
+		mb_free_blocks(fs, ex.group, i, next - i);
 		freed += next - i;
 		i = next + 1;
 	}
 	return freed;
 }
 
-static void release_group_pa(struct fs_state *fs, struct mb_pa *pa)
+static void ext4_mb_release_group_pa(struct fs_state *fs, struct mb_pa *pa)
 {
 	struct free_ex ex;
 
 	block_to_ex(fs, pa->pstart, &ex);
-	mb_free_range(fs, ex.group, ex.start, pa->len);
+	mb_free_blocks(fs, ex.group, ex.start, pa->len);
 }
 
 static int lg_order(uint32_t n)
@@ -182,8 +195,9 @@ static void pa_forget(struct mb_state *mb, struct mb_pa *pa)
 
 /* ext4_mb_discard_lg_preallocations: the oldest of a crowded order go,
  * except the one in use. */
-static void discard_lg(struct fs_state *fs, int order, unsigned int total,
-		       const struct mb_pa *busy)
+static void ext4_mb_discard_lg_preallocations(struct fs_state *fs, int order,
+					      unsigned int total,
+					      const struct mb_pa *busy)
 {
 	struct mb_pa_list *l = &fs->mb->lg[order];
 	unsigned int i = 0;
@@ -195,7 +209,7 @@ static void discard_lg(struct fs_state *fs, int order, unsigned int total,
 			i++;
 			continue;
 		}
-		release_group_pa(fs, pa);
+		ext4_mb_release_group_pa(fs, pa);
 		pa_forget(fs->mb, pa);
 		if (--total <= 5)
 			break;
@@ -203,7 +217,7 @@ static void discard_lg(struct fs_state *fs, int order, unsigned int total,
 }
 
 /* ext4_mb_add_n_trim: sorted by free space within the order's list. */
-static errcode_t add_n_trim(struct fs_state *fs, struct mb_pa *pa)
+static errcode_t ext4_mb_add_n_trim(struct fs_state *fs, struct mb_pa *pa)
 {
 	int order = lg_order(pa->free);
 	struct mb_pa_list *l = &fs->mb->lg[order];
@@ -219,13 +233,13 @@ static errcode_t add_n_trim(struct fs_state *fs, struct mb_pa *pa)
 	if (err)
 		return err;
 	if (count > 8)
-		discard_lg(fs, order, count, pa);
+		ext4_mb_discard_lg_preallocations(fs, order, count, pa);
 	return 0;
 }
 
 /* ext4_mb_use_preallocated: the file's preallocation holding the block,
  * else the locality group's nearest the goal. */
-int mb_use_preallocated(struct alloc_ctx *ac)
+int ext4_mb_use_preallocated(struct alloc_ctx *ac)
 {
 	struct mb_state *mb = ac->mb;
 	struct mb_pa *cpa = NULL;
@@ -244,7 +258,7 @@ int mb_use_preallocated(struct alloc_ctx *ac)
 		if (ac->ar->indirect && pa->pstart + pa->len > 0xffffffffu)
 			continue;
 		if (pa->free) {
-			mb_use_inode_pa(ac, pa);
+			ext4_mb_use_inode_pa(ac, pa);
 			return 1;
 		}
 	}
@@ -265,39 +279,47 @@ int mb_use_preallocated(struct alloc_ctx *ac)
 		}
 	if (!cpa)
 		return 0;
-	mb_use_group_pa(ac, cpa);
+	ext4_mb_use_group_pa(ac, cpa);
 	return 1;
 }
 
-/* ext4_mb_discard_preallocations on ENOSPC: group by group from the
- * first, until something is freed; in a group every preallocation, of
- * any file or the locality group, oldest first. */
-uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
-				   uint64_t *seq)
+/* Every preallocation in @group, of any file or the locality group,
+ * oldest first; what they had free. */
+static uint32_t ext4_mb_discard_group_preallocations(struct fs_state *fs,
+						     uint32_t group)
 {
 	struct mb_state *mb = fs->mb;
-	uint32_t group, freed = 0;
+	uint32_t freed = 0;
 	unsigned int k;
+	struct free_ex ex;
+
+	for (k = 0; k < mb->all.n;) {
+		struct mb_pa *pa = mb->all.pa[k];
+
+		block_to_ex(fs, pa->pstart, &ex);
+		if (ex.group != group) {
+			k++;
+			continue;
+		}
+		freed += pa->free;
+		if (pa->group_pa)
+			ext4_mb_release_group_pa(fs, pa);
+		else
+			ext4_mb_release_inode_pa(fs, pa);
+		pa_forget(mb, pa);
+	}
+	return freed;
+}
+
+/* On ENOSPC: group by group from the first, until something is freed. */
+uint32_t ext4_mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
+					uint64_t *seq)
+{
+	uint32_t group, freed = 0;
 
 	for (group = 0; group < fs->g.ngroups && freed < needed; group++) {
-		uint32_t f = 0;
-		struct free_ex ex;
+		uint32_t f = ext4_mb_discard_group_preallocations(fs, group);
 
-		for (k = 0; k < mb->all.n;) {
-			struct mb_pa *pa = mb->all.pa[k];
-
-			block_to_ex(fs, pa->pstart, &ex);
-			if (ex.group != group) {
-				k++;
-				continue;
-			}
-			f += pa->free;
-			if (pa->group_pa)
-				release_group_pa(fs, pa);
-			else
-				release_inode_pa(fs, pa);
-			pa_forget(mb, pa);
-		}
 		if (f)
 			(*seq)++;
 		freed += f;
@@ -313,20 +335,19 @@ uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
  * loses its least recently used ones down to 512.  ext4_discard_
  * preallocations collects them from the list's tail and releases them in
  * the reverse order, the most recently used of them first. */
-static void mb_trim_inode_pa(struct fs_state *fs, struct mb_inode *mi)
+static void ext4_mb_trim_inode_pa(struct fs_state *fs, struct mb_inode *mi)
 {
 	unsigned int max = MB_MAX_INODE_PREALLOC, i;
 
 	if (fs->kver >= KVER_PA_RBTREE || mi->pas.n <= max + (max >> 2) + 1)
 		return;
 	for (i = max; i < mi->pas.n; i++)
-		release_inode_pa(fs, mi->pas.pa[i]);
+		ext4_mb_release_inode_pa(fs, mi->pas.pa[i]);
 	while (mi->pas.n > max)
 		pa_forget(fs->mb, mi->pas.pa[mi->pas.n - 1]);
 }
 
-/* ext4_mb_release_context */
-errcode_t mb_release_context(struct alloc_ctx *ac)
+errcode_t ext4_mb_release_context(struct alloc_ctx *ac)
 {
 	struct mb_pa *pa = ac->pa;
 	errcode_t err;
@@ -343,7 +364,7 @@ errcode_t mb_release_context(struct alloc_ctx *ac)
 			return 0;
 		}
 		lg_remove(ac->mb, pa);
-		return add_n_trim(ac->fs, pa);
+		return ext4_mb_add_n_trim(ac->fs, pa);
 	}
 	if (!pa->free) {
 		pa_forget(ac->mb, pa);
@@ -353,14 +374,14 @@ errcode_t mb_release_context(struct alloc_ctx *ac)
 	err = pa_list_insert(&ac->mi->pas, 0, pa);
 	/* only a new inode preallocation adds one to the file's count */
 	if (!err)
-		mb_trim_inode_pa(ac->fs, ac->mi);
+		ext4_mb_trim_inode_pa(ac->fs, ac->mi);
 	return err;
 }
 
-void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi)
+void ext4_discard_preallocations(struct fs_state *fs, struct mb_inode *mi)
 {
 	while (mi->pas.n) {
-		release_inode_pa(fs, mi->pas.pa[0]);
+		ext4_mb_release_inode_pa(fs, mi->pas.pa[0]);
 		pa_forget(fs->mb, mi->pas.pa[0]);
 	}
 }

@@ -5,8 +5,8 @@
  * filesystem-wide ordered set, exactly as the driver searches, grows and
  * drops them.
  */
-#ifndef ORLOV_BALLOC_H
-#define ORLOV_BALLOC_H
+#ifndef ORLOV_EXT2_BALLOC_H
+#define ORLOV_EXT2_BALLOC_H
 
 #include "model/fsstate.h"
 

@@ -9,36 +9,11 @@
 
 #include <string.h>
 
-#include "model/orlov.h"
-#include "lib/orlov_err.h"
+#include "model/ext2/ialloc.h"
+#include "lib/hash.h"
 
 #define INODE_COST 64
 #define BLOCK_COST 256
-
-const char *orlov_branch_name(enum orlov_branch b)
-{
-	switch (b) {
-	case BR_ORLOV_TOP: return "orlov-top";
-	case BR_ORLOV_NEAR: return "orlov-near";
-	case BR_ORLOV_FALLBACK: return "orlov-fallback";
-	case BR_OTHER_PARENT: return "other-parent";
-	case BR_OTHER_HASH: return "other-hash";
-	case BR_OTHER_LINEAR: return "other-linear";
-	case BR_DIR: return "dir";
-	case BR_OTHER_FLEX: return "other-flex";
-	case BR_OTHER_LAST_ALLOC: return "other-last-alloc";
-	case BR_NONE: break;
-	}
-	return "none";
-}
-
-void orlov_figures_reset(struct orlov_figures *f, int pgroup)
-{
-	f->branch = BR_NONE;
-	f->pgroup = pgroup;
-	f->avefreei = f->avefreeb = f->max_dirs = -1;
-	f->min_inodes = f->min_blocks = f->max_debt = -1;
-}
 
 int find_group_dir(const struct fs_state *fs, int parent_group,
 		   struct orlov_figures *f)
@@ -213,39 +188,27 @@ int find_group_other(const struct fs_state *fs, int parent_group,
 	return -1;
 }
 
-errcode_t orlov_take_inode(struct fs_state *fs, int group, int is_dir,
-			   uint32_t *ino)
+uint32_t ialloc_random_start(uint64_t *rng, uint32_t ngroups)
 {
-	uint32_t ipg = fs->g.inodes_per_group;
-	uint32_t i, bit;
+	/* scaled as prandom_u32_max() scales */
+	uint64_t z = splitmix64(rng);
 
-	if (group < 0)
-		return ORLOV_ERR_NO_INODES;
-	for (i = 0; i < fs->g.ngroups; i++) {
-		uint8_t *map = group_ibitmap(fs, (uint32_t)group);
+	return (uint32_t)(((z & 0xffffffffU) * ngroups) >> 32);
+}
 
-		bit = find_next_zero_bit(map, ipg, 0);
-		if (bit < ipg) {
-			bit_set(map, bit);
-			*ino = (uint32_t)group * ipg + bit + 1;
-			if (*ino < fs->g.first_ino || *ino > fs->g.inodes_count)
-				return ORLOV_ERR_CORRUPT;
-			percpu_counter_add(&fs->freei, -1);
-			fs->free_inodes[group]--;
-			fs_flex_add(fs, (uint32_t)group, -1, 0, is_dir ? 1 : 0);
-			if (is_dir) {
-				percpu_counter_add(&fs->dirs, 1);
-				fs->used_dirs[group]++;
-				if (fs->debts[group] < 255)
-					fs->debts[group]++;
-			} else if (fs->debts[group]) {
-				fs->debts[group]--;
-			}
-			return 0;
-		}
-		/* Counters said free, bitmap says full: the kernel moves on. */
-		if (++group == (int)fs->g.ngroups)
-			group = 0;
-	}
-	return ORLOV_ERR_NO_INODES;
+int ext2_ialloc_find_group(const struct fs_state *fs, struct ialloc_policy *p,
+			   const struct ialloc_parent *parent, int is_dir,
+			   const char *name, int len, struct orlov_figures *f)
+{
+	uint32_t start = 0;
+
+	if (!is_dir)
+		return find_group_other(fs, parent->group, parent->ino, f);
+	if (p->oldalloc)
+		return find_group_dir(fs, parent->group, f);
+	if (parent->topdir && p->topdir_hash)
+		start = dirhash_half_md4(p->seed, name, len) % fs->g.ngroups;
+	else if (parent->topdir)
+		start = ialloc_random_start(&p->rng, fs->g.ngroups);
+	return find_group_orlov(fs, parent->group, parent->topdir, start, f);
 }

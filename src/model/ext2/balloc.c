@@ -10,7 +10,7 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/balloc.h"
+#include "model/ext2/balloc.h"
 #include "lib/orlov_err.h"
 
 /* The ext2 driver's images have fewer than 2^32 blocks (the 64bit
@@ -53,7 +53,8 @@ static struct rsv_window *rsv_next(const struct rsv_tree *t,
 	return t->win[i + 1];
 }
 
-static errcode_t rsv_window_add(struct rsv_tree *t, struct rsv_window *w)
+static errcode_t ext2_rsv_window_add(struct rsv_tree *t,
+				     struct rsv_window *w)
 {
 	unsigned int i;
 
@@ -240,7 +241,7 @@ static int find_next_reservable_window(struct fs_state *fs,
 	my_rsv->start = cur;
 	my_rsv->end = cur + size - 1;
 	my_rsv->alloc_hit = 0;
-	if (prev != my_rsv && rsv_window_add(&fs->rsv, my_rsv))
+	if (prev != my_rsv && ext2_rsv_window_add(&fs->rsv, my_rsv))
 		return -2;
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * find_group_orlov() and find_group_other() of fs/ext4/ialloc.c and
- * ext4_inode_to_goal_block() of fs/ext4/balloc.c (Linux 6.1).  The
+ * find_group_orlov() and find_group_other() of fs/ext4/ialloc.c (Linux
+ * 6.1), and the group descriptors' flags __ext4_new_inode leaves.  The
  * figures keep ext4's types: the free-inode figures are unsigned, the
  * free-cluster ones 64-bit, max_dirs and min_inodes int and min_clusters
  * an ext4_grpblk_t (int), flex_size an int, so that the same comparisons
@@ -9,8 +9,11 @@
  */
 #include "config.h"
 
-#include "model/ext4_ialloc.h"
-#include "model/extents.h"
+#include <errno.h>
+#include <stdlib.h>
+
+#include "model/ext4/ialloc.h"
+#include "model/ext2/ialloc.h"
 
 /* What the kernel's (int) flex_size holds: 1 << s_log_groups_per_flex
  * made an int, negative at 31 (so that "flex_size > 1" is then false). */
@@ -248,27 +251,76 @@ int ext4_find_group_other(const struct fs_state *fs, int parent_group,
 				     f);
 }
 
-uint32_t ext4_goal_block(const struct fs_state *fs, uint32_t block_group,
-			 int is_reg, int delalloc, unsigned int colour)
+int ext4_ialloc_find_group(const struct fs_state *fs, struct ialloc_policy *p,
+			   const struct ialloc_parent *parent, int is_dir,
+			   const char *name, int len, struct orlov_figures *f)
 {
-	int flex_size = flex_size_of(fs);
-	struct ext_fs e = {
-		.first_data_block = fs->g.first_data_block,
-		.blocks_count = fs->g.blocks_count,
-		.blocks_per_group = fs->g.blocks_per_group,
-		.block_size = fs->g.block_size,
-		/* (a negative int flex size is no flex_bg to the kernel) */
-		.flex_size = flex_size > 0 ? (uint32_t)flex_size : 1,
-		.delalloc = delalloc, .colour = colour,
-	};
-	/* ext4_find_goal cuts an indirect-mapped file's goal to 32 bits
-	 * (EXT4_MAX_BLOCK_FILE_PHYS): past 2^32 it wraps to a low group */
-	uint64_t goal = ext4_inode_to_goal_block(&e, block_group, is_reg) &
-			0xffffffffu;
+	if (!is_dir)
+		return ext4_find_group_other(fs, parent->group, parent->ino,
+					     parent->last_alloc_group, f);
+	if (p->oldalloc)
+		return find_group_dir(fs, parent->group, f);
+	return ext4_find_group_orlov(fs, parent->group,
+				     parent->last_alloc_group, parent->topdir,
+				     dirhash_half_md4(p->seed, name, len), f);
+}
 
-	/* mballoc (ext4_mb_initialize_context) starts a goal past the end
-	 * at the first data block: said here, for 32-bit goals */
-	if (goal >= fs->g.blocks_count)
-		return fs->g.first_data_block;
-	return (uint32_t)goal;
+/* ---- the group descriptors' lazy-init state ----------------------- */
+
+errcode_t ext4_groups_init(struct fs_state *fs)
+{
+	struct ext4_groups *e;
+
+	e = calloc(1, sizeof(*e) + fs->g.ngroups * sizeof(e->g[0]));
+	if (!e)
+		return ENOMEM;
+	e->ngroups = fs->g.ngroups;
+	fs->ext4 = e;
+	return 0;
+}
+
+void ext4_groups_loaded(struct fs_state *fs)
+{
+	uint32_t i;
+
+	for (i = 0; i < fs->ext4->ngroups; i++) {
+		fs->ext4->g[i].free_inodes = fs->free_inodes[i];
+		fs->ext4->g[i].free_blocks = fs->free_blocks[i];
+	}
+}
+
+/* The highest inode in use in group @i, 1-based; 0 when none. */
+static uint32_t last_inode(const struct fs_state *fs, uint32_t i)
+{
+	const uint8_t *map = group_ibitmap(fs, i);
+	uint32_t n = fs->g.inodes_per_group;
+
+	while (n && !bit_test(map, n - 1))
+		n--;
+	return n;
+}
+
+void ext4_group_after(const struct fs_state *fs, uint32_t i,
+		      uint16_t *flags, uint32_t *itable_unused)
+{
+	const struct ext4_group *g = &fs->ext4->g[i];
+	uint32_t ipg = fs->g.inodes_per_group, used, ino;
+	int took_inode = fs->free_inodes[i] < g->free_inodes;
+
+	*flags = g->flags;
+	*itable_unused = g->itable_unused;
+	/* __ext4_new_inode initialises the block bitmap of the group it
+	 * takes an inode in, mballoc that of the group it takes blocks in */
+	if (took_inode || fs->free_blocks[i] < g->free_blocks)
+		*flags &= (uint16_t)~EXT2_BG_BLOCK_UNINIT;
+	if (!took_inode)
+		return;
+	used = ipg - g->itable_unused;
+	if (g->flags & EXT2_BG_INODE_UNINIT) {
+		*flags &= (uint16_t)~EXT2_BG_INODE_UNINIT;
+		used = 0;
+	}
+	ino = last_inode(fs, i);
+	if (ino > used)
+		*itable_unused = ipg - ino;
 }

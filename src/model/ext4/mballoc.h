@@ -22,8 +22,8 @@
  * joined it; those lists are kept here the same way.  Not modelled: RAID
  * stripes, bigalloc, flex_bg.
  */
-#ifndef ORLOV_MBALLOC_H
-#define ORLOV_MBALLOC_H
+#ifndef ORLOV_EXT4_MBALLOC_H
+#define ORLOV_EXT4_MBALLOC_H
 
 #include "model/fsstate.h"
 
@@ -31,7 +31,7 @@
 
 /*
  * Linux 6.12's mballoc, as 6.12.77 and later have it (the Debian 13
- * kernels from 6.12.85-1 on); what it changes from 6.1's (mb_scan.c):
+ * kernels from 6.12.85-1 on); what it changes from 6.1's (mballoc_scan.c):
  * criteria renumbered, with CR_BEST_AVAIL_LEN (6.5) trimming a data
  * request's goal to a power of two down by up to three orders before
  * CR_GOAL_LEN_SLOW; CR_GOAL_LEN_FAST and CR_BEST_AVAIL_LEN stepping over
@@ -180,7 +180,7 @@ errcode_t ext4_mb_new_block(struct fs_state *fs, struct mb_inode *mi,
 			    uint32_t logical, uint32_t goal, uint32_t *block);
 
 /* ext4_discard_preallocations(inode, 0): the last writer closes the file. */
-void ext4_discard_inode_pa(struct fs_state *fs, struct mb_inode *mi);
+void ext4_discard_preallocations(struct fs_state *fs, struct mb_inode *mi);
 /* @mi was copied to a new place: its preallocations follow it. */
 void mb_inode_moved(struct mb_inode *mi);
 /* Forget the file; its preallocations stay until a discard. */
@@ -191,7 +191,7 @@ void mb_inode_release(struct mb_inode *mi);
  * once the transaction commits (ext4_free_data_in_buddy), which here is
  * after the run: one transaction, the reference run being shorter than
  * the journal's 5-second commit interval. */
-void ext4_mb_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
-			 uint32_t count);
+void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
+		      uint32_t count);
 
 #endif

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * The extent tree's storage and its walks (model/ext_tree.h): the root in
+ * The extent tree's storage and its walks (extents_tree.h): the root in
  * i_block, the tree blocks by number, ext4_find_extent and the look-ups
  * around a path.
  */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "lib/orlov_err.h"
 
 static void root_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
@@ -22,15 +22,15 @@ static void root_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
 	t->is_reg = is_reg;
 }
 
-void ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
-		   int is_reg)
+void ext4_ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
+			int is_reg)
 {
 	struct ext3_extent_header *eh;
 
 	root_init(t, block_size, group, is_reg);
 	eh = ext_root(t);
 	eh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
-	eh->eh_max = ext2fs_cpu_to_le16((uint16_t)ext_space_root());
+	eh->eh_max = ext2fs_cpu_to_le16((uint16_t)ext4_ext_space_root());
 }
 
 /* __ext4_ext_check's limits on one node's header. */
@@ -52,7 +52,7 @@ errcode_t ext_tree_load(struct ext_tree *t, uint32_t block_size,
 	memcpy(t->i_block, i_block, sizeof(t->i_block));
 	eh = ext_root(t);
 	if (eh_depth(eh) > EXT_TREE_MAX_DEPTH ||
-	    !header_ok(eh, eh_depth(eh), ext_space_root()))
+	    !header_ok(eh, eh_depth(eh), ext4_ext_space_root()))
 		return ORLOV_ERR_CORRUPT;
 	return 0;
 }
@@ -156,8 +156,10 @@ errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx)
 	return 0;
 }
 
-errcode_t ext_read_block(struct ext_tree *t, uint64_t blk, unsigned int depth,
-			 struct ext3_extent_header **hdr, struct ext_node **node)
+errcode_t read_extent_tree_block(struct ext_tree *t, uint64_t blk,
+				 unsigned int depth,
+				 struct ext3_extent_header **hdr,
+				 struct ext_node **node)
 {
 	struct ext_node *n = node_find(t, blk);
 
@@ -165,12 +167,13 @@ errcode_t ext_read_block(struct ext_tree *t, uint64_t blk, unsigned int depth,
 		return ORLOV_ERR_CORRUPT;	/* never attached */
 	*hdr = (struct ext3_extent_header *)n->buf;
 	*node = n;
-	return header_ok(*hdr, depth, ext_space_block(t)) ? 0 : ORLOV_ERR_CORRUPT;
+	return header_ok(*hdr, depth, ext4_ext_space_block(t)) ? 0 :
+								ORLOV_ERR_CORRUPT;
 }
 
 /* ext4_ext_binsearch_idx: the last index starting at or before @block,
  * else the first. */
-static void binsearch_idx(struct ext_path *p, uint32_t block)
+static void ext4_ext_binsearch_idx(struct ext_path *p, uint32_t block)
 {
 	struct ext3_extent_idx *l = EXT_FIRST_INDEX(p->hdr) + 1;
 	struct ext3_extent_idx *r = EXT_LAST_INDEX(p->hdr), *m;
@@ -186,7 +189,7 @@ static void binsearch_idx(struct ext_path *p, uint32_t block)
 }
 
 /* ext4_ext_binsearch: the same over a leaf's extents; none if empty. */
-static void binsearch(struct ext_path *p, uint32_t block)
+static void ext4_ext_binsearch(struct ext_path *p, uint32_t block)
 {
 	struct ext3_extent *l, *r, *m;
 
@@ -204,8 +207,8 @@ static void binsearch(struct ext_path *p, uint32_t block)
 	p->ext = l - 1;
 }
 
-errcode_t ext_find_extent(struct ext_tree *t, uint32_t block,
-			  struct ext_path *path)
+errcode_t ext4_find_extent(struct ext_tree *t, uint32_t block,
+			   struct ext_path *path)
 {
 	struct ext3_extent_header *eh = ext_root(t);
 	struct ext_node *node;
@@ -217,21 +220,21 @@ errcode_t ext_find_extent(struct ext_tree *t, uint32_t block,
 	memset(path, 0, EXT_PATH_LEN * sizeof(*path));
 	path[0].hdr = eh;
 	for (i = depth; i; ppos++) {
-		binsearch_idx(&path[ppos], block);
+		ext4_ext_binsearch_idx(&path[ppos], block);
 		path[ppos].depth = i;
-		err = ext_read_block(t, ei_pblock(path[ppos].idx),
-				     (unsigned int)--i, &eh, &node);
+		err = read_extent_tree_block(t, ei_pblock(path[ppos].idx),
+					     (unsigned int)--i, &eh, &node);
 		if (err)
 			return err;
 		path[ppos + 1].hdr = eh;
 		path[ppos + 1].node = node;
 	}
 	path[ppos].depth = 0;
-	binsearch(&path[ppos], block);
+	ext4_ext_binsearch(&path[ppos], block);
 	return 0;
 }
 
-uint32_t ext_next_allocated_block(const struct ext_path *path)
+uint32_t ext4_ext_next_allocated_block(const struct ext_path *path)
 {
 	int depth = path[0].depth;
 
@@ -250,7 +253,7 @@ uint32_t ext_next_allocated_block(const struct ext_path *path)
 	return EXT_MAX_BLOCKS;
 }
 
-uint32_t ext_next_leaf_block(const struct ext_path *path)
+uint32_t ext4_ext_next_leaf_block(const struct ext_path *path)
 {
 	int depth = path[0].depth;
 
@@ -262,7 +265,7 @@ uint32_t ext_next_leaf_block(const struct ext_path *path)
 	return EXT_MAX_BLOCKS;
 }
 
-uint32_t ext_find_hole(const struct ext_path *path, uint32_t *lblk)
+uint32_t ext4_ext_find_hole(const struct ext_path *path, uint32_t *lblk)
 {
 	const struct ext3_extent *ex = path[path[0].depth].ext;
 
@@ -273,7 +276,7 @@ uint32_t ext_find_hole(const struct ext_path *path, uint32_t *lblk)
 	if (*lblk < ee_block(ex))
 		return ee_block(ex) - *lblk;
 	*lblk = ee_block(ex) + ee_len(ex);
-	return ext_next_allocated_block(path) - *lblk;
+	return ext4_ext_next_allocated_block(path) - *lblk;
 }
 
 errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
@@ -285,7 +288,7 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 	errcode_t err;
 
 	/* a look-up changes nothing: the path only points into the tree */
-	err = ext_find_extent((struct ext_tree *)t, lblk, path);
+	err = ext4_find_extent((struct ext_tree *)t, lblk, path);
 	if (err)
 		return err;
 	ex = path[path[0].depth].ext;
@@ -301,7 +304,7 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 		*len = ee_len(ex) - (lblk - ee_block(ex));
 		return 0;
 	}
-	hole = ext_find_hole(path, &start);
+	hole = ext4_ext_find_hole(path, &start);
 	*len = hole - (lblk - start);
 	return 0;
 }
@@ -350,7 +353,7 @@ uint64_t ext_blocks_needed(uint32_t block_size, uint64_t nblocks)
 	uint64_t total = nblocks, cap = (block_size - EXT_HDR_SIZE) / EXT_ENTRY_SIZE;
 
 	/* a level of blocks for each level that does not fit in the root */
-	while (n > ext_space_root()) {
+	while (n > ext4_ext_space_root()) {
 		n = (n + cap - 1) / cap;
 		total += n;
 	}

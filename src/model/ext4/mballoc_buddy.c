@@ -11,14 +11,13 @@
 #include <string.h>
 #include <errno.h>
 
-#include "model/mb_internal.h"
+#include "model/ext4/mballoc_int.h"
 
-/* The buddy's chunks of the free run [@i, @e). */
-static void count_run(const struct mb_state *mb, struct mb_group *gr,
-		      uint32_t i, uint32_t e)
+/* The buddy's chunks of the free run [@i, @e), counted by order. */
+static void ext4_mb_mark_free_simple(const struct mb_state *mb,
+				     struct mb_group *gr,
+				     uint32_t i, uint32_t e)
 {
-	gr->fragments++;
-	gr->free += e - i;
 	while (i < e) {
 		unsigned int o = chunk_order(mb, i, e);
 
@@ -29,31 +28,29 @@ static void count_run(const struct mb_state *mb, struct mb_group *gr,
 
 /* @all_free: the group is one free run, known without reading its
  * bitmap (an empty group of a large image stays a page of zeros). */
-static void group_refresh(const struct fs_state *fs, uint32_t group,
-			  int all_free)
+static void ext4_mb_generate_buddy(const struct fs_state *fs, uint32_t group,
+				   int all_free)
 {
 	struct mb_state *mb = fs->mb;
 	struct mb_group *gr = &mb->grp[group];
 	const uint8_t *map = gmap(fs, group);
 	uint32_t i = 0, e;
-	int k;
 
 	gr->free = gr->fragments = 0;
 	memset(gr->counters, 0, sizeof(gr->counters));
-	if (all_free)
-		count_run(mb, gr, 0, mb->cpg);
-	else
-		while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
-			e = find_next_set_bit(map, mb->cpg, i);
-			count_run(mb, gr, i, e);
-			i = e;
-		}
-	gr->largest_order = -1;
-	for (k = (int)mb->max_order; k >= 0; k--)
-		if (gr->counters[k]) {
-			gr->largest_order = k;
-			break;
-		}
+	if (all_free) {
+		gr->fragments = 1;
+		gr->free = mb->cpg;
+		ext4_mb_mark_free_simple(mb, gr, 0, mb->cpg);
+		return;
+	}
+	while ((i = find_next_zero_bit(map, mb->cpg, i)) < mb->cpg) {
+		e = find_next_set_bit(map, mb->cpg, i);
+		gr->fragments++;
+		gr->free += e - i;
+		ext4_mb_mark_free_simple(mb, gr, i, e);
+		i = e;
+	}
 }
 
 /* A group's links on the lists of one kind (@avg: average fragment
@@ -106,18 +103,21 @@ int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len)
 	return order;
 }
 
-/* The end of mb_mark_used and mb_free_blocks (and of the buddy's
- * generation): the counters again, and mb_set_largest_free_order and
- * mb_update_avg_fragment_size move the group to the tail of its new
- * lists when its orders changed. */
-static void group_changed(const struct fs_state *fs, uint32_t group,
-			  int all_free)
+/* With optimize_scan, a group whose largest free order changed moves
+ * to the tail of its new list. */
+static void mb_set_largest_free_order(const struct fs_state *fs,
+				      uint32_t group)
 {
 	struct mb_state *mb = fs->mb;
 	struct mb_group *gr = &mb->grp[group];
-	int new;
+	int k;
 
-	group_refresh(fs, group, all_free);
+	gr->largest_order = -1;
+	for (k = (int)mb->max_order; k >= 0; k--)
+		if (gr->counters[k]) {
+			gr->largest_order = k;
+			break;
+		}
 	if (!mb->optimize_scan)
 		return;
 	if (gr->largest_order != gr->lfo_list || !gr->free) {
@@ -130,6 +130,19 @@ static void group_changed(const struct fs_state *fs, uint32_t group,
 			gr->lfo_list = gr->largest_order;
 		}
 	}
+}
+
+/* With optimize_scan, a group whose average fragment size changed order
+ * moves to the tail of its new list. */
+static void mb_update_avg_fragment_size(const struct fs_state *fs,
+					uint32_t group)
+{
+	struct mb_state *mb = fs->mb;
+	struct mb_group *gr = &mb->grp[group];
+	int new;
+
+	if (!mb->optimize_scan)
+		return;
 	new = gr->fragments ?
 	      mb_avg_fragment_size_order(mb, gr->free / gr->fragments) : -1;
 	if (new != gr->avg_order) {
@@ -141,12 +154,23 @@ static void group_changed(const struct fs_state *fs, uint32_t group,
 	}
 }
 
+/* The end of mb_mark_used and mb_free_blocks (and of the buddy's
+ * generation): the counters again, and the group's place on the
+ * optimize_scan lists. */
+static void group_changed(const struct fs_state *fs, uint32_t group,
+			  int all_free)
+{
+	ext4_mb_generate_buddy(fs, group, all_free);
+	mb_set_largest_free_order(fs, group);
+	mb_update_avg_fragment_size(fs, group);
+}
+
 void mb_group_changed(const struct fs_state *fs, uint32_t group)
 {
 	group_changed(fs, group, 0);
 }
 
-void mb_group_init(const struct fs_state *fs, uint32_t group, int all_free)
+void ext4_mb_init_group(const struct fs_state *fs, uint32_t group, int all_free)
 {
 	fs->mb->grp[group].lfo_list = fs->mb->grp[group].avg_order = -1;
 	group_changed(fs, group, all_free);
@@ -187,9 +211,9 @@ void mb_mark_used(struct fs_state *fs, const struct free_ex *ex)
 	mb_group_changed(fs, ex->group);
 }
 
-/* mb_free_blocks on the buddy. */
-void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
-		   uint32_t len)
+/* mb_free_blocks: the buddy only, the on-disk bitmap is the caller's. */
+void mb_free_blocks(struct fs_state *fs, uint32_t group, uint32_t start,
+		    uint32_t len)
 {
 	uint8_t *map = gmap(fs, group);
 

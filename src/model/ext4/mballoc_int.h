@@ -2,14 +2,15 @@
 /*
  * What the three parts of the ext4 allocator share (fs/ext4/mballoc.h):
  * the allocation context of one request, the buddy's small helpers, and
- * the steps one part calls in another.  mballoc.c holds the allocator and
- * its criteria, mb_buddy.c the buddy and its free extents, mb_prealloc.c
- * the inode and locality-group preallocations.
+ * the steps one part calls in another.  mballoc.c holds the request and
+ * its goal, mballoc_scan.c the criteria and the group scans,
+ * mballoc_buddy.c the buddy and its free extents, mballoc_prealloc.c the
+ * inode and locality-group preallocations.
  */
-#ifndef ORLOV_MB_INTERNAL_H
-#define ORLOV_MB_INTERNAL_H
+#ifndef ORLOV_EXT4_MBALLOC_INT_H
+#define ORLOV_EXT4_MBALLOC_INT_H
 
-#include "model/mballoc.h"
+#include "model/ext4/mballoc.h"
 
 /* ac_flags, with the kernel's values (fs/ext4/ext4.h): --trace prints
  * them as the ext4_mballoc_alloc tracepoint does. */
@@ -51,7 +52,7 @@ struct alloc_ctx {
 	uint64_t seq;		/* discard_pa_seq, enough of it to retry */
 };
 
-/* ---- the buddy (mb_buddy.c) ---------------------------------------- */
+/* ---- the buddy (mballoc_buddy.c) ------------------------------------ */
 
 static inline uint8_t *gmap(const struct fs_state *fs, uint32_t group)
 {
@@ -107,27 +108,28 @@ int mb_avg_fragment_size_order(const struct mb_state *mb, uint32_t len);
 void mb_group_changed(const struct fs_state *fs, uint32_t group);
 /* The buddy's generation for @group, on none of the lists yet;
  * @all_free: its bitmap is all zero, and need not be read. */
-void mb_group_init(const struct fs_state *fs, uint32_t group, int all_free);
+void ext4_mb_init_group(const struct fs_state *fs, uint32_t group,
+			int all_free);
 uint32_t mb_find_extent(const struct fs_state *fs, uint32_t group,
 			uint32_t block, uint32_t needed, struct free_ex *ex);
 void mb_mark_used(struct fs_state *fs, const struct free_ex *ex);
 /* What mb_mark_used would return for @ex (remaining length and order
  * where it first splits a chunk, 0 if it splits none), for --trace. */
 uint32_t mb_mark_used_ret(const struct fs_state *fs, const struct free_ex *ex);
-void mb_free_range(struct fs_state *fs, uint32_t group, uint32_t start,
-		   uint32_t len);
+void mb_free_blocks(struct fs_state *fs, uint32_t group, uint32_t start,
+		    uint32_t len);
 
-/* ---- the scans (mb_scan.c) ---------------------------------------- */
+/* ---- the scans (mballoc_scan.c) ------------------------------------ */
 
 /* ext4_mb_regular_allocator: the goal, then the groups by criteria. */
-errcode_t mb_regular_allocator(struct alloc_ctx *ac);
+errcode_t ext4_mb_regular_allocator(struct alloc_ctx *ac);
 
-/* ---- preallocations (mb_prealloc.c) -------------------------------- */
+/* ---- preallocations (mballoc_prealloc.c) ---------------------------- */
 
-int mb_use_preallocated(struct alloc_ctx *ac);
-errcode_t mb_new_preallocation(struct alloc_ctx *ac);
-uint32_t mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
-				   uint64_t *seq);
-errcode_t mb_release_context(struct alloc_ctx *ac);
+int ext4_mb_use_preallocated(struct alloc_ctx *ac);
+errcode_t ext4_mb_new_preallocation(struct alloc_ctx *ac);
+uint32_t ext4_mb_discard_preallocations(struct fs_state *fs, uint32_t needed,
+					uint64_t *seq);
+errcode_t ext4_mb_release_context(struct alloc_ctx *ac);
 
 #endif

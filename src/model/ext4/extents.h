@@ -19,28 +19,18 @@
  * whatever the features (ext4_ext_space_block), which leaves the 4 bytes
  * of ext3_extent_tail free; the checksum is the image's to set.
  */
-#ifndef ORLOV_EXTENTS_H
-#define ORLOV_EXTENTS_H
+#ifndef ORLOV_EXT4_EXTENTS_H
+#define ORLOV_EXT4_EXTENTS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <ext2fs/ext2fs.h>
 
-#include "model/mballoc.h"
+#include "model/ext4/balloc.h"
+#include "model/ext4/mballoc.h"
 
 #define EXT_MAX_BLOCKS 0xffffffffu	/* no block: ext4's EXT_MAX_BLOCKS */
 #define EXT_TREE_MAX_DEPTH 5		/* EXT4_MAX_EXTENT_DEPTH */
-
-/* What ext4_inode_to_goal_block reads of the filesystem and the writer. */
-struct ext_fs {
-	uint64_t first_data_block;
-	uint64_t blocks_count;
-	uint32_t blocks_per_group;
-	uint32_t block_size;
-	uint32_t flex_size;	/* groups per flex group, 1 without flex_bg */
-	int delalloc;		/* mounted with delayed allocation */
-	unsigned int colour;	/* the writer's pid % 16 */
-};
 
 /* One tree block (index or leaf): its number and its bytes. */
 struct ext_node {
@@ -91,8 +81,8 @@ struct ext_alloc_ops {
 
 /* ext4_ext_tree_init: an empty root for a new inode of group @group (one
  * that carries EXT4_EXTENTS_FL). */
-void ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
-		   int is_reg);
+void ext4_ext_tree_init(struct ext_tree *t, uint32_t block_size, uint32_t group,
+			int is_reg);
 /* An inode's tree read from the image into @t (new or released): the
  * root, then each tree block (ext_tree_attach, any order).  The root is checked here, the blocks
  * when a lookup reaches them. */
@@ -117,12 +107,6 @@ void ext_tree_encode_root(const struct ext_tree *t,
 typedef errcode_t (*ext_visit_fn)(void *ctx, uint64_t blk, const void *buf);
 errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx);
 
-/* ext4_inode_to_goal_block: the inode's group's first block (with flex
- * groups of 4 or more, its flex group's first group, the next one for
- * regular files), plus the writer's colour without delayed allocation. */
-uint64_t ext4_inode_to_goal_block(const struct ext_fs *fs, uint32_t group,
-				  int is_reg);
-
 /*
  * ext4_ext_map_blocks with EXT4_GET_BLOCKS_CREATE: map up to @len blocks
  * from @lblk, allocating what is not mapped.  @len is the caller's request:
@@ -131,9 +115,9 @@ uint64_t ext4_inode_to_goal_block(const struct ext_fs *fs, uint32_t group,
  * (mpage_map_one_extent).  *phys is the first block, *got how many
  * (contiguous, at least one).  Mapped blocks are returned as they are.
  */
-errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
-			 const struct ext_alloc_ops *ops, uint32_t lblk,
-			 uint32_t len, uint64_t *phys, uint32_t *got);
+errcode_t ext4_ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
+			      const struct ext_alloc_ops *ops, uint32_t lblk,
+			      uint32_t len, uint64_t *phys, uint32_t *got);
 
 /* The same without allocating: *phys 0 for a hole; *len how many blocks
  * from @lblk are mapped contiguously, or how long the hole is. */
@@ -141,7 +125,7 @@ errcode_t ext_lookup(const struct ext_tree *t, uint32_t lblk, uint64_t *phys,
 		     uint32_t *len);
 
 /*
- * The blocks from the mballoc model (model/mballoc.h): data through
+ * The blocks from the mballoc model (model/ext4/mballoc.h): data through
  * ext4_mb_new_blocks with the request's neighbours and the file's
  * preallocation context (regular files; NULL otherwise), tree blocks as
  * metadata with their TRY_GOAL, freed blocks back to the buddy.

@@ -1,44 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
+/*
+ * The extent map's growth as fs/ext4/extents.c (Linux 6.1) does it, under
+ * the kernel's names (extents.h): the goal, the request's neighbours, the
+ * insertion with its merges, splits and growth in depth; the tree's
+ * storage and walks are in extents_tree.c.
+ */
 #include "config.h"
 
 #include <errno.h>
 #include <string.h>
 
-#include "model/ext_tree.h"
+#include "model/ext4/extents_tree.h"
 #include "lib/orlov_err.h"
-
-uint64_t ext4_inode_to_goal_block(const struct ext_fs *fs, uint32_t group,
-				  int is_reg)
-{
-	uint64_t bg_start, last_block;
-	int colour;
-
-	if (fs->flex_size >= EXT4_FLEX_SIZE_DIR_ALLOC_SCHEME) {
-		/* the flex group's first group for directories and special
-		 * files, regular files from its second */
-		group &= ~(fs->flex_size - 1);
-		if (is_reg)
-			group++;
-	}
-	bg_start = fs->first_data_block + (uint64_t)group * fs->blocks_per_group;
-	last_block = fs->blocks_count - 1;
-	if (fs->delalloc)
-		return bg_start;	/* no colour with delayed allocation */
-	/* A flex group's second group can be past the end: the kernel's
-	 * unsigned difference then wraps, and its product is cut to the
-	 * int colour (ext4_grpblk_t). */
-	if (bg_start + fs->blocks_per_group <= last_block)
-		colour = (int)(fs->colour * (fs->blocks_per_group / 16));
-	else
-		colour = (int)(uint32_t)((uint64_t)fs->colour *
-					 ((last_block - bg_start) / 16));
-	return bg_start + (uint64_t)(int64_t)colour;
-}
 
 /* ext4_ext_find_goal: where the extent in the path would put @block if the
  * file were contiguous, else next to the leaf, else the inode's goal. */
-static uint64_t find_goal(const struct ext_tree *t, const struct ext_fs *fs,
-			  const struct ext_path *path, uint32_t block)
+static uint64_t ext4_ext_find_goal(const struct ext_tree *t,
+				   const struct ext_fs *fs,
+				   const struct ext_path *path, uint32_t block)
 {
 	const struct ext_path *p = &path[path[0].depth];
 
@@ -55,7 +34,8 @@ static uint64_t find_goal(const struct ext_tree *t, const struct ext_fs *fs,
 
 /* ext4_can_extents_be_merged: @e2 continues @e1 logically and physically,
  * within one extent's length. */
-static int can_merge(const struct ext3_extent *e1, const struct ext3_extent *e2)
+static int ext4_can_extents_be_merged(const struct ext3_extent *e1,
+				      const struct ext3_extent *e2)
 {
 	unsigned int l1 = ee_len(e1), l2 = ee_len(e2);
 
@@ -76,14 +56,14 @@ static void set_len(struct ext3_extent *e, unsigned int len, int unwritten)
 						  len + EXT_INIT_MAX_LEN : len));
 }
 
-/* ext4_ext_try_to_merge_right */
-static int merge_right(struct ext_path *leaf, struct ext3_extent *ex)
+static int ext4_ext_try_to_merge_right(struct ext_path *leaf,
+				       struct ext3_extent *ex)
 {
 	struct ext3_extent_header *eh = leaf->hdr;
 	int done = 0;
 
 	while (ex < EXT_LAST_EXTENT(eh)) {
-		if (!can_merge(ex, ex + 1))
+		if (!ext4_can_extents_be_merged(ex, ex + 1))
 			break;
 		set_len(ex, ee_len(ex) + ee_len(ex + 1), ee_unwritten(ex));
 		if (ex + 1 < EXT_LAST_EXTENT(eh))
@@ -97,15 +77,16 @@ static int merge_right(struct ext_path *leaf, struct ext3_extent *ex)
 
 /* ext4_ext_try_to_merge_up: a tree of one leaf that fits in the inode goes
  * back into it; the bytes of i_block past the entries stay as they were. */
-static void merge_up(struct ext_tree *t, const struct ext_alloc_ops *ops,
-		     struct ext_path *path)
+static void ext4_ext_try_to_merge_up(struct ext_tree *t,
+				     const struct ext_alloc_ops *ops,
+				     struct ext_path *path)
 {
 	struct ext_node *leaf = path[1].node;
 	uint64_t blk;
 	size_t s;
 
 	if (path[0].depth != 1 || eh_entries(path[0].hdr) != 1 ||
-	    eh_entries(path[1].hdr) > ext_space_root())
+	    eh_entries(path[1].hdr) > ext4_ext_space_root())
 		return;
 	blk = ei_pblock(path[0].idx);
 	s = eh_entries(path[1].hdr) * (size_t)EXT_ENTRY_SIZE + EXT_HDR_SIZE;
@@ -114,7 +95,8 @@ static void merge_up(struct ext_tree *t, const struct ext_alloc_ops *ops,
 	path[0].ext = EXT_FIRST_EXTENT(path[0].hdr) +
 		      (path[1].ext - EXT_FIRST_EXTENT(path[1].hdr));
 	path[0].idx = NULL;
-	path[0].hdr->eh_max = ext2fs_cpu_to_le16((uint16_t)ext_space_root());
+	path[0].hdr->eh_max =
+		ext2fs_cpu_to_le16((uint16_t)ext4_ext_space_root());
 	memset(&path[1], 0, sizeof(path[1]));
 	ext_node_drop(t, leaf);
 	t->nblocks--;
@@ -123,22 +105,23 @@ static void merge_up(struct ext_tree *t, const struct ext_alloc_ops *ops,
 }
 
 /* ext4_ext_try_to_merge: with the left neighbour, else the right one. */
-static void try_to_merge(struct ext_tree *t, const struct ext_alloc_ops *ops,
-			 struct ext_path *path, struct ext3_extent *ex)
+static void ext4_ext_try_to_merge(struct ext_tree *t,
+				  const struct ext_alloc_ops *ops,
+				  struct ext_path *path, struct ext3_extent *ex)
 {
 	struct ext_path *leaf = &path[path[0].depth];
 	int done = 0;
 
 	if (ex > EXT_FIRST_EXTENT(leaf->hdr))
-		done = merge_right(leaf, ex - 1);
+		done = ext4_ext_try_to_merge_right(leaf, ex - 1);
 	if (!done)
-		merge_right(leaf, ex);
-	merge_up(t, ops, path);
+		ext4_ext_try_to_merge_right(leaf, ex);
+	ext4_ext_try_to_merge_up(t, ops, path);
 }
 
 /* ext4_ext_correct_indexes: a leaf whose first extent changed moves the
  * index entries above it that start there. */
-static errcode_t correct_indexes(struct ext_path *path)
+static errcode_t ext4_ext_correct_indexes(struct ext_path *path)
 {
 	int depth = path[0].depth, k;
 	struct ext_path *leaf = &path[depth];
@@ -160,8 +143,8 @@ static errcode_t correct_indexes(struct ext_path *path)
 }
 
 /* ext4_ext_insert_index: [@logical, @ptr] next to path @curp's index. */
-static errcode_t insert_index(struct ext_path *curp, uint32_t logical,
-			      uint64_t ptr)
+static errcode_t ext4_ext_insert_index(struct ext_path *curp, uint32_t logical,
+				       uint64_t ptr)
 {
 	struct ext3_extent_idx *ix;
 	long len;
@@ -196,16 +179,18 @@ static struct ext3_extent_header *node_header(struct ext_node *n,
 
 /* ext4_ext_new_meta_block: a tree block with the goal of the extent
  * being inserted. */
-static errcode_t new_meta_block(struct ext_tree *t, const struct ext_fs *fs,
-				const struct ext_alloc_ops *ops,
-				const struct ext_path *path,
-				const struct ext3_extent *newext,
-				struct ext_node **node)
+static errcode_t ext4_ext_new_meta_block(struct ext_tree *t,
+					 const struct ext_fs *fs,
+					 const struct ext_alloc_ops *ops,
+					 const struct ext_path *path,
+					 const struct ext3_extent *newext,
+					 struct ext_node **node)
 {
 	uint64_t blk;
 	errcode_t err;
 
-	err = ops->meta(ops->ctx, find_goal(t, fs, path, ee_block(newext)), 0,
+	err = ops->meta(ops->ctx,
+			ext4_ext_find_goal(t, fs, path, ee_block(newext)), 0,
 			&blk);
 	if (err)
 		return err;
@@ -233,7 +218,7 @@ static errcode_t split_move(struct ext_tree *t, struct ext_path *path,
 	long m;
 
 	newblock = nb[--a]->blk;
-	neh = node_header(nb[a], ext_space_block(t), 0);
+	neh = node_header(nb[a], ext4_ext_space_block(t), 0);
 	if (eh_entries(path[depth].hdr) != eh_max(path[depth].hdr))
 		return ORLOV_ERR_CORRUPT;
 	m = EXT_MAX_EXTENT(path[depth].hdr) - path[depth].ext++;
@@ -247,7 +232,7 @@ static errcode_t split_move(struct ext_tree *t, struct ext_path *path,
 		uint64_t oldblock = newblock;
 
 		newblock = nb[--a]->blk;
-		neh = node_header(nb[a], ext_space_block(t),
+		neh = node_header(nb[a], ext4_ext_space_block(t),
 				  (unsigned int)(depth - i));
 		neh->eh_entries = ext2fs_cpu_to_le16(1);
 		fidx = EXT_FIRST_INDEX(neh);
@@ -262,15 +247,17 @@ static errcode_t split_move(struct ext_tree *t, struct ext_path *path,
 			eh_add_entries(path[i].hdr, (int)-m);
 		}
 	}
-	return insert_index(&path[at], ext2fs_le32_to_cpu(border), newblock);
+	return ext4_ext_insert_index(&path[at], ext2fs_le32_to_cpu(border),
+				     newblock);
 }
 
 /* ext4_ext_split: a new leaf, and the index blocks between it and level
  * @at (which has a free index), all asked for first, with the same goal;
  * the leaf is the last one asked for. */
-static errcode_t split(struct ext_tree *t, const struct ext_fs *fs,
-		       const struct ext_alloc_ops *ops, struct ext_path *path,
-		       const struct ext3_extent *newext, int at)
+static errcode_t ext4_ext_split(struct ext_tree *t, const struct ext_fs *fs,
+				const struct ext_alloc_ops *ops,
+				struct ext_path *path,
+				const struct ext3_extent *newext, int at)
 {
 	struct ext_node *nb[EXT_TREE_MAX_DEPTH];
 	int depth = path[0].depth, a;
@@ -283,7 +270,7 @@ static errcode_t split(struct ext_tree *t, const struct ext_fs *fs,
 	border = leaf->ext != EXT_MAX_EXTENT(leaf->hdr) ?
 		 leaf->ext[1].ee_block : newext->ee_block;
 	for (a = 0; a < depth - at && !err; a++)
-		err = new_meta_block(t, fs, ops, path, newext, &nb[a]);
+		err = ext4_ext_new_meta_block(t, fs, ops, path, newext, &nb[a]);
 	if (err)
 		a--;
 	else
@@ -303,8 +290,9 @@ static errcode_t split(struct ext_tree *t, const struct ext_fs *fs,
  * the root then indexes alone.  The block is asked for just before the
  * first one the root indexes (that one, if free), or at the inode's goal
  * when the root held the extents. */
-static errcode_t grow_indepth(struct ext_tree *t, const struct ext_fs *fs,
-			      const struct ext_alloc_ops *ops)
+static errcode_t ext4_ext_grow_indepth(struct ext_tree *t,
+				       const struct ext_fs *fs,
+				       const struct ext_alloc_ops *ops)
 {
 	struct ext3_extent_header *root = ext_root(t), *neh;
 	unsigned int depth = eh_depth(root);
@@ -315,7 +303,7 @@ static errcode_t grow_indepth(struct ext_tree *t, const struct ext_fs *fs,
 
 	if (depth)
 		goal = ei_pblock(EXT_FIRST_INDEX(root));
-	if (goal > fs->first_data_block) {
+	if (goal > fs->g.first_data_block) {
 		try_goal = 1;
 		goal--;
 	} else {
@@ -334,13 +322,14 @@ static errcode_t grow_indepth(struct ext_tree *t, const struct ext_fs *fs,
 	}
 	memcpy(n->buf, t->i_block, EXT_ROOT_SIZE);
 	neh = (struct ext3_extent_header *)n->buf;
-	neh->eh_max = ext2fs_cpu_to_le16((uint16_t)ext_space_block(t));
+	neh->eh_max = ext2fs_cpu_to_le16((uint16_t)ext4_ext_space_block(t));
 	neh->eh_magic = ext2fs_cpu_to_le16(EXT3_EXT_MAGIC);
 
 	root->eh_entries = ext2fs_cpu_to_le16(1);
 	ei_store_pblock(EXT_FIRST_INDEX(root), blk);
 	if (depth == 0) {
-		root->eh_max = ext2fs_cpu_to_le16((uint16_t)ext_space_root());
+		root->eh_max =
+			ext2fs_cpu_to_le16((uint16_t)ext4_ext_space_root());
 		EXT_FIRST_INDEX(root)->ei_block = EXT_FIRST_EXTENT(root)->ee_block;
 	}
 	root->eh_depth = ext2fs_cpu_to_le16((uint16_t)(depth + 1));
@@ -355,10 +344,11 @@ static int has_free_index(const struct ext_path *p)
 /* ext4_ext_create_new_leaf: split below the lowest level with a free
  * index, else grow in depth (and split the grown tree unless that was the
  * first growth, which leaves room in the leaf). */
-static errcode_t create_new_leaf(struct ext_tree *t, const struct ext_fs *fs,
-				 const struct ext_alloc_ops *ops,
-				 struct ext_path *path,
-				 const struct ext3_extent *newext)
+static errcode_t ext4_ext_create_new_leaf(struct ext_tree *t,
+					  const struct ext_fs *fs,
+					  const struct ext_alloc_ops *ops,
+					  struct ext_path *path,
+					  const struct ext3_extent *newext)
 {
 	struct ext_path *curp;
 	int depth, i;
@@ -372,14 +362,15 @@ static errcode_t create_new_leaf(struct ext_tree *t, const struct ext_fs *fs,
 			curp--;
 		}
 		if (has_free_index(curp)) {
-			err = split(t, fs, ops, path, newext, i);
+			err = ext4_ext_split(t, fs, ops, path, newext, i);
 			if (!err)
-				err = ext_find_extent(t, ee_block(newext), path);
+				err = ext4_find_extent(t, ee_block(newext),
+						       path);
 			return err;
 		}
-		err = grow_indepth(t, fs, ops);
+		err = ext4_ext_grow_indepth(t, fs, ops);
 		if (!err)
-			err = ext_find_extent(t, ee_block(newext), path);
+			err = ext4_find_extent(t, ee_block(newext), path);
 		if (err)
 			return err;
 		depth = path[0].depth;
@@ -407,12 +398,12 @@ static struct ext3_extent *merge_into(struct ext_path *leaf,
 		if (ex > EXT_FIRST_EXTENT(eh) &&
 		    ee_block(newext) + nlen < ee_block(ex))
 			ex--;
-		if (can_merge(ex, newext)) {
+		if (ext4_can_extents_be_merged(ex, newext)) {
 			set_len(ex, ee_len(ex) + nlen, ee_unwritten(ex));
 			return ex;
 		}
 	}
-	if (can_merge(newext, ex)) {
+	if (ext4_can_extents_be_merged(newext, ex)) {
 		ex->ee_block = newext->ee_block;
 		ee_store_pblock(ex, ee_pblock(newext));
 		set_len(ex, ee_len(ex) + nlen, ee_unwritten(ex));
@@ -435,9 +426,9 @@ static errcode_t make_room(struct ext_tree *t, const struct ext_fs *fs,
 	errcode_t err;
 
 	if (ee_block(newext) > ee_block(EXT_LAST_EXTENT(path[depth].hdr)))
-		next = ext_next_leaf_block(path);
+		next = ext4_ext_next_leaf_block(path);
 	if (next != EXT_MAX_BLOCKS) {
-		err = ext_find_extent(t, next, npath);
+		err = ext4_find_extent(t, next, npath);
 		if (err)
 			return err;
 		if (eh_entries(npath[depth].hdr) < eh_max(npath[depth].hdr)) {
@@ -445,14 +436,14 @@ static errcode_t make_room(struct ext_tree *t, const struct ext_fs *fs,
 			return 0;
 		}
 	}
-	return create_new_leaf(t, fs, ops, path, newext);
+	return ext4_ext_create_new_leaf(t, fs, ops, path, newext);
 }
 
-/* ext4_ext_insert_extent */
-static errcode_t insert_extent(struct ext_tree *t, const struct ext_fs *fs,
-			       const struct ext_alloc_ops *ops,
-			       struct ext_path *path,
-			       const struct ext3_extent *newext)
+static errcode_t ext4_ext_insert_extent(struct ext_tree *t,
+					const struct ext_fs *fs,
+					const struct ext_alloc_ops *ops,
+					struct ext_path *path,
+					const struct ext3_extent *newext)
 {
 	struct ext3_extent_header *eh;
 	struct ext3_extent *nearex;
@@ -488,14 +479,14 @@ static errcode_t insert_extent(struct ext_tree *t, const struct ext_fs *fs,
 		ee_store_pblock(nearex, ee_pblock(newext));
 		nearex->ee_len = newext->ee_len;
 	}
-	try_to_merge(t, ops, path, nearex);
-	return correct_indexes(path);
+	ext4_ext_try_to_merge(t, ops, path, nearex);
+	return ext4_ext_correct_indexes(path);
 }
 
 /* ext4_ext_search_left: the last mapped block before *logical, 0 in *phys
  * when there is none. */
-static void search_left(const struct ext_path *path, uint32_t *logical,
-			uint64_t *phys)
+static void ext4_ext_search_left(const struct ext_path *path, uint32_t *logical,
+				 uint64_t *phys)
 {
 	const struct ext3_extent *ex = path[path[0].depth].ext;
 
@@ -508,8 +499,9 @@ static void search_left(const struct ext_path *path, uint32_t *logical,
 
 /* ext4_ext_search_right: the first mapped block after *logical, down the
  * next index's leftmost branch when the leaf has none. */
-static errcode_t search_right(struct ext_tree *t, const struct ext_path *path,
-			      uint32_t *logical, uint64_t *phys)
+static errcode_t ext4_ext_search_right(struct ext_tree *t,
+				       const struct ext_path *path,
+				       uint32_t *logical, uint64_t *phys)
 {
 	int pdepth = path[0].depth, depth = pdepth;
 	const struct ext3_extent *ex = path[depth].ext;
@@ -530,9 +522,9 @@ static errcode_t search_right(struct ext_tree *t, const struct ext_path *path,
 				return 0;
 			ix = path[depth].idx + 1;
 			while (++depth <= pdepth) {
-				err = ext_read_block(t, ei_pblock(ix),
-						     (unsigned int)(pdepth - depth),
-						     &eh, &n);
+				err = read_extent_tree_block(t, ei_pblock(ix),
+						(unsigned int)(pdepth - depth),
+						&eh, &n);
 				if (err)
 					return err;
 				ix = EXT_FIRST_INDEX(eh);
@@ -549,8 +541,8 @@ static errcode_t search_right(struct ext_tree *t, const struct ext_path *path,
 
 /* ext4_ext_check_overlap: the new extent stops where the next mapped
  * block starts. */
-static uint32_t check_overlap(const struct ext_path *path, uint32_t b1,
-			      uint32_t len1)
+static uint32_t ext4_ext_check_overlap(const struct ext_path *path, uint32_t b1,
+				       uint32_t len1)
 {
 	const struct ext3_extent *ex = path[path[0].depth].ext;
 	uint32_t b2;
@@ -559,7 +551,7 @@ static uint32_t check_overlap(const struct ext_path *path, uint32_t b1,
 		return len1;
 	b2 = ee_block(ex);
 	if (b2 < b1) {
-		b2 = ext_next_allocated_block(path);
+		b2 = ext4_ext_next_allocated_block(path);
 		if (b2 == EXT_MAX_BLOCKS)
 			return len1;
 	}
@@ -583,15 +575,15 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	errcode_t err;
 
 	ar.lleft = lblk;
-	search_left(path, &ar.lleft, &ar.pleft);
+	ext4_ext_search_left(path, &ar.lleft, &ar.pleft);
 	ar.lright = lblk;
-	err = search_right(t, path, &ar.lright, &ar.pright);
+	err = ext4_ext_search_right(t, path, &ar.lright, &ar.pright);
 	if (err)
 		return err;
 	if (len > EXT_INIT_MAX_LEN)
 		len = EXT_INIT_MAX_LEN;
-	ar.len = check_overlap(path, lblk, len);
-	ar.goal = find_goal(t, fs, path, lblk);
+	ar.len = ext4_ext_check_overlap(path, lblk, len);
+	ar.goal = ext4_ext_find_goal(t, fs, path, lblk);
 	err = ops->data(ops->ctx, &ar, &newblock, &n);
 	if (err)
 		return err;
@@ -602,7 +594,7 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	ee_store_pblock(&newex, newblock);
 	set_len(&newex, n, 0);
 	t->nblocks += n;
-	err = insert_extent(t, fs, ops, path, &newex);
+	err = ext4_ext_insert_extent(t, fs, ops, path, &newex);
 	if (err) {
 		if (ops->release)
 			ops->release(ops->ctx, newblock, n, 0);
@@ -614,9 +606,9 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	return 0;
 }
 
-errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
-			 const struct ext_alloc_ops *ops, uint32_t lblk,
-			 uint32_t len, uint64_t *phys, uint32_t *got)
+errcode_t ext4_ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
+			      const struct ext_alloc_ops *ops, uint32_t lblk,
+			      uint32_t len, uint64_t *phys, uint32_t *got)
 {
 	struct ext_path path[EXT_PATH_LEN];
 	const struct ext3_extent *ex;
@@ -629,7 +621,7 @@ errcode_t ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
 		return ORLOV_ERR_FILE_TOO_BIG;
 	if (len > EXT_MAX_BLOCKS - lblk)
 		len = EXT_MAX_BLOCKS - lblk;
-	err = ext_find_extent(t, lblk, path);
+	err = ext4_find_extent(t, lblk, path);
 	if (err)
 		return err;
 	depth = path[0].depth;
@@ -668,7 +660,8 @@ static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
 
 /* ext4_new_meta_blocks: one block, no EXT4_MB_HINT_DATA, TRY_GOAL only
  * from ext4_ext_grow_indepth. */
-static errcode_t mb_meta(void *ctx, uint64_t goal, int try_goal, uint64_t *blk)
+static errcode_t ext4_new_meta_blocks(void *ctx, uint64_t goal, int try_goal,
+				      uint64_t *blk)
 {
 	struct ext_mb *m = ctx;
 	struct mb_request r = { .len = 1, .goal = goal, .try_goal = try_goal,
@@ -683,13 +676,13 @@ static void mb_release(void *ctx, uint64_t blk, uint32_t count, int meta)
 	struct ext_mb *m = ctx;
 
 	(void)meta;
-	ext4_mb_free_blocks(m->fs, m->ino, blk, count);
+	ext4_free_blocks(m->fs, m->ino, blk, count);
 }
 
 void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)
 {
 	ops->data = mb_data;
-	ops->meta = mb_meta;
+	ops->meta = ext4_new_meta_blocks;
 	ops->release = mb_release;
 	ops->ctx = m;
 }
@@ -697,11 +690,8 @@ void ext_mb_ops(struct ext_mb *m, struct ext_alloc_ops *ops)
 void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
 	       uint32_t flex_size)
 {
-	e->first_data_block = fs->g.first_data_block;
-	e->blocks_count = fs->g.blocks_count;
-	e->blocks_per_group = fs->g.blocks_per_group;
-	e->block_size = fs->g.block_size;
+	e->g = fs->g;
 	e->flex_size = flex_size ? flex_size : 1;
-	e->delalloc = fs->mb && fs->mb->delalloc;
+	e->delalloc = fs->driver == ALLOC_EXT4 && fs->mb->delalloc;
 	e->colour = fs->colour;
 }

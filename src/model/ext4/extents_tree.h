@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Inside the extent map (model/extents.h): the path from the root to a
+ * Inside the extent map (extents.h): the path from the root to a
  * leaf as ext4_find_extent builds it (struct ext4_ext_path), the tree
  * blocks, and the on-disk fields read and written in little endian.
  */
-#ifndef ORLOV_EXT_TREE_H
-#define ORLOV_EXT_TREE_H
+#ifndef ORLOV_EXT4_EXTENTS_TREE_H
+#define ORLOV_EXT4_EXTENTS_TREE_H
 
-#include "model/extents.h"
+#include "model/ext4/extents.h"
 
 #include <ext2fs/ext3_extents.h>
 
@@ -100,33 +100,35 @@ static inline struct ext3_extent_header *ext_root(struct ext_tree *t)
 }
 
 /* ext4_ext_space_block / _idx: the same for leaves and indexes */
-static inline unsigned int ext_space_block(const struct ext_tree *t)
+static inline unsigned int ext4_ext_space_block(const struct ext_tree *t)
 {
 	return (t->block_size - EXT_HDR_SIZE) / EXT_ENTRY_SIZE;
 }
 
-static inline unsigned int ext_space_root(void)
+static inline unsigned int ext4_ext_space_root(void)
 {
 	return (EXT_ROOT_SIZE - EXT_HDR_SIZE) / EXT_ENTRY_SIZE;
 }
 
 /* ext4_find_extent: the path to @block, a binary search on each level. */
-errcode_t ext_find_extent(struct ext_tree *t, uint32_t block,
-			  struct ext_path *path);
+errcode_t ext4_find_extent(struct ext_tree *t, uint32_t block,
+			   struct ext_path *path);
 /* A tree block by number (read_extent_tree_block), checked against the
  * depth the index above expects. */
-errcode_t ext_read_block(struct ext_tree *t, uint64_t blk, unsigned int depth,
-			 struct ext3_extent_header **hdr, struct ext_node **node);
+errcode_t read_extent_tree_block(struct ext_tree *t, uint64_t blk,
+				 unsigned int depth,
+				 struct ext3_extent_header **hdr,
+				 struct ext_node **node);
 /* A new zeroed tree block of number @blk. */
 struct ext_node *ext_node_new(struct ext_tree *t, uint64_t blk);
 /* Forget tree block @node (freed by the caller's ops). */
 void ext_node_drop(struct ext_tree *t, struct ext_node *node);
 
 /* ext4_ext_next_allocated_block / ext4_ext_next_leaf_block */
-uint32_t ext_next_allocated_block(const struct ext_path *path);
-uint32_t ext_next_leaf_block(const struct ext_path *path);
+uint32_t ext4_ext_next_allocated_block(const struct ext_path *path);
+uint32_t ext4_ext_next_leaf_block(const struct ext_path *path);
 /* ext4_ext_find_hole: the hole at *lblk (moved to its start) and its
  * length. */
-uint32_t ext_find_hole(const struct ext_path *path, uint32_t *lblk);
+uint32_t ext4_ext_find_hole(const struct ext_path *path, uint32_t *lblk);
 
 #endif
