@@ -134,4 +134,14 @@ if grep -rnE --include='*.[ch]' \
 	"$src"/model 2>/dev/null | sed 's|^|code-shape: model does I/O: |' | grep .; then
 	bad=1
 fi
+# the engine and what is below it print nothing: what a run tells goes to
+# the caller (populate_events, populate_result), the programs print it
+# (cli/); io_guard's count is the fault-injection tests' own (their build)
+if grep -rnE --include='*.[ch]' \
+	'(\b(printf|puts|putchar)\(|\b(fprintf|fputs|fputc|putc|fwrite|fput_escaped|fput_json)\((stdout|stderr))' \
+	"$src"/lib "$src"/model "$src"/source "$src"/image "$src"/populate 2>/dev/null |
+	grep -v '^[^:]*/image/io_guard\.c:' |
+	sed "s|^$src/|code-shape: prints (only cli/ does): |" | grep .; then
+	bad=1
+fi
 exit $bad

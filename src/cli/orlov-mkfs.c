@@ -398,6 +398,7 @@ static int fill(struct job *j)
 {
 	struct populate_opts *p = &j->o.p;
 	struct populate_result res;
+	struct populate_events events;
 	errcode_t err;
 
 	p->image = j->tmp ? j->tmp : j->image;
@@ -409,6 +410,8 @@ static int fill(struct job *j)
 	if (!p->verbosity && !j->call.verbose)
 		p->verbosity = -1;	/* mke2fs's output, not a summary */
 	memset(&res, 0, sizeof(res));
+	summary_events(p, &events);
+	p->events = &events;
 	err = populate(p, &res);
 	if (err)
 		report(j, err, &res);

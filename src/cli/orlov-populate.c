@@ -17,6 +17,7 @@ int main(int argc, char **argv)
 	const char *prog = "orlov-populate", *msg = "";
 	struct options o;
 	struct populate_result res;
+	struct populate_events events;
 	errcode_t err;
 
 	add_error_table(&et_orlv_error_table);
@@ -40,6 +41,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	memset(&res, 0, sizeof(res));
+	summary_events(&o.p, &events);
+	o.p.events = &events;
 	err = populate(&o.p, &res);
 	/* done before anything else the run did, failed or not */
 	if (res.rollback_applied)

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
- * What the programs print of a run once it is over (summary.h): the
- * summary line or the dry run's figures, and --json's object for a success
- * or a failure.  The engine prints none of it (the library's callers read
- * struct populate_result).
+ * What the programs print of a run (summary.h): while it runs, -v's line
+ * per entry and the progress line (the engine's events); once it is over,
+ * the summary line or the dry run's figures, and --json's object for a
+ * success or a failure.  The engine prints none of it (the library's
+ * callers read struct populate_result).
  */
 #include "config.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <ext2fs/ext2fs.h>
 
 #include "cli/summary.h"
@@ -131,4 +133,73 @@ void populate_json_error(const struct populate_opts *o, errcode_t err,
 		       (unsigned long long)res->free_blocks);
 	printf("}\n");
 	fflush(stdout);
+}
+
+/* -v: the entry's path in the image, its inode and group; --json keeps
+ * standard output for the one object. */
+static void print_entry(void *cookie, const char *path, uint32_t ino,
+			uint32_t group)
+{
+	const struct populate_opts *o = cookie;
+	FILE *f = o->json ? stderr : stdout;
+
+	fput_escaped(f, o->target, strlen(o->target));
+	if (strcmp(o->target, "/"))
+		putc('/', f);
+	fput_escaped(f, path, strlen(path));
+	fprintf(f, " %u %u\n", ino, group);
+}
+
+static void print_progress(void *cookie, const struct populate_progress *p)
+{
+	double done, all, rate;
+
+	(void)cookie;
+	if (p->done) {
+		fputc('\n', stderr);
+		return;
+	}
+	/* an entry weighs as much as a block of data */
+	done = (double)p->entries + (double)p->bytes / 4096.0;
+	all = (double)p->total_entries + (double)p->total_bytes / 4096.0;
+	rate = p->seconds > 0 ? (double)p->bytes / p->seconds / 1048576.0 : 0;
+	fprintf(stderr, "\r%3.0f%% %llu/%llu entries, %llu MiB, %.1f MiB/s, ",
+		all > 0 ? 100.0 * done / all : 100.0,
+		(unsigned long long)p->entries,
+		(unsigned long long)p->total_entries,
+		(unsigned long long)(p->bytes >> 20), rate);
+	/* from the write pass's own pace, once it has one: a first entry
+	 * over the whole run said hours */
+	if (p->seconds >= 1.0 && done > 0 && all >= done)
+		fprintf(stderr, "ETA %.0f s   ", p->seconds * (all - done) / done);
+	else
+		fprintf(stderr, "ETA ?   ");
+}
+
+/* the copy's progress starts only once the archive is in: say what the
+ * time before it goes to */
+static void print_archive(void *cookie, const char *source, const char *tmpdir,
+			  int done)
+{
+	(void)cookie;
+	if (done) {
+		fprintf(stderr, " done\n");
+		return;
+	}
+	fprintf(stderr, "reading archive ");
+	fput_escaped(stderr, source, strlen(source));
+	fprintf(stderr, " into %s...", tmpdir);
+}
+
+void summary_events(const struct populate_opts *o, struct populate_events *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->cookie = (void *)o;
+	if (o->verbosity > 0)
+		ev->entry = print_entry;
+	/* the progress line on a terminal: not with -v, -q or --json */
+	if (o->verbosity == 0 && !o->json && isatty(STDERR_FILENO)) {
+		ev->progress = print_progress;
+		ev->archive = print_archive;
+	}
 }

@@ -5,6 +5,8 @@
 
 #include "populate/populate.h"
 
+/* @ev for @o's run: -v's lines, the progress line on a terminal. */
+void summary_events(const struct populate_opts *o, struct populate_events *ev);
 /* The summary (-q: none), the dry run's figures, or --json's object. */
 void print_summary(const struct populate_opts *o,
 		   const struct populate_result *res);

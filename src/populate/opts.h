@@ -19,6 +19,34 @@ enum fs_driver { DRIVER_EXT2, DRIVER_EXT4 };
  * s_mb_max_linear_groups */
 enum rotational { ROTATIONAL_YES, ROTATIONAL_NO };
 
+/* How far a run is, for a progress line. */
+struct populate_progress {
+	uint64_t entries, total_entries;	/* written, and the tree's */
+	uint64_t bytes, total_bytes;
+	double seconds;		/* since the write pass began */
+	int done;		/* the write pass is over (the last call) */
+};
+
+/*
+ * What a run tells while it runs, for a caller that shows it (the
+ * programs: cli/summary.c); the engine itself prints nothing.  Any member
+ * may be NULL.
+ */
+struct populate_events {
+	/* an entry written: its path in the image as the source has it
+	 * (below --target), its inode and group */
+	void (*entry)(void *cookie, const char *path, uint32_t ino,
+		      uint32_t group);
+	/* at most once a second while the write pass runs, then once with
+	 * done set */
+	void (*progress)(void *cookie, const struct populate_progress *p);
+	/* an archive read into TMPDIR before anything else: @done 0 as it
+	 * starts, 1 once it is in */
+	void (*archive)(void *cookie, const char *source, const char *tmpdir,
+			int done);
+	void *cookie;
+};
+
 struct populate_opts {
 	const char *image;
 	const char *source;	/* the first of @layers */
@@ -58,6 +86,7 @@ struct populate_opts {
 	 * the library, so that no environment can make them run anything. */
 	errcode_t (*between_passes)(void *cookie);
 	void *between_cookie;
+	const struct populate_events *events;	/* NULL: told nothing */
 	size_t stage_budget;	/* the staged inodes' memory, for the test
 				   build's ORLOV_STAGE_BUDGET; 0: the default */
 	int xattrs;		/* copy extended attributes (default on) */

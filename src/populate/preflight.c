@@ -204,14 +204,13 @@ errcode_t before_open(const struct populate_opts *o,
 					  tmp);
 		/* the copy's progress starts only once the archive is in:
 		 * say what the time before it goes to */
-		if (progress_wanted(o)) {
-			fprintf(stderr, "reading archive ");
-			fput_escaped(stderr, o->source, strlen(o->source));
-			fprintf(stderr, " into %s...", tmp && *tmp ? tmp : "/tmp");
-		}
+		if (o->events && o->events->archive)
+			o->events->archive(o->events->cookie, o->source,
+					   tmp && *tmp ? tmp : "/tmp", 0);
 		err = load_archive(o, res, in);
-		if (progress_wanted(o))
-			fprintf(stderr, " done\n");
+		if (o->events && o->events->archive)
+			o->events->archive(o->events->cookie, o->source,
+					   tmp && *tmp ? tmp : "/tmp", 1);
 		if (err)
 			return err;
 	}

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * What the engine tells: the first error with what was being done and
- * where, the progress line, -v's line per entry, --trace's records, the
- * summary and the --json objects.
+ * where, --trace's records, and to the caller's callbacks (opts.h,
+ * struct populate_events) each entry and the write pass's progress.
  */
 #include "config.h"
 
@@ -17,12 +17,6 @@
 #include "lib/spill.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
-
-/* The progress line on a terminal: not with -v, -q or --json. */
-int progress_wanted(const struct populate_opts *o)
-{
-	return o->verbosity == 0 && !o->json && isatty(STDERR_FILENO);
-}
 
 /* Record the first error with what was being done and where (verbatim). */
 errcode_t pop_fail_at(struct pop_ctx *c, errcode_t err, const char *what,
@@ -133,52 +127,37 @@ void trace_inode(struct pop_ctx *c, const struct frame *parent,
 		trace_ext4_inode(c, parent, e, ino);
 }
 
+/* How far the write pass is, to the caller's progress callback. */
+void report_progress(struct pop_ctx *c, int done)
+{
+	const struct populate_events *ev = c->o->events;
+	struct populate_progress p;
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	p.entries = c->res->entries;
+	p.total_entries = c->pr.total_entries;
+	p.bytes = c->res->bytes;
+	p.total_bytes = c->pr.total_bytes;
+	p.seconds = (double)(t.tv_sec - c->pr.t0.tv_sec) +
+		    (double)(t.tv_nsec - c->pr.t0.tv_nsec) / 1e9;
+	p.done = done;
+	ev->progress(ev->cookie, &p);
+}
+
 void report_entry(struct pop_ctx *c, const struct src_entry *e, uint32_t ino)
 {
+	const struct populate_events *ev = c->o->events;
 	uint32_t group = (ino - 1) / c->fs.g.inodes_per_group;
+	time_t now;
 
 	c->res->entries++;
 	c->pr.group_used[group] = 1;
-	if (c->o->verbosity > 0) {
-		/* --json keeps standard output for the one object */
-		FILE *f = c->o->json ? stderr : stdout;
-
-		fput_escaped(f, c->o->target, strlen(c->o->target));
-		if (strcmp(c->o->target, "/"))
-			putc('/', f);
-		fput_escaped(f, e->path, strlen(e->path));
-		fprintf(f, " %u %u\n", ino, group);
-	} else if (c->pr.on) {
-		time_t now = time(NULL);
-
-		if (now != c->pr.last) {
-			struct timespec t;
-			double done, all, secs, rate;
-
-			c->pr.last = now;
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			secs = (double)(t.tv_sec - c->pr.t0.tv_sec) +
-			       (double)(t.tv_nsec - c->pr.t0.tv_nsec) / 1e9;
-			/* an entry weighs as much as a block of data */
-			done = (double)c->res->entries +
-			       (double)c->res->bytes / 4096.0;
-			all = (double)c->pr.total_entries +
-			      (double)c->pr.total_bytes / 4096.0;
-			rate = secs > 0 ? (double)c->res->bytes / secs / 1048576.0 : 0;
-			fprintf(stderr, "\r%3.0f%% %llu/%llu entries, %llu MiB, "
-				"%.1f MiB/s, ",
-				all > 0 ? 100.0 * done / all : 100.0,
-				(unsigned long long)c->res->entries,
-				(unsigned long long)c->pr.total_entries,
-				(unsigned long long)(c->res->bytes >> 20), rate);
-			/* from the write pass's own pace, once it has one: a
-			 * first entry over the whole run said hours */
-			if (secs >= 1.0 && done > 0 && all >= done)
-				fprintf(stderr, "ETA %.0f s   ",
-					secs * (all - done) / done);
-			else
-				fprintf(stderr, "ETA ?   ");
-		}
+	if (ev && ev->entry)
+		ev->entry(ev->cookie, e->path, ino, group);
+	if (c->pr.on && (now = time(NULL)) != c->pr.last) {
+		c->pr.last = now;
+		report_progress(c, 0);
 	}
 }
 

@@ -4,8 +4,6 @@
 
 #include "populate/ctx.h"
 
-/* The progress line on a terminal: not with -v, -q or --json. */
-int progress_wanted(const struct populate_opts *o);
 /* Record the first error with what was being done and where (verbatim). */
 errcode_t pop_fail_at(struct pop_ctx *c, errcode_t err, const char *what,
 		  const char *where);
@@ -32,6 +30,8 @@ void trace_inode(struct pop_ctx *c, const struct frame *parent,
 		 const struct orlov_figures *f, uint32_t ino);
 /* An entry written as inode @ino: -v's line, the progress line. */
 void report_entry(struct pop_ctx *c, const struct src_entry *e, uint32_t ino);
+/* The write pass's progress to the caller (opts.h), @done at its end. */
+void report_progress(struct pop_ctx *c, int done);
 /* The tree does not fit: by how much. */
 errcode_t too_small(struct pop_ctx *c, errcode_t err);
 

@@ -241,12 +241,12 @@ static errcode_t write_pass(struct pop_ctx *c)
 			return pop_fail_at(c, err, "running the hook between the passes over",
 				       o->source);
 	}
-	c->pr.on = progress_wanted(o);
+	c->pr.on = o->events && o->events->progress;
 	clock_gettime(CLOCK_MONOTONIC, &c->pr.t0);	/* the pace of the copy */
 	write_visitor(c, &v);
 	err = source_walk(&c->in->src, &wo, &o->meta, c->in->dtp, &v);
 	if (c->pr.on)
-		fputc('\n', stderr);
+		report_progress(c, 1);
 	if (!err)
 		err = writeback(c);
 	if (err)
