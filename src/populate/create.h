@@ -2,7 +2,7 @@
 #ifndef ORLOV_POPULATE_CREATE_H
 #define ORLOV_POPULATE_CREATE_H
 
-#include "populate/ctx.h"
+#include "populate/inputs.h"
 
 /* IMAGE's lock, held until the new image has its name. */
 errcode_t create_lock(const struct populate_opts *o, struct populate_result *res,

@@ -19,6 +19,8 @@
 #include "image/bridge.h"
 #include "source/source.h"
 #include "populate/dirnames.h"
+#include "populate/inputs.h"
+#include "populate/hardlinks.h"
 #include "model/ialloc.h"
 #include "model/write.h"
 #include "model/xattr_set.h"
@@ -27,32 +29,6 @@
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
 #define SPILL_BUF (1 << 20)	/* the spill file's stdio buffer, bytes */
 #define DELAYED_BUDGET (1 << 20)	/* delayed files' records in memory */
-
-/* What a run goes as far as: the first pass (sizing an image for
- * --create auto), the write pass without a byte written (--dry-run), or
- * all of it. */
-enum run_mode { RUN_CHECK, RUN_DRY, RUN_WRITE };
-
-/* What every run reads from: kept across the runs of --create auto. */
-struct inputs {
-	struct source src;	/* SOURCE: a directory or an archive */
-	struct devtable dt;	/* --devtable */
-	struct devtable *dtp;	/* &dt, or NULL without one */
-	const char *path;	/* the image opened: IMAGE, or ... */
-	char *tmp;		/* --create's new image until it is renamed */
-	char *image;		/* IMAGE, a final symlink followed */
-	int image_fd;		/* --create: IMAGE's flock, or -1 */
-	int tmp_fd;		/* --create: @tmp's flock, or -1 */
-	struct file_id skip[3];	/* the image's own files: not walked */
-	size_t nskip;
-	uint64_t digest;	/* --create: of the tree and options, for the
-				   UUID (0: none) */
-	struct image_region region;	/* the filesystem's place in IMAGE */
-	struct image_region place;	/* --create in a partition or at an
-					   offset: the region the scratch image
-					   goes to at the commit (offset and
-					   size 0: none) */
-};
 
 /* A directory of the write pass, from the target down. */
 struct frame {
@@ -114,21 +90,6 @@ struct pop_scan {
 	 * write pass takes no name there that was not checked. */
 	struct walk_names root_names;
 	struct xsets xsets;
-};
-
-/* A source inode with more than one link, and the image's inode for it. */
-struct link_ent {
-	dev_t dev;
-	ino_t src_ino;
-	uint32_t ino;
-	size_t next;		/* the next of the same inode number on
-				   another device, index + 1 */
-};
-
-struct pop_links {
-	struct link_ent *v;
-	size_t n, cap;
-	struct keymap by_ino;	/* the first of each source inode number */
 };
 
 /* The directory the source root goes into. */

@@ -6,7 +6,26 @@
 #ifndef ORLOV_POPULATE_HARDLINKS_H
 #define ORLOV_POPULATE_HARDLINKS_H
 
-#include "populate/ctx.h"
+#include <sys/types.h>
+#include <stdint.h>
+#include <et/com_err.h>
+
+#include "lib/keymap.h"
+
+/* A source inode with more than one link, and the image's inode for it. */
+struct link_ent {
+	dev_t dev;
+	ino_t src_ino;
+	uint32_t ino;
+	size_t next;		/* the next of the same inode number on
+				   another device, index + 1 */
+};
+
+struct pop_links {
+	struct link_ent *v;
+	size_t n, cap;
+	struct keymap by_ino;	/* the first of each source inode number */
+};
 
 /* The image's inode for source inode @ino of @dev, or NULL. */
 struct link_ent *link_find(const struct pop_links *l, dev_t dev, ino_t ino);

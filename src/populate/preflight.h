@@ -2,7 +2,7 @@
 #ifndef ORLOV_POPULATE_PREFLIGHT_H
 #define ORLOV_POPULATE_PREFLIGHT_H
 
-#include "populate/ctx.h"
+#include "populate/inputs.h"
 
 /* Everything that can be refused before IMAGE is opened; SOURCE's
  * archive and the device table read. */
