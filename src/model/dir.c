@@ -741,10 +741,13 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 	return 0;
 }
 
-int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
-	       size_t len, uint32_t *ino)
+int dir_for_each(const struct dirbuf *d, uint32_t bs,
+		 int (*fn)(void *arg, const char *name, size_t len,
+			   uint32_t ino),
+		 void *arg)
 {
 	uint32_t b, off;
+	int r;
 
 	for (b = 0; b < d->nblocks; b++) {
 		const unsigned char *blk = d->data + (size_t)b * bs;
@@ -755,14 +758,40 @@ int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
 
 			if (rl < DE_HEAD)
 				break;
-			if (de_inode(de) && de_name_len(de) == len &&
-			    !memcmp(de + DE_OFF(name), name, len)) {
-				if (ino)
-					*ino = de_inode(de);
-				return 1;
-			}
+			if (de_inode(de) &&
+			    (r = fn(arg, (const char *)de + DE_OFF(name),
+				    de_name_len(de), de_inode(de))))
+				return r;
 			off += rl;
 		}
 	}
 	return 0;
+}
+
+struct lookup {
+	const char *name;
+	size_t len;
+	uint32_t ino;
+};
+
+static int lookup_one(void *arg, const char *name, size_t len, uint32_t ino)
+{
+	struct lookup *l = arg;
+
+	if (len != l->len || memcmp(name, l->name, len))
+		return 0;
+	l->ino = ino;
+	return 1;
+}
+
+int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
+	       size_t len, uint32_t *ino)
+{
+	struct lookup l = { .name = name, .len = len };
+
+	if (!dir_for_each(d, bs, lookup_one, &l))
+		return 0;
+	if (ino)
+		*ino = l.ino;
+	return 1;
 }

@@ -45,6 +45,13 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 		       const char *name, size_t len, uint32_t ino,
 		       unsigned int ftype);
 
+/* Every live entry of @d, as its blocks hold them (an htree's index
+ * blocks hold none): @fn with its name and inode until it returns
+ * non-zero, which is returned; 0 once all are seen. */
+int dir_for_each(const struct dirbuf *d, uint32_t bs,
+		 int (*fn)(void *arg, const char *name, size_t len,
+			   uint32_t ino),
+		 void *arg);
 /* Does @name exist among the live entries? */
 int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
 	       size_t len, uint32_t *ino);

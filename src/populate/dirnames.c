@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "populate/dirnames.h"
-#include "model/dirent.h"
+#include "lib/util.h"
 #include "lib/hash.h"
 
 static uint64_t name_hash(const void *name, size_t len)
@@ -23,36 +23,32 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Every live entry of every block, as dir_lookup walks them (an htree's
- * index blocks hold none: their one record has inode 0). */
+struct collect {
+	struct dir_names *dn;
+	size_t cap;
+};
+
+static int collect_one(void *arg, const char *name, size_t len, uint32_t ino)
+{
+	struct collect *k = arg;
+
+	(void)ino;
+	if (grow_array(&k->dn->h, &k->cap, k->dn->n + 1, sizeof(*k->dn->h), 64))
+		return 1;
+	k->dn->h[k->dn->n++] = name_hash(name, len);
+	return 0;
+}
+
 errcode_t dir_names_load(struct dir_names *dn, const struct dirbuf *d,
 			 uint32_t bs)
 {
-	size_t cap = 0;
-	uint32_t b, off;
+	struct collect k = { .dn = dn };
 
 	dn->h = NULL;
 	dn->n = 0;
-	for (b = 0; b < d->nblocks; b++) {
-		const unsigned char *blk = d->data + (size_t)b * bs;
-
-		for (off = 0; off + DE_HEAD <= bs;) {
-			const unsigned char *de = blk + off;
-			uint32_t rl = rec_len(de, bs);
-
-			if (rl < DE_HEAD)
-				break;
-			if (de_inode(de)) {
-				if (grow_array(&dn->h, &cap, dn->n + 1,
-					       sizeof(*dn->h), 64)) {
-					dir_names_free(dn);
-					return ENOMEM;
-				}
-				dn->h[dn->n++] = name_hash(de + DE_OFF(name),
-							   de_name_len(de));
-			}
-			off += rl;
-		}
+	if (dir_for_each(d, bs, collect_one, &k)) {
+		dir_names_free(dn);
+		return ENOMEM;
 	}
 	if (dn->n)
 		qsort(dn->h, dn->n, sizeof(*dn->h), u64_cmp);
