@@ -56,6 +56,11 @@ static const struct gate_line {
 	/* 64-byte group descriptors (libext2fs's); block numbers past
 	 * 2^32 are refused below */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_64BIT, 1 },
+	/* what may be encrypted or verity-protected later: everything
+	 * written here is a plain file, as mke2fs -d writes it, and an
+	 * unencrypted directory hashes its names as any other */
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_ENCRYPT, 1 },
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_VERITY, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */
