@@ -5,11 +5,15 @@
 # distribution kernel, as an oracle for the QEMU harness in tests/kernel/.
 #
 # Usage:
-#   kernel/debian-kernel.sh [--line 6.1|6.12] [--help]
+#   kernel/debian-kernel.sh [--line 6.1|6.12] [--package NAME] [--help]
 #
 # --line 6.12: the 6.12 line Debian 12 ships beside its own kernel (the
 # kernel of Debian 13): linux-image-6.12.N+deb12-amd64, the package the
 # metapackage linux-image-6.12-amd64 depends on.  Default 6.1.
+#
+# --package NAME: that linux-image package of the line instead (e.g.
+# linux-image-6.1.0-47-amd64, an older point release the archive still
+# has: tools/check-kernels.sh boots each).
 #
 # Resolves the linux-image-6.1.0-N-amd64 package that the metapackage
 # linux-image-amd64 currently depends on (apt-cache depends; the signed
@@ -54,6 +58,7 @@ export LC_ALL=C TZ=UTC
 
 meta=linux-image-amd64
 line=6.1
+package=
 # the modules the harness needs, roots of the dependency closure
 roots=(crc32c_generic ext4 virtio_pci virtio_blk)
 
@@ -63,6 +68,12 @@ while [ $# -gt 0 ]; do
 	--line)
 		[ $# -ge 2 ] || { echo "debian-kernel.sh: --line needs 6.1 or 6.12" >&2; exit 2; }
 		line=$2
+		shift ;;
+	--package)
+		[ $# -ge 2 ] || { echo "debian-kernel.sh: --package needs a name" >&2; exit 2; }
+		[[ $2 =~ ^linux-image-[0-9][0-9.]*(-[0-9]+|\+deb[0-9]+)-amd64$ ]] ||
+			{ echo "debian-kernel.sh: --package: not a linux-image-VERSION-amd64 name: $2" >&2; exit 2; }
+		package=$2
 		shift ;;
 	*) echo "debian-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
 	esac
@@ -107,6 +118,9 @@ resolve() {
 		sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*\(-[0-9]*\|+deb[0-9]*\)-amd64\)$/\1/p' |
 		head -n1
 }
+if [ -n "$package" ]; then
+	resolve() { echo "$package"; }
+fi
 pkg=$(resolve || true)
 if [ -z "$pkg" ]; then
 	apt_update || log "apt-get update failed"

@@ -336,7 +336,7 @@ for i in $(seq 0 $((ncases - 1))); do
 		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
 		[ "$driver/$fstype" = ext4/ext2 ] && dargs=(--no-delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
-			--kernel "${tkernels[$i]:-$ksource}" --driver "$driver" "${dargs[@]}" \
+			--kernel "${tkernels[$i]:-${ORLOV_TOOL_KERNEL:-$ksource}}" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
 			${rotationals[$i]:+--rotational "${rotationals[$i]}"} ${topts[$i]:-} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1

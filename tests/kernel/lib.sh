@@ -15,6 +15,10 @@
 #                     it with run-guest.sh -M "$(kt_kernel_moddir KERNEL)")
 #   ORLOV_KERNEL_SMP=1  the --smp build of that kernel
 #   ORLOV_KERNEL_SOURCE the source version of that kernel (default 6.1) (not for debian)
+#   ORLOV_DEBIAN_PACKAGE  with debian: that linux-image package of the line
+#                     (debian-kernel.sh --package), not the metapackage's
+#   ORLOV_TOOL_KERNEL the tool's --kernel in crosscheck.sh (default: the
+#                     line, 6.1 or 6.12), e.g. 6.1.170 for that package
 #   ORLOV_SKIP_KERNEL_TESTS=1  skip everything that boots QEMU (exit 77)
 
 export LC_ALL=C TZ=UTC
@@ -127,7 +131,9 @@ kt_kernel() {
 	if [ "${ORLOV_KERNEL_MODE:-stock}" = debian ]; then
 		local d
 		d=$("$top_srcdir/kernel/debian-kernel.sh" \
-			--line "${ORLOV_DEBIAN_LINE:-6.1}") && [ -f "$d/vmlinuz" ] ||
+			--line "${ORLOV_DEBIAN_LINE:-6.1}" \
+			${ORLOV_DEBIAN_PACKAGE:+--package "$ORLOV_DEBIAN_PACKAGE"}) &&
+			[ -f "$d/vmlinuz" ] ||
 			kt_die "cannot fetch Debian's kernel (kernel/debian-kernel.sh failed)"
 		echo "$d/vmlinuz"; return
 	fi
