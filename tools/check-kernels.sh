@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0-or-later
 #
-# check-kernels.sh [--line 6.1|6.12]... [--only REGEX] [--case REGEX] [--out FILE]
+# check-kernels.sh [--line 6.1|6.12]... [--only REGEX] [--case REGEX]
+#                  [--mount ext4|ext2]... [--out FILE]
 #
 # Every point release of Debian 12's 6.1 and 6.12 kernel packages the
 # archive still has (apt-cache: linux-image-6.1.0-N-amd64,
@@ -9,7 +10,8 @@
 # crosscheck corpus (tests/kernel/crosscheck.sh --kernel debian, mounted
 # -t ext4 with delayed allocation and -t ext2, the ext4 driver either way),
 # the tool run with --kernel at that package's upstream release (--only:
-# the packages whose name matches; --case: the corpus cases).  Not part
+# the packages whose name matches; --case: the corpus cases; --mount:
+# -t ext4 or -t ext2 alone, default both).  Not part
 # of make check (make check-kernels): each kernel costs a download and two
 # boots.  Prints, and writes to FILE (default check-kernels.md here), a
 # markdown table: package, release, mount, cases, paths, same inode %,
@@ -20,19 +22,21 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 export top_srcdir=${top_srcdir:-$top}
 export top_builddir=${top_builddir:-$PWD}
-lines=() only='' cases='' out=$PWD/check-kernels.md
+lines=() mounts=() only='' cases='' out=$PWD/check-kernels.md
 while [ $# -gt 0 ]; do
 	case $1 in
 	--line) lines+=("$2"); shift ;;
 	--only) only=$2; shift ;;
 	--case) cases=$2; shift ;;
+	--mount) mounts+=("$2"); shift ;;
 	--out) out=$2; shift ;;
-	-h|--help) sed -n '3,18p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,20p' "$0"; exit 0 ;;
 	*) echo "check-kernels: unknown option $1" >&2; exit 2 ;;
 	esac
 	shift
 done
 [ ${#lines[@]} -gt 0 ] || lines=(6.1 6.12)
+[ ${#mounts[@]} -gt 0 ] || mounts=(ext4 ext2)
 [ -x "$top_builddir/src/orlov-populate" ] ||
 	{ echo "check-kernels: no $top_builddir/src/orlov-populate (build first)" >&2; exit 2; }
 
@@ -49,9 +53,12 @@ upstream() {
 work=$(mktemp -d "${TMPDIR:-/tmp}/check-kernels.XXXXXX") || exit 1
 trap 'rm -rf "$work"' EXIT
 commit=$(git -C "$top" rev-parse --short HEAD 2>/dev/null || echo '?')
+narrow=
+[ -z "$cases" ] || narrow=" --case $cases"
+[ ${#mounts[@]} = 2 ] || narrow="$narrow --mount ${mounts[*]}"
 {
 	echo "Debian 12's kernel packages in QEMU against orlov-populate, commit $commit, $(date -u +%Y-%m-%d)"
-	echo "(tools/check-kernels.sh; the crosscheck corpus without its heavy cases):"
+	echo "(tools/check-kernels.sh$narrow; the crosscheck corpus without its heavy cases):"
 	echo
 	echo "| package | release | mount | cases | paths | same inode % | same blocks % | differing |"
 	echo "|---|---|---|---|---|---|---|---|"
@@ -67,7 +74,7 @@ for line in "${lines[@]}"; do
 		[ -z "$only" ] || [[ $pkg =~ $only ]] || continue
 		rel=$(upstream "$pkg")
 		[ -n "$rel" ] || { echo "check-kernels: no version for $pkg" >&2; status=1; continue; }
-		for fs in ext4 ext2; do
+		for fs in "${mounts[@]}"; do
 			tap=$work/$pkg-$fs.tap
 			echo "== $pkg ($rel), -t $fs" >&2
 			ORLOV_DEBIAN_PACKAGE=$pkg ORLOV_TOOL_KERNEL=$rel \
