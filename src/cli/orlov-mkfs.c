@@ -186,49 +186,57 @@ static void write_whole(int fd, const char *p, size_t n)
 	}
 }
 
+/* @s (@n bytes) onto @out with the new file's name turned into the
+ * image's, as the user gave it: what mke2fs and the engine say of the
+ * file they wrote names the image it becomes.  With @hold, a tail that
+ * could be the start of the name is left (more of it may follow): the
+ * bytes taken are returned. */
+static size_t renamed(const struct job *j, struct strbuf *out, const char *s,
+		      size_t n, int hold)
+{
+	size_t tl = strlen(j->tmp), i = 0, k;
+	const char *hit;
+
+	while ((hit = memmem(s + i, n - i, j->tmp, tl))) {
+		sb_append(out, s + i, (size_t)(hit - (s + i)));
+		sb_append(out, j->call.device, strlen(j->call.device));
+		i = (size_t)(hit - s) + tl;
+	}
+	k = n;
+	if (hold)
+		for (k = n - i > tl ? n - tl + 1 : i; k < n; k++)
+			if (!memcmp(s + k, j->tmp, n - k))
+				break;
+	sb_append(out, s + i, k - i);
+	return k;
+}
+
 struct relay {
 	const struct job *j;
 	struct strbuf held;	/* read, not yet passed on */
 	int announce;		/* a new image: "Creating regular file" due */
 };
 
-/* What mke2fs wrote to its stderr, passed on with the new file's name
- * turned into the image's: its messages then name what the user gave.
- * A tail that could be the start of the name waits for more. */
+/* What mke2fs wrote to its stderr, passed on renamed. */
 static void relay_pass(struct relay *r, int last)
 {
-	const char *tmp = r->j->tmp, *dev = r->j->call.device;
-	size_t tl = strlen(tmp), i = 0, n = r->held.len;
 	struct strbuf out = { 0 };
-	int newline = 0;
-	char *s = r->held.s;
+	size_t n = r->held.len, i = renamed(r->j, &out, r->held.s, n, !last);
 
-	while (i < n) {
-		if (n - i >= tl && !memcmp(s + i, tmp, tl)) {
-			sb_append(&out, dev, strlen(dev));
-			i += tl;
-			continue;
-		}
-		if (!last && n - i < tl && !memcmp(s + i, tmp, n - i))
-			break;
-		newline |= s[i] == '\n';
-		sb_append(&out, s + i, 1);
-		i++;
-	}
 	if (out.len)
 		write_whole(STDERR_FILENO, out.s, out.len);
-	sb_free(&out);
 	if (n) {
-		memmove(s, s + i, n - i);
+		memmove(r->held.s, r->held.s + i, n - i);
 		sb_truncate(&r->held, n - i);
 	}
 	/* mke2fs says so after its first line (its version), on stdout,
 	 * when it creates the file; here the new file existed before it */
-	if (newline && r->announce) {
+	if (r->announce && out.len && memchr(out.s, '\n', out.len)) {
 		r->announce = 0;
-		printf("Creating regular file %s\n", dev);
+		printf("Creating regular file %s\n", r->j->call.device);
 		fflush(stdout);
 	}
+	sb_free(&out);
 }
 
 /* mke2fs's stderr read from @fd until it closes it. */
@@ -354,7 +362,7 @@ static void report(const struct job *j, errcode_t err,
 		   const struct populate_result *res)
 {
 	struct strbuf b = { 0 };
-	const char *s, *hit;
+	const char *s;
 
 	sb_printf(&b, "%s", "");
 	s = res->ec.what ? res->ec.what : "populating";
@@ -362,12 +370,10 @@ static void report(const struct job *j, errcode_t err,
 		sb_printf(&b, "%s ", s);
 		s = res->ec.where;
 	}
-	while (j->tmp && (hit = strstr(s, j->tmp))) {
-		sb_append(&b, s, (size_t)(hit - s));
-		sb_printf(&b, "%s", j->call.device);
-		s = hit + strlen(j->tmp);
-	}
-	sb_printf(&b, "%s", s);
+	if (j->tmp)
+		renamed(j, &b, s, strlen(s), 0);
+	else
+		sb_printf(&b, "%s", s);
 	com_err(j->prog, err, "while %s", b.s ? b.s : "populating");
 	sb_free(&b);
 }
