@@ -50,12 +50,12 @@ int main(int argc, char **argv)
 			"into %s had overwritten (its rollback file)\n", prog,
 			o.p.image);
 	if (err) {
+		struct strbuf words = { 0 };
+
 		/* with the failing program's own words, if any, once */
-		com_err(prog, err, "while %s %s%s%s",
-			res.ec.what ? res.ec.what : "populating",
-			res.ec.where ? res.ec.where : o.p.image,
-			res.ec.detail ? ": " : "",
-			res.ec.detail ? res.ec.detail : "");
+		failure_words(&o.p, &res, &words);
+		com_err(prog, err, "while %s", words.s ? words.s : "populating");
+		sb_free(&words);
 		/* a failure of a run that went in place: why it did */
 		if (res.in_place_why)
 			fprintf(stderr, "%s: note: %s was being written in place, "

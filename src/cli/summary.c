@@ -69,22 +69,28 @@ void print_summary(const struct populate_opts *o,
 	}
 }
 
+errcode_t failure_words(const struct populate_opts *o,
+			const struct populate_result *res, struct strbuf *b)
+{
+	const struct errctx *ec = &res->ec;
+
+	return sb_printf(b, "%s %s%s%s", ec->what ? ec->what : "populating",
+			 ec->where ? ec->where : o->image,
+			 ec->detail ? ": " : "", ec->detail ? ec->detail : "");
+}
+
 /* The line main() prints after "PROGRAM: " (orlov-populate.c). */
 static void json_message(const struct populate_opts *o, errcode_t err,
 			 const struct populate_result *res, const char *usage)
 {
-	const struct errctx *ec = res ? &res->ec : NULL;
 	struct strbuf b = { 0 };
 
 	if (usage)
 		sb_printf(&b, err == ORLOV_ERR_USAGE ? "%s (%s); try --help" :
 			  "%s while %s",
 			  error_message(err), usage);
-	else
-		sb_printf(&b, "%s while %s %s%s%s", error_message(err),
-			  ec->what ? ec->what : "populating",
-			  ec->where ? ec->where : o->image,
-			  ec->detail ? ": " : "", ec->detail ? ec->detail : "");
+	else if (!sb_printf(&b, "%s while ", error_message(err)))
+		failure_words(o, res, &b);
 	printf(", \"message\": ");
 	fput_json(stdout, b.s ? b.s : error_message(err));
 	sb_free(&b);

@@ -7,6 +7,10 @@
 
 /* @ev for @o's run: -v's lines, the progress line on a terminal. */
 void summary_events(const struct populate_opts *o, struct populate_events *ev);
+/* What a failed run was doing, where, and the failing program's words
+ * ("writing data of SOURCE/a: ..."), for "PROGRAM: ERROR while WORDS". */
+errcode_t failure_words(const struct populate_opts *o,
+			const struct populate_result *res, struct strbuf *b);
 /* The summary (-q: none), the dry run's figures, or --json's object. */
 void print_summary(const struct populate_opts *o,
 		   const struct populate_result *res);
