@@ -197,6 +197,8 @@ static size_t renamed(const struct job *j, struct strbuf *out, const char *s,
 	size_t tl = strlen(j->tmp), i = 0, k;
 	const char *hit;
 
+	if (!n)
+		return 0;	/* nothing held (a strbuf's s is then NULL) */
 	while ((hit = memmem(s + i, n - i, j->tmp, tl))) {
 		sb_append(out, s + i, (size_t)(hit - (s + i)));
 		sb_append(out, j->call.device, strlen(j->call.device));
