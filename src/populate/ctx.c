@@ -53,7 +53,9 @@ void ctx_free(struct pop_ctx *c)
 	xsets_free(&c->scan.xsets);
 	free(c->st.v);
 	for (i = 0; i < c->scan.dirs.depth; i++)
-		dir_names_free(&c->scan.dirs.v[i].old_names);
+		if (c->scan.dirs.v[i].owned)
+			dir_names_free(&c->scan.dirs.v[i].old_names);
+	dir_names_free(&c->target.names);
 	free(c->scan.dirs.v);
 	links_free(&c->links);
 	xattr_blocks_free(&c->xa.xb);

@@ -58,7 +58,8 @@ struct scan_dir {
 				   used in the last one */
 	uint32_t had;		/* blocks it had before (the target) */
 	struct dirbuf *existing;	/* the image's: target, merged */
-	struct dir_names old_names;	/* existing's names */
+	struct dir_names old_names;	/* existing's names (the target's
+					   borrowed, a merged one's owned) */
 	int owned;		/* existing is a merged one, ours */
 };
 
@@ -96,6 +97,7 @@ struct pop_scan {
 struct target {
 	uint32_t ino, links;
 	struct dirbuf *d;	/* its blocks until the write pass takes them */
+	struct dir_names names;	/* its names, for both passes: the same */
 };
 
 /* Extended attributes and ACLs. */

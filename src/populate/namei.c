@@ -85,7 +85,6 @@ static errcode_t load_existing(struct pop_ctx *c, struct frame *n, uint32_t ino,
 
 	n->inode = *in;
 	n->existing = 1;
-	err = dir_names_load(&n->old_names, &n->d, c->fs.g.block_size);
 	n->flags = n->inode.i_flags;
 	n->xblk = inode_xattr_block(&n->inode);
 	if (!err && n->xblk && !xattr_blocks_known(&c->xa.xb, n->xblk)) {
@@ -122,10 +121,12 @@ static errcode_t enter_target(struct pop_ctx *c, const struct src_entry *e)
 	if (err)
 		return err;
 	n = pop_top(c);
-	/* The frame owns the target's blocks from now on. */
+	/* The frame owns the target's blocks and names from now on. */
 	n->d = *c->target.d;
 	free(c->target.d);
 	c->target.d = NULL;
+	n->old_names = c->target.names;
+	memset(&c->target.names, 0, sizeof(c->target.names));
 	n->is_target = 1;
 	err = image_read_inode(c->img, c->target.ino, &in);
 	if (!err)
@@ -170,6 +171,8 @@ static errcode_t do_merge(struct pop_ctx *c, const struct src_entry *e,
 	dirbuf_init(&n->d, ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, &n->d);
+	if (!err)
+		err = dir_names_load(&n->old_names, &n->d, c->fs.g.block_size);
 	if (!err)
 		err = load_existing(c, n, ino, &in);
 	/* cp -a then gives it the source's mode, owners and times

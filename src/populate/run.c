@@ -47,6 +47,9 @@ static errcode_t open_target(struct pop_ctx *c)
 	dirbuf_init(c->target.d, c->target.ino, c->fs.g.inodes_per_group,
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, c->target.d);
+	if (!err)
+		err = dir_names_load(&c->target.names, c->target.d,
+				     c->fs.g.block_size);
 	return err ? pop_fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 

@@ -255,9 +255,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		}
 		/* the target: new entries in new blocks (at most) */
 		d->existing = c->target.d;
-		err = dir_names_load(&d->old_names, c->target.d, c->fs.g.block_size);
-		if (err)
-			return err;
+		d->old_names = c->target.names;
 		d->blocks = d->had = c->target.d->nblocks;
 		d->used = c->fs.g.block_size;
 	}
@@ -270,9 +268,10 @@ static void scan_drop(struct pop_ctx *c, struct scan_dir *d)
 	if (d->owned) {
 		dirbuf_release(&c->fs, d->existing);
 		free(d->existing);
+		dir_names_free(&d->old_names);
 	}
 	d->existing = NULL;
-	dir_names_free(&d->old_names);
+	memset(&d->old_names, 0, sizeof(d->old_names));
 	d->owned = 0;
 }
 
