@@ -91,3 +91,44 @@ copied dir-to-file "rm -r $src/a/sub && printf s >$src/a/sub"
 copied file-to-fifo "rm $src/a/f && mkfifo $src/a/f"
 copied dir-to-symlink-out "rm -r $src/b && ln -s /etc $src/b"
 copied file-to-short-symlink "rm $src/a/g && ln -s ../b/i $src/a/g"
+
+# ---- delayed allocation: the data is read at the writeback ------------------
+# On an ext4 image (delayed allocation, its mount's default) a file's blocks
+# are only reserved as its entry is written; the writeback maps them after
+# the whole tree and reads the data from the source then (nothing of it
+# waits in TMPDIR).  A file changed in between (ORLOV_RACE_ENTRY: right
+# after its entry) is refused there with one line, the image as it was.
+delayed() {
+	d_name=$1 d_cmd=$2
+	rm -rf "$src"
+	mkdir -p "$src/a"
+	head -c 20000 /dev/urandom >"$src/a/f"
+	printf 'g\n' >"$src/a/g"
+	t_mkimage "$img" 8M -t ext4
+	snapshot
+	ORLOV_RACE_ENTRY=/a/f ORLOV_RACE=$d_cmd "$ORLOV_RACE_POPULATE" \
+		"$img" "$src" >/dev/null 2>"$T_TMP/err"
+	rc=$?
+	[ $rc = 1 ] || { cat "$T_TMP/err" >&2; t_fail "$d_name: exit $rc, want 1"; }
+	[ "$(wc -l <"$T_TMP/err")" = 1 ] &&
+	grep -q "^orlov-populate: Source changed while it was being copied while reading $src/a/f\$" "$T_TMP/err" ||
+		{ cat "$T_TMP/err" >&2; t_fail "$d_name: message"; }
+	t_fsck "$img"
+	dumpe2fs "$img" 2>/dev/null | cmp -s - "$T_TMP/before.dumpe2fs" ||
+		t_fail "$d_name: superblock or groups changed"
+	"$ORLOV_LAYOUT" dump "$img" | cmp -s - "$T_TMP/before.dump" ||
+		t_fail "$d_name: paths changed"
+	echo "delayed $d_name: refused: $(cat "$T_TMP/err")"
+}
+delayed appended "echo x >>$src/a/f"
+delayed rewritten-in-place \
+	"head -c 100 /dev/zero | dd of=$src/a/f conv=notrunc status=none"
+delayed deleted "rm $src/a/f"
+delayed replaced "rm $src/a/f && head -c 20000 /dev/zero >$src/a/f"
+delayed to-symlink "rm $src/a/f && ln -s g $src/a/f"
+# unchanged, the writeback reads what the entry's pass saw
+ORLOV_RACE_ENTRY=/a/f ORLOV_RACE=true "$ORLOV_RACE_POPULATE" -q "$img" "$src" ||
+	t_fail "delayed, unchanged: failed"
+t_fsck "$img"
+t_verify "$img" "$src"
+echo "delayed unchanged: copied"

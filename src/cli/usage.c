@@ -173,7 +173,9 @@ static const char usage_kernel[] =
 "                         as a mount -t ext4 does; --no-delalloc: as\n"
 "                         -o nodelalloc and ext2/ext3 mounts.  Default: what\n"
 "                         mounting the image gives (delayed for ext4 images\n"
-"                         unless their default mount options say nodelalloc)\n"
+"                         unless their default mount options say nodelalloc).\n"
+"                         Delayed data is read from SOURCE at the writeback:\n"
+"                         a file changed before then is an error\n"
 "      --rotational yes|no  whether the disk is rotational (yes, default) or not\n"
 "                         (an SSD, NVMe, a loop device on one): ext4's mballoc\n"
 "                         tries 4 groups in turn before its optimize_scan\n"
@@ -225,7 +227,7 @@ static const char usage_safety[] =
 "the superblock's write time; with --create also the creation times, UUID\n"
 "(with a digest of the tree and options) and hash seed: two runs give\n"
 "identical images; refused beyond what the image's inodes hold); TMPDIR\n"
-"(--delalloc's delayed data).\n";
+"(an archive's file data, and what passes a memory budget).\n";
 
 static const char *const usage_parts[] = {
 	usage_create, usage_disk, usage_what, usage_kernel, usage_safety,

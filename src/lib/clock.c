@@ -58,7 +58,7 @@ errcode_t clock_take(struct slot_clock *k, uint64_t key, size_t *s,
 			sl->ref = 0;
 		}
 		if (sl->dirty) {
-			if (k->fd < 0 && (err = spill_open(&k->fd)))
+			if (k->fd < 0 && (err = spill_open(&k->fd, "spill")))
 				return err;
 			err = spill_write(k->fd, sl->data, k->size,
 					  sl->key * k->size);

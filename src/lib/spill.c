@@ -17,13 +17,13 @@ const char *spill_dir(void)
 	return dir && *dir ? dir : "/tmp";
 }
 
-errcode_t spill_open(int *fd)
+errcode_t spill_open(int *fd, const char *what)
 {
 	char *tpl;
 	errcode_t err = 0;
 	int f;
 
-	if (asprintf(&tpl, "%s/orlov-spill-XXXXXX", spill_dir()) < 0)
+	if (asprintf(&tpl, "%s/orlov-%s-XXXXXX", spill_dir(), what) < 0)
 		return ENOMEM;
 	f = mkostemp(tpl, O_CLOEXEC);
 	if (f < 0)

@@ -16,8 +16,9 @@
 
 /* Where scratch files go: TMPDIR, or /tmp when it is unset or empty. */
 const char *spill_dir(void);
-/* A new unlinked scratch file, open read-write on *fd. */
-errcode_t spill_open(int *fd);
+/* A new unlinked scratch file, open read-write on *fd, named (while it
+ * has a name) orlov-@what-XXXXXX. */
+errcode_t spill_open(int *fd, const char *what);
 /* All @len bytes at @off, or an error (EIO: the file ends before). */
 errcode_t spill_read(int fd, void *buf, size_t len, uint64_t off);
 errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off);

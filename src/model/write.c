@@ -46,7 +46,8 @@ void ext4_write_release(struct fs_state *fs, struct ifile *f, int delayed)
 		ext4_discard_preallocations(fs, &f->mb);
 }
 
-void delalloc_start(struct delalloc *da, uint32_t ino)
+errcode_t delalloc_start(struct delalloc *da, uint32_t ino,
+			 const void *note, size_t len)
 {
 	struct delayed *d = &da->cur;
 
@@ -55,15 +56,22 @@ void delalloc_start(struct delalloc *da, uint32_t ino)
 	d->f = NULL;
 	d->nrun = 0;
 	d->n = 0;
-	d->spill = da->spill_len;
+	d->note_len = 0;
+	if (len && grow_array(&d->note_buf, &d->note_cap, len, 1, 256))
+		return ENOMEM;
+	if (len)
+		memcpy(d->note_buf, note, len);
+	d->note = d->note_buf;
+	d->note_len = len;
+	return 0;
 }
 
 /*
  * A record: flags, inode number, i_size, the number of runs, then each
  * run as the blocks skipped since the previous one ended and its
- * length, every number in 7-bit groups, low first (a small file's
- * record is under 10 bytes).  Its data's place in the spill file is not
- * kept: each file's follows the one before it.
+ * length, then the note's length and the note, every number in 7-bit
+ * groups, low first (a small file's record is under 10 bytes and its
+ * note).
  */
 #define REC_EXTENTS	0x1	/* EXTENTS_FL */
 #define REC_REG		0x2	/* its extent tree's is_reg */
@@ -129,11 +137,9 @@ errcode_t delalloc_keep(const struct fs_state *fs, struct delalloc *da,
 
 	if (!d->n)
 		return 0;
-	/* the writeback finds a file's data after its elders' */
-	if (d->spill != da->queued * fs->g.block_size)
-		return EINVAL;
 	if (grow_array(&da->rec, &da->rec_cap,
-		       da->rec_len + (4 + 2 * d->nrun) * NUM_MAX, 1, 4096))
+		       da->rec_len + (5 + 2 * d->nrun) * NUM_MAX + d->note_len,
+		       1, 4096))
 		return ENOMEM;
 	if (!ifile_is_new(fs, f)) {
 		if (keep_whole(da, f))
@@ -149,6 +155,10 @@ errcode_t delalloc_keep(const struct fs_state *fs, struct delalloc *da,
 		p = put_num(p, d->run[i].n);
 		end = (uint64_t)d->run[i].lb + d->run[i].n;
 	}
+	p = put_num(p, d->note_len);
+	if (d->note_len)
+		memcpy(p, d->note, d->note_len);
+	p += d->note_len;
 	da->rec_len = (size_t)(p - da->rec);
 	da->queued += d->n;
 	return 0;
@@ -191,7 +201,6 @@ errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 		d->run[d->nrun++].n = 1;
 	}
 	d->n++;
-	da->spill_len += fs->g.block_size;
 	/* ext4_da_reserve_space */
 	percpu_counter_add(&fs->mb->dirty, 1);
 	return 0;
@@ -209,7 +218,6 @@ static errcode_t writeback_file(struct fs_state *fs, const struct delayed *d,
 				const struct writeback_sink *sink)
 {
 	uint32_t bs = fs->g.block_size, bpp = WRITE_PAGE / bs, cap = 2048;
-	uint64_t i = 0;		/* blocks of @d mapped so far */
 	uint32_t o = 0;		/* of run @r */
 	errcode_t err = 0;
 	size_t r = 0;
@@ -226,8 +234,7 @@ static errcode_t writeback_file(struct fs_state *fs, const struct delayed *d,
 		/* ext4_da_update_reserve_space */
 		percpu_counter_add(&fs->mb->dirty, -(int64_t)got);
 		if (got)
-			err = sink->data(sink->ctx, d->spill + i * bs, phys, got);
-		i += got;
+			err = sink->data(sink->ctx, d, l, phys, got);
 		o += got;
 		if (o == d->run[r].n) {
 			r++;
@@ -262,7 +269,7 @@ static errcode_t record_read(struct delalloc *da, const unsigned char *p,
 			     size_t len, size_t *used, unsigned int *flags)
 {
 	struct delayed *d = &da->wb;
-	uint64_t v[4], end = 0, gap = 0, n = 0;
+	uint64_t v[4], end = 0, gap = 0, n = 0, note = 0;
 	size_t k, at = 0, i;
 
 	*used = 0;
@@ -299,6 +306,15 @@ static errcode_t record_read(struct delalloc *da, const unsigned char *p,
 		end += gap + n;
 		d->n += n;
 	}
+	k = get_num(p + at, len - at, &note);
+	if (k == SIZE_MAX)
+		return EINVAL;
+	if (!k || note > len - at - k)
+		return 0;
+	at += k;
+	d->note = p + at;
+	d->note_len = (size_t)note;
+	at += (size_t)note;
 	*flags = (unsigned int)v[0];
 	d->ino = (uint32_t)v[1];
 	d->size = v[2];
@@ -328,7 +344,6 @@ static errcode_t writeback_record(struct fs_state *fs, struct delalloc *da,
 			ifile_use_extents(fs, &own, !!(flags & REC_REG));
 		d->f = &own;
 	}
-	d->spill = da->written * fs->g.block_size;
 	err = writeback_closed(fs, d, sink);
 	da->written += d->n;
 	/* its preallocations are gone: nothing points at it any more */
@@ -370,8 +385,6 @@ errcode_t ext4_writeback_cur(struct fs_state *fs, struct delalloc *da,
 	err = writeback_file(fs, d, cur, sink);
 	d->nrun = 0;
 	d->n = 0;
-	d->spill = 0;
-	da->spill_len = 0;
 	return err;
 }
 
@@ -401,6 +414,7 @@ void delalloc_free(const struct fs_state *fs, struct delalloc *da)
 	free(da->kept);
 	free(da->rec);
 	free(da->cur.run);
+	free(da->cur.note_buf);
 	free(da->wb.run);
 	memset(da, 0, sizeof(*da));
 }

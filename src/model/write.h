@@ -5,8 +5,8 @@
  * first page piece that touches it, with i_size where write_end left it;
  * with ext4's delayed allocation (--delalloc) write_begin only reserves,
  * and the writeback at sync maps the delayed blocks file by file, in
- * runs.  Pure: the data itself is the caller's, handed over through a
- * sink.
+ * runs.  Pure: the data itself is the caller's, found again at the
+ * writeback through a note the caller gives each file.
  */
 #ifndef ORLOV_WRITE_H
 #define ORLOV_WRITE_H
@@ -57,13 +57,19 @@ struct delayed {
 	struct delayed_run *run;	/* ascending, none adjacent */
 	size_t nrun, cap;
 	uint64_t n;		/* blocks in all */
-	uint64_t spill;		/* where the first one's data is kept */
+	/* the caller's note of where the data is to be read (a source
+	 * file's name and identity): a copy of its own in @note_buf for
+	 * the file being written, in the record for one read back */
+	const unsigned char *note;
+	size_t note_len;
+	unsigned char *note_buf;
+	size_t note_cap;
 };
 
 /*
  * The files with delayed blocks, in the order they were dirtied, each in
  * a record of a few bytes (struct delayed packed: its number, size,
- * runs and EXTENTS_FL) while its allocation is a new inode's, which the
+ * runs, EXTENTS_FL and the caller's note) while its allocation is a new inode's, which the
  * writeback rebuilds; only a file the page cache mapped blocks of (with
  * ext4_nonda_switch on), whose preallocations point at it, is kept
  * whole in @kept.  The records are @rec, oldest first; the caller may
@@ -78,15 +84,17 @@ struct delalloc {
 	size_t nkept, kept_cap, kept_next;
 	uint64_t queued;	/* blocks of the recorded files */
 	uint64_t written;	/* of them, written back so far */
-	uint64_t spill_len;	/* bytes of delayed data kept so far */
 	uint32_t nonda_ino;	/* the page ext4_nonda_switch last judged */
 	uint64_t nonda_page;
 	int nonda;
 	struct delayed wb;	/* the record being written back */
 };
 
-/* A new file's delayed blocks: the current one. */
-void delalloc_start(struct delalloc *da, uint32_t ino);
+/* A new file's delayed blocks: the current one.  @note (@len bytes) is
+ * what the writeback hands back with them (struct delayed): the caller's
+ * way to read their data then.  ENOMEM. */
+errcode_t delalloc_start(struct delalloc *da, uint32_t ino,
+			 const void *note, size_t len);
 /* The file being written: the last started. */
 static inline struct delayed *delalloc_cur(struct delalloc *da)
 {
@@ -124,15 +132,17 @@ int ext4_nonda_switch(const struct fs_state *fs, struct delalloc *da,
 		      uint64_t lb, unsigned int possible, int *push);
 
 /* ext4_da_write_begin of block @lb of the current file: no block, only a
- * reservation (ext4_da_reserve_space); its data is kept by the caller at
- * spill_len before the call. */
+ * reservation (ext4_da_reserve_space); its data is read at the writeback
+ * (the file's note). */
 errcode_t ext4_da_reserve_block(struct fs_state *fs, struct delalloc *da,
 				uint64_t lb);
 
 /* Where the writeback's blocks go. */
 struct writeback_sink {
-	/* @n delayed blocks, kept from byte @spill on, mapped to @phys on */
-	errcode_t (*data)(void *ctx, uint64_t spill, fsblk_t phys, uint32_t n);
+	/* @n delayed blocks of @d, from logical block @lb on, mapped to
+	 * @phys on */
+	errcode_t (*data)(void *ctx, const struct delayed *d, uint32_t lb,
+			  fsblk_t phys, uint32_t n);
 	/* @d's blocks are all mapped: its block map is final */
 	errcode_t (*file_done)(void *ctx, const struct delayed *d);
 	void *ctx;
@@ -167,7 +177,7 @@ void ext4_writeback_end(struct fs_state *fs, struct delalloc *da);
  * @cur, up to i_size @isize, while its writer holds it open (its
  * preallocations stay; its block map is the caller's, who still writes
  * it).  What is written is forgotten: the current file has nothing
- * delayed from here on, and the spill starts again at 0.
+ * delayed from here on (its note stays).
  */
 errcode_t ext4_writeback_cur(struct fs_state *fs, struct delalloc *da,
 			     struct ifile *cur, uint64_t isize,

@@ -67,9 +67,8 @@ void ctx_free(struct pop_ctx *c)
 	if (c->fs.trace)
 		fclose(c->fs.trace);
 	delalloc_free(&c->fs, &c->data.da);
-	if (c->data.spill)
-		fclose(c->data.spill);
-	free(c->data.spill_buf);
+	sb_free(&c->data.note);
+	src_reread_end(&c->data.rr);
 	if (c->data.rec_open)
 		close(c->data.rec_fd);
 	free(c->data.rec_win);

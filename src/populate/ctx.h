@@ -18,6 +18,7 @@
 #include "image/image.h"
 #include "image/bridge.h"
 #include "source/source.h"
+#include "source/reread.h"
 #include "populate/dirnames.h"
 #include "populate/inputs.h"
 #include "populate/hardlinks.h"
@@ -27,7 +28,6 @@
 #include "lib/keymap.h"
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
-#define SPILL_BUF (1 << 20)	/* the spill file's stdio buffer, bytes */
 #define DELAYED_BUDGET (1 << 20)	/* delayed files' records in memory */
 
 /* A directory of the write pass, from the target down. */
@@ -114,14 +114,20 @@ struct pop_data {
 	fsblk_t run_start;	/* the run's first image block */
 	uint32_t run_len;
 	struct strbuf run_path;	/* the file whose data starts the run */
-	/* the writeback's pending run: spill offset, image block, blocks */
-	uint64_t wb_spill;
+	/* the writeback's pending run in @run: image block, blocks */
 	fsblk_t wb_phys;
 	uint32_t wb_len;
-	/* --delalloc: file data waits in a spill file for the writeback */
-	FILE *spill;
-	char *spill_buf;	/* its stdio buffer, SPILL_BUF bytes */
+	/* --delalloc: file data is read from the source at the writeback,
+	 * by each file's note */
+	int delalloc;
 	struct delalloc da;
+	struct strbuf note;	/* the file being written's */
+	struct src_reread rr;
+	/* a delayed file's data read now (a block ext4_nonda_switch writes
+	 * at once): @chunk holds [chunk_off, chunk_off + chunk_len) of
+	 * the file being written */
+	uint64_t chunk_off;
+	size_t chunk_len;
 	/* the delayed files' records past DELAYED_BUDGET (or the tests'
 	 * stage_budget): a scratch file of their own, oldest first */
 	int rec_open, rec_fd;

@@ -2,8 +2,9 @@
 /*
  * File data into the image as the page cache writes it (model/write.h):
  * front to back, each block mapped when first written, in runs of up to
- * RUN_BLOCKS; with --delalloc the data waits in a spill file until the
- * writeback maps it.
+ * RUN_BLOCKS; with --delalloc only reserved, and read from the source
+ * again when the writeback maps it (source/reread.h): nothing of the
+ * tree's data waits in TMPDIR, which need not hold it.
  */
 #include "config.h"
 
@@ -60,69 +61,63 @@ static errcode_t run_add(struct pop_ctx *c, const struct src_entry *e,
 	return 0;
 }
 
-/* ext4_da_write_begin: no block yet, only a reservation; the data waits
- * in the spill file. */
+/* ext4_da_write_begin: no block yet, only a reservation. */
 static errcode_t delay_block(struct pop_ctx *c, const struct src_entry *e,
-			     uint64_t lb, const unsigned char *blk)
+			     uint64_t lb)
 {
-	errcode_t err;
+	errcode_t err = ext4_da_reserve_block(&c->fs, &c->data.da, lb);
 
-	errno = 0;
-	if (fwrite(blk, c->fs.g.block_size, 1, c->data.spill) != 1)
-		return pop_fail_scratch(c, errno ? errno : EIO, "writing");
-	err = ext4_da_reserve_block(&c->fs, &c->data.da, lb);
 	return err ? pop_fail(c, err, "writing data of", e->path) : 0;
 }
 
-/* The writeback's pending run: its blocks of the spill file into the
- * image, RUN_BLOCKS at a time. */
+/* The writeback's pending run into the image. */
 static errcode_t writeback_flush(struct pop_ctx *c)
 {
-	uint32_t bs = c->fs.g.block_size;
-	uint64_t spill = c->data.wb_spill;
-	fsblk_t phys = c->data.wb_phys;
-	uint32_t n = c->data.wb_len;
 	errcode_t err = 0;
 
+	if (c->data.wb_len)
+		err = image_write_blocks(c->img, c->data.wb_phys,
+					 c->data.wb_len, c->data.run);
 	c->data.wb_len = 0;
-	while (!err && n) {
-		uint32_t m = n < RUN_BLOCKS ? n : RUN_BLOCKS;
-		size_t len = (size_t)m * bs;
-
-		errno = 0;
-		if (pread(fileno(c->data.spill), c->data.run, len, (off_t)spill) !=
-		    (ssize_t)len)
-			err = pop_fail_scratch(c, errno ? errno : EIO, "reading");
-		if (!err)
-			err = image_write_blocks(c->img, phys, m, c->data.run);
-		phys += m;
-		n -= m;
-		spill += len;
-	}
 	return err;
 }
 
-/* The writeback's sink: @n blocks of the spill file from @spill on go to
- * the image at @phys.  Small files written back one after the other are
- * as adjacent in the image as in the spill file: they join one run, one
- * read and one write for many files. */
-static errcode_t writeback_data(void *ctx, uint64_t spill, fsblk_t phys,
-				uint32_t n)
+/* The writeback's sink: @n blocks of @d from @lb on, read from the
+ * source by its note, go to the image at @phys.  Small files written back
+ * one after the other are adjacent in the image: they join one run, one
+ * write for many files. */
+static errcode_t writeback_data(void *ctx, const struct delayed *d,
+				uint32_t lb, fsblk_t phys, uint32_t n)
 {
 	struct pop_ctx *c = ctx;
-	struct pop_data *d = &c->data;
-	errcode_t err;
+	struct pop_data *p = &c->data;
+	uint32_t bs = c->fs.g.block_size;
+	errcode_t err = 0;
 
-	if (d->wb_len &&
-	    spill == d->wb_spill + (uint64_t)d->wb_len * c->fs.g.block_size &&
-	    phys == d->wb_phys + d->wb_len && d->wb_len <= UINT32_MAX - n) {
-		d->wb_len += n;
-		return 0;
+	while (!err && n) {
+		uint32_t m;
+
+		if (p->wb_len && (phys != p->wb_phys + p->wb_len ||
+				  p->wb_len == RUN_BLOCKS))
+			err = writeback_flush(c);
+		if (err)
+			break;
+		if (!p->wb_len)
+			p->wb_phys = phys;
+		m = RUN_BLOCKS - p->wb_len < n ? RUN_BLOCKS - p->wb_len : n;
+		/* a dry run writes nothing */
+		if (c->mode != RUN_DRY)
+			err = src_reread(&p->rr, d->note, d->note_len,
+					 p->run + (size_t)p->wb_len * bs,
+					 (size_t)m * bs, (uint64_t)lb * bs);
+		if (err)
+			return pop_fail(c, err, "reading",
+					src_reread_path(&p->rr));
+		p->wb_len += m;
+		phys += m;
+		lb += m;
+		n -= m;
 	}
-	err = writeback_flush(c);
-	d->wb_spill = spill;
-	d->wb_phys = phys;
-	d->wb_len = n;
 	return err;
 }
 
@@ -153,7 +148,7 @@ errcode_t delay_keep(struct pop_ctx *c, struct ifile *f)
 	if (err || d->da.rec_len < budget)
 		return err;
 	if (!d->rec_open) {
-		err = spill_open(&d->rec_fd);
+		err = spill_open(&d->rec_fd, "delayed");
 		if (err)
 			return pop_fail_scratch(c, err, "creating");
 		d->rec_open = 1;
@@ -226,15 +221,10 @@ static errcode_t writeback_all(struct pop_ctx *c, struct ifile *cur,
 	return err;
 }
 
-/* The spill file read from here on: the last run out first, since
- * c->data.run is the writeback's buffer. */
+/* The last run out first: c->data.run is the writeback's buffer. */
 static errcode_t writeback_begin(struct pop_ctx *c)
 {
-	errcode_t err = run_flush(c);
-
-	if (!err && c->data.spill && fflush(c->data.spill))
-		err = pop_fail_scratch(c, errno ? errno : EIO, "writing");
-	return err;
+	return run_flush(c);
 }
 
 errcode_t writeback(struct pop_ctx *c)
@@ -251,7 +241,7 @@ errcode_t writeback(struct pop_ctx *c)
 }
 
 /* ext4_nonda_switch's writeback, before a page of @e (@f, at i_size
- * @isize); the spill file is all written, so it starts again. */
+ * @isize). */
 static errcode_t writeback_now(struct pop_ctx *c, const struct src_entry *e,
 			       struct ifile *f, uint64_t isize)
 {
@@ -271,15 +261,45 @@ static errcode_t writeback_now(struct pop_ctx *c, const struct src_entry *e,
 		err = writeback_all(c, f, isize, &sink);
 	if (!err)
 		err = writeback_flush(c);
-	if (!err && fseeko(c->data.spill, 0, SEEK_SET))
-		err = errno;
 	c->res->writebacks++;
 	return err ? pop_fail(c, err, "writing back delayed data before", e->path) : 0;
 }
 
-/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents.
- * @isize: i_size when the kernel maps it (ext4's mballoc sizes its
- * request by it). */
+/*
+ * Block @lb of @e read now, into *blk: a delayed file's block that
+ * ext4_nonda_switch writes at once (near a full image), whose data was
+ * left for the writeback.  RUN_BLOCKS are read at a time; holes read as
+ * zeros, as the blocks built from the data ranges have them.
+ */
+static errcode_t block_now(struct pop_ctx *c, const struct src_entry *e,
+			   uint64_t lb, const unsigned char **blk)
+{
+	struct pop_data *d = &c->data;
+	uint32_t bs = c->fs.g.block_size;
+	uint64_t at = lb * bs, size = (uint64_t)e->st.st_size;
+	size_t n = (size_t)RUN_BLOCKS * bs;
+	errcode_t err = 0;
+
+	if (at < d->chunk_off || at - d->chunk_off >= d->chunk_len) {
+		if (n > size - at)
+			n = (size_t)(size - at);
+		/* a dry run allocates by the ranges alone */
+		if (c->mode != RUN_DRY)
+			err = e->data->read(e, d->chunk, n, at);
+		if (err)
+			return pop_fail(c, err, "reading", e->path);
+		d->chunk_len = (n + bs - 1) / bs * bs;
+		memset(d->chunk + n, 0, d->chunk_len - n);
+		d->chunk_off = at;
+	}
+	*blk = d->chunk + (at - d->chunk_off);
+	return 0;
+}
+
+/* Map logical block @lb (UINT64_MAX: none yet) and queue its contents
+ * (@blk; NULL with --delalloc, where it is read when needed).  @isize:
+ * i_size when the kernel maps it (ext4's mballoc sizes its request by
+ * it). */
 static errcode_t put_block(struct pop_ctx *c, const struct src_entry *e,
 			   struct ifile *f, uint64_t lb, uint64_t isize,
 			   const unsigned char *blk)
@@ -289,7 +309,7 @@ static errcode_t put_block(struct pop_ctx *c, const struct src_entry *e,
 
 	if (lb == UINT64_MAX)
 		return 0;
-	if (c->data.spill) {
+	if (c->data.delalloc) {
 		unsigned int possible = c->o->possible_cpus ?
 					c->o->possible_cpus : c->o->cpus;
 		int push, nonda = ext4_nonda_switch(&c->fs, &c->data.da, lb,
@@ -301,12 +321,28 @@ static errcode_t put_block(struct pop_ctx *c, const struct src_entry *e,
 				return err;
 		}
 		if (!nonda)
-			return delay_block(c, e, lb, blk);
+			return delay_block(c, e, lb);
+		err = block_now(c, e, lb, &blk);
+		if (err)
+			return err;
 	}
 	err = write_begin_block(&c->fs, f, (uint32_t)lb, isize, &phys);
 	if (err)
 		return pop_fail(c, err, "writing data of", e->path);
 	return run_add(c, e, phys, blk);
+}
+
+/* With --delalloc, @e's note for the writeback, and no data read now. */
+static errcode_t delay_start(struct pop_ctx *c, const struct src_entry *e,
+			     struct ifile *f)
+{
+	struct pop_data *d = &c->data;
+	errcode_t err = src_note(e, &d->note);
+
+	if (!err)
+		err = delalloc_start(&d->da, f->ino, d->note.s, d->note.len);
+	d->chunk_len = 0;
+	return err ? pop_fail(c, err, "reading", e->path) : 0;
 }
 
 /*
@@ -324,10 +360,11 @@ errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e,
 	uint64_t cur_isize = 0;		/* i_size when it is mapped */
 	unsigned char *blk = c->xblock;
 	size_t chunk_cap = (size_t)RUN_BLOCKS * bs;
+	int defer = c->data.delalloc;
 	errcode_t err;
 
-	if (c->data.spill)
-		delalloc_start(&c->data.da, f->ino);
+	if (defer && (err = delay_start(c, e, f)))
+		return err;
 	while (off < size) {
 		uint64_t r0;
 
@@ -342,7 +379,7 @@ errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e,
 			size_t k = 0;
 
 			/* a dry run allocates by the ranges alone */
-			err = c->mode == RUN_DRY ? 0 :
+			err = c->mode == RUN_DRY || defer ? 0 :
 			      e->data->read(e, c->data.chunk, n, s);
 			if (err)
 				return pop_fail(c, err, "reading", e->path);
@@ -353,24 +390,26 @@ errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e,
 
 				if (lb != cur) {
 					err = put_block(c, e, f, cur, cur_isize,
-							blk);
+							defer ? NULL : blk);
 					if (err)
 						return err;
-					memset(blk, 0, bs);
+					if (!defer)
+						memset(blk, 0, bs);
 					cur = lb;
 					cur_isize = write_isize_at(r0, end, s + k);
 				}
-				memcpy(blk + in, c->data.chunk + k, m);
+				if (!defer)
+					memcpy(blk + in, c->data.chunk + k, m);
 				k += m;
 			}
 			s += n;
 		}
 		off = end = t;
 	}
-	err = put_block(c, e, f, cur, cur_isize, blk);
+	err = put_block(c, e, f, cur, cur_isize, defer ? NULL : blk);
 	if (err)
 		return err;
-	if (c->data.spill)
+	if (defer)
 		delalloc_cur(&c->data.da)->size = size;
 	/* a trailing hole is made with ftruncate */
 	if (end < size)

@@ -388,7 +388,7 @@ static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 	if (!err)
 		err = set_attrs(c, e, &n.f, &n.xblk);
 	c->drv->release(&c->fs, &n.f,
-			c->data.spill && delalloc_cur(&c->data.da)->n);
+			c->data.delalloc && delalloc_cur(&c->data.da)->n);
 	if (err)
 		goto out;
 	c->res->bytes += (uint64_t)e->st.st_size;
@@ -398,7 +398,7 @@ static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 	n.in.i_size_high = (uint32_t)((uint64_t)e->st.st_size >> 32);
 	set_blocks(c, &n.in, &n.f, n.xblk);
 	err = inode_finish(c, e, &n);
-	if (!err && c->data.spill)
+	if (!err && c->data.delalloc)
 		err = keep_delayed(c, e, &n.f);
 out:
 	ifile_release(&c->fs, &n.f);

@@ -152,26 +152,7 @@ static errcode_t load_state(struct pop_ctx *c)
 	c->fs.kver = o->kver;
 	fs_state_set_cpus(&c->fs, o->cpus);
 	image_hash_seed(c->img, c->ia.seed);
-	if (o->delalloc) {
-		/* in TMPDIR as every scratch file (tmpfile() would take
-		 * /tmp whatever TMPDIR says) */
-		int fd = -1;
-
-		err = spill_open(&fd);
-		if (!err && !(c->data.spill = fdopen(fd, "w+"))) {
-			err = (errcode_t)errno;
-			close(fd);
-		}
-		if (err)
-			return pop_fail_at(c, err,
-				       "creating a spill file for delayed data in",
-				       spill_dir());
-		/* a write per MiB of delayed data, not one per block (glibc
-		 * ignores the size without a buffer) */
-		c->data.spill_buf = malloc(SPILL_BUF);
-		if (c->data.spill_buf)
-			setvbuf(c->data.spill, c->data.spill_buf, _IOFBF, SPILL_BUF);
-	}
+	c->data.delalloc = o->delalloc;
 	if (!c->drv->mballoc)
 		return 0;
 	c->fs.dx.enabled = image_dir_hash(c->img, &c->fs.dx.def_version,
@@ -293,6 +274,7 @@ errcode_t populate_run(const struct populate_opts *given, struct populate_result
 	c.res = res;
 	c.in = in;
 	c.mode = mode;
+	src_reread_init(&c.data.rr, &in->src);
 	c.drv = o->driver == DRIVER_EXT4 ? &ext4_driver : &ext2_driver;
 	c.ia.rng = o->seed;
 	c.ia.oldalloc = o->policy == POLICY_OLDALLOC;

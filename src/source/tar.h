@@ -33,6 +33,10 @@ errcode_t tar_load_layers(const char *const *paths, size_t n,
 			  size_t *failed, const char **scratch);
 errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 		   const struct walk_visitor *v);
+/* @len bytes at @off of member number @member (its note's), from the
+ * spool. */
+errcode_t tar_reread(const struct tar_tree *t, uint64_t member, void *buf,
+		     size_t len, uint64_t off);
 void tar_free(struct tar_tree *t);
 
 #endif

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "source/tar.h"
+#include "source/reread.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
@@ -81,9 +82,34 @@ static errcode_t tar_read(const struct src_entry *e, void *buf, size_t len,
 	return 0;
 }
 
+/* The member's place in the tree: its data stays in the spool. */
+static errcode_t tar_note(const struct src_entry *e, struct strbuf *note)
+{
+	const struct tinode *in = e->priv;
+	struct src_note_id id = {
+		.ino = (uint64_t)(in - in->t->in),
+		.size = (uint64_t)in->st.st_size,
+	};
+	errcode_t err = sb_append(note, (const char *)&id, sizeof(id));
+
+	return err ? err : sb_append(note, e->path, strlen(e->path));
+}
+
+errcode_t tar_reread(const struct tar_tree *t, uint64_t member, void *buf,
+		     size_t len, uint64_t off)
+{
+	struct src_entry e = { .priv = NULL };
+
+	if (member >= t->ni)
+		return ORLOV_ERR_SOURCE_CHANGED;
+	e.priv = &t->in[member];
+	return tar_read(&e, buf, len, off);
+}
+
 static const struct src_data_ops tar_data_ops = {
 	.next_data = tar_next_data,
 	.read = tar_read,
+	.note = tar_note,
 };
 
 /* @path: the node's, built by the walk (the tree keeps no paths). */
@@ -187,6 +213,17 @@ errcode_t tar_walk(const struct tar_tree *t, const struct walk_opts *wo,
 	(void)t;
 	(void)wo;
 	(void)v;
+	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
+}
+
+errcode_t tar_reread(const struct tar_tree *t, uint64_t member, void *buf,
+		     size_t len, uint64_t off)
+{
+	(void)t;
+	(void)member;
+	(void)buf;
+	(void)len;
+	(void)off;
 	return ORLOV_ERR_SOURCE_IS_ARCHIVE;
 }
 

@@ -19,10 +19,12 @@
 #include "source/walk.h"
 #include "source/ahead.h"
 #include "source/hostxattr.h"
+#include "source/reread.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
 
 struct host_file {
+	const struct src_entry *raw;	/* as lstat saw it, the path the walk's */
 	int dirfd;
 	int fd;			/* opened on first data access */
 	off_t hole0;		/* ahead_slot.hole0 */
@@ -205,10 +207,28 @@ static errcode_t host_atime(const struct src_entry *e, struct timespec *ts)
 	return 0;
 }
 
+/* The entry as lstat saw it, not as owner and time rules rewrote it. */
+static errcode_t host_note(const struct src_entry *e, struct strbuf *note)
+{
+	const struct host_file *h = e->priv;
+	const struct stat *st = &h->raw->st;
+	struct src_note_id id = {
+		.dev = (uint64_t)st->st_dev, .ino = (uint64_t)st->st_ino,
+		.size = (uint64_t)st->st_size,
+		.mtime = st->st_mtim.tv_sec, .ctime = st->st_ctim.tv_sec,
+		.mtime_ns = (uint32_t)st->st_mtim.tv_nsec,
+		.ctime_ns = (uint32_t)st->st_ctim.tv_nsec,
+	};
+	errcode_t err = sb_append(note, (const char *)&id, sizeof(id));
+
+	return err ? err : sb_append(note, h->raw->path, strlen(h->raw->path));
+}
+
 static const struct src_data_ops host_data_ops = {
 	.next_data = host_next_data,
 	.read = host_read,
 	.atime = host_atime,
+	.note = host_note,
 };
 
 static void free_xattrs(struct src_entry *e)
@@ -638,7 +658,7 @@ static errcode_t walk_stack(struct walker *w, struct frame **stack,
 	while (!err && *depth > 0) {
 		struct frame *f = &(*stack)[*depth - 1];
 		struct src_entry e;
-		struct host_file h = { .dirfd = f->fd, .fd = -1,
+		struct host_file h = { .raw = &e, .dirfd = f->fd, .fd = -1,
 				       .reads_data = &w->reads_data };
 		struct ahead_slot pre;
 		char *target = NULL;

@@ -18,6 +18,7 @@
 #include "lib/src_xattr.h"
 
 struct src_entry;
+struct strbuf;
 
 /* Data access for a regular file: extents in ascending order. */
 struct src_data_ops {
@@ -31,6 +32,9 @@ struct src_data_ops {
 	/* The atime after the reads so far, which may have moved it (a host
 	 * file of another owner: no O_NOATIME); NULL when reads cannot. */
 	errcode_t (*atime)(const struct src_entry *e, struct timespec *ts);
+	/* A note by which source/reread.h reads the data again once the
+	 * walk has left the file, appended to @note. */
+	errcode_t (*note)(const struct src_entry *e, struct strbuf *note);
 };
 
 struct src_entry {

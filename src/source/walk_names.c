@@ -63,7 +63,7 @@ static errcode_t spill_run(struct walk_names *ns)
 		free(out);
 		return ENOMEM;
 	}
-	if (!ns->nruns && (err = spill_open(&ns->spill_fd))) {
+	if (!ns->nruns && (err = spill_open(&ns->spill_fd, "spill"))) {
 		free(out);
 		return scratch(ns, err);
 	}

@@ -77,18 +77,23 @@ static void test_ialloc(void)
 }
 
 struct sink_log {
-	uint64_t spill[4];
+	uint32_t lb[4], ino[4];
+	size_t note[4];
 	fsblk_t phys[4];
 	uint32_t n[4];
 	int calls, done;
 };
 
-static errcode_t log_data(void *ctx, uint64_t spill, fsblk_t phys, uint32_t n)
+static errcode_t log_data(void *ctx, const struct delayed *d, uint32_t lb,
+			  fsblk_t phys, uint32_t n)
 {
 	struct sink_log *l = ctx;
 
 	if (l->calls < 4) {
-		l->spill[l->calls] = spill;
+		l->lb[l->calls] = lb;
+		l->ino[l->calls] = d->ino;
+		l->note[l->calls] = d->note_len == 3 &&
+				    !memcmp(d->note, d->ino == 12 ? "abc" : "xyz", 3);
 		l->phys[l->calls] = phys;
 		l->n[l->calls] = n;
 	}
@@ -128,22 +133,21 @@ static void test_write(void)
 	if (mb_state_init(&fs, 1))
 		exit(99);
 	fs.mb->delalloc = 1;
-	delalloc_start(&da, 12);
+	is_int(delalloc_start(&da, 12, "abc", 3), 0, "a file's note");
 	is_int(ext4_nonda_switch(&fs, &da, 0, 2, &racy), 0,
 	       "plenty free: write_begin delays");
 	is_int(racy, 0, "and no writeback starts early");
 	for (i = 0; i < 4; i++)
 		ext4_da_reserve_block(&fs, &da, lb[i]);
-	is_int(da.spill_len, 4 * 1024, "four blocks kept");
 	is_int(percpu_counter_sum(&fs.mb->dirty), 4, "four reserved");
 	ifile_init(&f, 12, 2048);
 	delalloc_cur(&da)->size = 6 * 1024;
 	tap_ok(ifile_is_new(&fs, &f), "nothing mapped: a new inode's allocation");
 	is_int(delalloc_keep(&fs, &da, &f), 0, "the file closed");
-	tap_ok(da.rec_len > 0 && da.rec_len < 10 && !da.nkept,
-	       "kept in a record of a few bytes, rebuilt at writeback");
+	tap_ok(da.rec_len > 0 && da.rec_len < 10 + 1 + 3 + 2 && !da.nkept,
+	       "kept in a record of a few bytes and its note, rebuilt at writeback");
 	/* a second file with a block the page cache mapped: kept whole */
-	delalloc_start(&da, 13);
+	delalloc_start(&da, 13, "xyz", 3);
 	ext4_da_reserve_block(&fs, &da, 3);
 	ifile_init(&g, 13, 2048);
 	is_int(write_begin_block(&fs, &g, 0, 0, &phys), 0, "a block mapped");
@@ -161,10 +165,12 @@ static void test_write(void)
 	ext4_writeback_end(&fs, &da);
 	is_int(log.calls, 3, "two runs: blocks 0-2, then 5; then the second's");
 	is_int(log.n[0], 3, "the first run maps three blocks at once");
-	is_int(log.spill[1], 3 * 1024, "the second takes the fourth block kept");
+	is_int(log.lb[1], 5, "the second is the fourth block, logical block 5");
 	is_int(log.n[1], 1, "of one block");
 	tap_ok(log.phys[1] > log.phys[0] + 2, "logical order, front to back");
-	is_int(log.spill[2], 4 * 1024, "the next file's data after it");
+	tap_ok(log.ino[2] == 13 && log.lb[2] == 3, "then the next file's block");
+	tap_ok(log.note[0] && log.note[1] && log.note[2],
+	       "each with its own file's note, read back from the records");
 	tap_ok(log.phys[2] != phys, "a block of its own");
 	is_int(log.done, 12 + 13, "the files' block maps then final");
 	is_int(da.rec_len + da.nkept + da.queued, 0, "nothing left recorded");

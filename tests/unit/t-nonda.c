@@ -25,7 +25,7 @@ static int nonda_at(unsigned int online, unsigned int possible, int64_t free)
 	fs_state_set_cpus(&fs, online);
 	if (mb_state_init(&fs, 1))
 		exit(99);
-	delalloc_start(&da, 12);
+	delalloc_start(&da, 12, NULL, 0);
 	fs.mb->delalloc = 1;
 	fs.freeb.count = free;
 	r = ext4_nonda_switch(&fs, &da, 0, possible, &racy);

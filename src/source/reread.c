@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* A file's data read again by its note (reread.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+
+#include "source/reread.h"
+#include "source/source.h"
+#include "source/tar.h"
+#include "lib/orlov_err.h"
+
+errcode_t src_note(const struct src_entry *e, struct strbuf *note)
+{
+	sb_truncate(note, 0);
+	if (!e->data || !e->data->note)
+		return ENOTSUP;
+	return e->data->note(e, note);
+}
+
+void src_reread_init(struct src_reread *r, const struct source *src)
+{
+	memset(r, 0, sizeof(*r));
+	r->src = src;
+	r->root = -1;
+	r->fd = -1;
+}
+
+static int same_time(const struct timespec *ts, int64_t sec, uint32_t ns)
+{
+	return ts->tv_sec == sec && (uint32_t)ts->tv_nsec == ns;
+}
+
+/* The host file @id names at @path below the source root, as the walk
+ * saw it: never through a final symlink, the same inode, size and times
+ * (a file written since then has another ctime). */
+static errcode_t open_host(struct src_reread *r, const struct src_note_id *id,
+			   const char *path)
+{
+	int flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	struct stat st;
+
+	if (r->root < 0) {
+		r->root = open(r->src->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (r->root < 0)
+			return (errcode_t)errno;
+	}
+	r->fd = openat(r->root, path, flags | O_NOATIME);
+	if (r->fd < 0 && errno == EPERM)
+		r->fd = openat(r->root, path, flags);
+	if (r->fd < 0)
+		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ||
+		       errno == ENXIO ? ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
+	if (fstat(r->fd, &st))
+		return (errcode_t)errno;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_dev != id->dev ||
+	    (uint64_t)st.st_ino != id->ino || (uint64_t)st.st_size != id->size ||
+	    !same_time(&st.st_mtim, id->mtime, id->mtime_ns) ||
+	    !same_time(&st.st_ctim, id->ctime, id->ctime_ns))
+		return ORLOV_ERR_SOURCE_CHANGED;
+	return 0;
+}
+
+static errcode_t read_host(int fd, unsigned char *p, size_t len, uint64_t off)
+{
+	while (len) {
+		ssize_t n = pread(fd, p, len, (off_t)off);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return (errcode_t)errno;
+		}
+		if (n == 0)
+			return ORLOV_ERR_SOURCE_CHANGED;
+		p += n;
+		len -= (size_t)n;
+		off += (uint64_t)n;
+	}
+	return 0;
+}
+
+/* @note made current: its path kept for messages, its file opened. */
+static errcode_t switch_to(struct src_reread *r, const void *note, size_t nlen,
+			   struct src_note_id *id)
+{
+	const char *path = (const char *)note + sizeof(*id);
+	size_t plen = nlen - sizeof(*id);
+	errcode_t err;
+
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+	sb_truncate(&r->cur, 0);
+	sb_truncate(&r->path, 0);
+	err = sb_append(&r->path, path, plen);
+	if (err)
+		return err;
+	if (memchr(path, 0, plen))
+		return EINVAL;
+	if (!r->src->tar)
+		err = open_host(r, id, r->path.s);
+	/* remembered only once open: a failure is retried, not taken for
+	 * this file's descriptor */
+	return err ? err : sb_append(&r->cur, note, nlen);
+}
+
+errcode_t src_reread(struct src_reread *r, const void *note, size_t nlen,
+		     void *buf, size_t len, uint64_t off)
+{
+	struct src_note_id id;
+	size_t have = len;
+	errcode_t err;
+
+	if (nlen <= sizeof(id))
+		return EINVAL;
+	memcpy(&id, note, sizeof(id));
+	if (r->cur.len != nlen || memcmp(r->cur.s, note, nlen)) {
+		err = switch_to(r, note, nlen, &id);
+		if (err)
+			return err;
+	}
+	if (off >= id.size)
+		have = 0;
+	else if (id.size - off < len)
+		have = (size_t)(id.size - off);
+	memset((unsigned char *)buf + have, 0, len - have);
+	if (!have)
+		return 0;
+	if (r->src->tar)
+		return tar_reread(r->src->tar, id.ino, buf, have, off);
+	return read_host(r->fd, buf, have, off);
+}
+
+void src_reread_end(struct src_reread *r)
+{
+	if (r->fd >= 0)
+		close(r->fd);
+	if (r->root >= 0)
+		close(r->root);
+	sb_free(&r->cur);
+	sb_free(&r->path);
+	r->fd = r->root = -1;
+}
