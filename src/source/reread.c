@@ -26,7 +26,33 @@ void src_reread_init(struct src_reread *r, const struct source *src)
 	memset(r, 0, sizeof(*r));
 	r->src = src;
 	r->root = -1;
+	r->dir = -1;
 	r->fd = -1;
+}
+
+/* The directory @path's file @path + @dlen + 1 is in: opened below the
+ * source root once for all of its files (a symlink on the way is no
+ * matter: the file itself must be the one the walk saw). */
+static errcode_t open_dir(struct src_reread *r, const char *path, size_t dlen)
+{
+	errcode_t err;
+
+	if (r->dir >= 0 && r->dir_path.len == dlen &&
+	    !memcmp(r->dir_path.s, path, dlen))
+		return 0;
+	if (r->dir >= 0)
+		close(r->dir);
+	r->dir = -1;
+	sb_truncate(&r->dir_path, 0);
+	err = sb_append(&r->dir_path, path, dlen);
+	if (err)
+		return err;
+	r->dir = openat(r->root, r->dir_path.s,
+			O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (r->dir < 0)
+		return errno == ENOENT || errno == ENOTDIR ?
+		       ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
+	return 0;
 }
 
 static int same_time(const struct timespec *ts, int64_t sec, uint32_t ns)
@@ -41,16 +67,27 @@ static errcode_t open_host(struct src_reread *r, const struct src_note_id *id,
 			   const char *path)
 {
 	int flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
+	const char *slash = strrchr(path, '/');
+	const char *name = slash ? slash + 1 : path;
 	struct stat st;
+	errcode_t err;
+	int at;
 
 	if (r->root < 0) {
 		r->root = open(r->src->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (r->root < 0)
 			return (errcode_t)errno;
 	}
-	r->fd = openat(r->root, path, flags | O_NOATIME);
+	at = r->root;
+	if (slash) {
+		err = open_dir(r, path, (size_t)(slash - path));
+		if (err)
+			return err;
+		at = r->dir;
+	}
+	r->fd = openat(at, name, flags | O_NOATIME);
 	if (r->fd < 0 && errno == EPERM)
-		r->fd = openat(r->root, path, flags);
+		r->fd = openat(at, name, flags);
 	if (r->fd < 0)
 		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ||
 		       errno == ENXIO ? ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
@@ -139,9 +176,12 @@ void src_reread_end(struct src_reread *r)
 {
 	if (r->fd >= 0)
 		close(r->fd);
+	if (r->dir >= 0)
+		close(r->dir);
 	if (r->root >= 0)
 		close(r->root);
 	sb_free(&r->cur);
 	sb_free(&r->path);
-	r->fd = r->root = -1;
+	sb_free(&r->dir_path);
+	r->fd = r->root = r->dir = -1;
 }

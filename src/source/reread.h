@@ -40,6 +40,11 @@ errcode_t src_note(const struct src_entry *e, struct strbuf *note);
 struct src_reread {
 	const struct source *src;
 	int root;		/* the source directory, once needed */
+	int dir;		/* the directory @dir_path names, or -1 */
+	struct strbuf dir_path;	/* below the source root: the files of one
+				   directory come one after the other, each
+				   then opened there, not looked up from
+				   the root again */
 	int fd;			/* the file of @cur */
 	struct strbuf cur;	/* its note */
 	struct strbuf path;	/* the last note's path, for messages */
