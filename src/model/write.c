@@ -400,6 +400,40 @@ static void kept_free(const struct fs_state *fs, struct delalloc *da)
 	da->nkept = da->kept_next = 0;
 }
 
+errcode_t delalloc_record_note(const unsigned char *p, size_t len,
+			       size_t *used, const unsigned char **note,
+			       size_t *note_len, uint64_t *size)
+{
+	uint64_t v[4], x;
+	size_t k, at = 0, i;
+
+	*used = 0;
+	for (i = 0; i < 4; i++, at += k) {
+		k = get_num(p + at, len - at, &v[i]);
+		if (k == SIZE_MAX)
+			return EINVAL;
+		if (!k)
+			return 0;
+	}
+	if (v[3] > (len - at) / 2)
+		return 0;
+	/* each run's two numbers, then the note's length */
+	for (i = 0; i < 2 * v[3] + 1; i++, at += k) {
+		k = get_num(p + at, len - at, &x);
+		if (k == SIZE_MAX)
+			return EINVAL;
+		if (!k)
+			return 0;
+	}
+	if (x > len - at)
+		return 0;
+	*note = p + at;
+	*note_len = (size_t)x;
+	*size = v[2];
+	*used = at + (size_t)x;
+	return 0;
+}
+
 void ext4_writeback_end(struct fs_state *fs, struct delalloc *da)
 {
 	fs->mb->writeback = 0;

@@ -169,6 +169,13 @@ errcode_t ext4_writeback_records(struct fs_state *fs, struct delalloc *da,
 				 const struct writeback_sink *sink);
 void ext4_writeback_end(struct fs_state *fs, struct delalloc *da);
 
+/* The note and i_size of the record at @p (@len bytes), read without
+ * writing it back: for a reader of the data running ahead of the
+ * writeback.  *used: the record's bytes, 0 when it ends past @len. */
+errcode_t delalloc_record_note(const unsigned char *p, size_t len,
+			       size_t *used, const unsigned char **note,
+			       size_t *note_len, uint64_t *size);
+
 /*
  * The writeback ext4_nonda_switch waits for: the flusher writes back
  * every dirty inode in the order they were dirtied, each whole (the

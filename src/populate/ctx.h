@@ -123,6 +123,7 @@ struct pop_data {
 	struct delalloc da;
 	struct strbuf note;	/* the file being written's */
 	struct src_reread rr;
+	struct wb_ahead *ahead;	/* while a writeback runs, or NULL */
 	/* a delayed file's data read now (a block ext4_nonda_switch writes
 	 * at once): @chunk holds [chunk_off, chunk_off + chunk_len) of
 	 * the file being written */

@@ -16,6 +16,7 @@
 #include "populate/data.h"
 #include "populate/inode.h"
 #include "populate/report.h"
+#include "populate/wb_ahead.h"
 #include "lib/spill.h"
 #include "lib/util.h"
 
@@ -106,7 +107,11 @@ static errcode_t writeback_data(void *ctx, const struct delayed *d,
 			p->wb_phys = phys;
 		m = RUN_BLOCKS - p->wb_len < n ? RUN_BLOCKS - p->wb_len : n;
 		/* a dry run writes nothing */
-		if (c->mode != RUN_DRY)
+		if (c->mode != RUN_DRY &&
+		    !(p->ahead && wb_ahead_read(p->ahead, d->note, d->note_len,
+						p->run + (size_t)p->wb_len * bs,
+						(size_t)m * bs,
+						(uint64_t)lb * bs)))
 			err = src_reread(&p->rr, d->note, d->note_len,
 					 p->run + (size_t)p->wb_len * bs,
 					 (size_t)m * bs, (uint64_t)lb * bs);
@@ -208,6 +213,12 @@ static errcode_t writeback_all(struct pop_ctx *c, struct ifile *cur,
 	errcode_t err;
 
 	ext4_writeback_begin(&c->fs);
+	/* without the thread (it could not start) the writeback is the same */
+	if (c->mode != RUN_DRY &&
+	    wb_ahead_start(&c->data.ahead, &c->in->src,
+			   c->data.rec_open ? c->data.rec_fd : -1,
+			   c->data.rec_len, da->rec, da->rec_len))
+		c->data.ahead = NULL;
 	err = writeback_spilled(c, sink);
 	c->data.rec_len = 0;
 	if (!err)
@@ -217,6 +228,8 @@ static errcode_t writeback_all(struct pop_ctx *c, struct ifile *cur,
 		err = EIO;
 	if (!err && cur)
 		err = ext4_writeback_cur(&c->fs, da, cur, isize, sink);
+	wb_ahead_stop(c->data.ahead);
+	c->data.ahead = NULL;
 	ext4_writeback_end(&c->fs, da);
 	return err;
 }

@@ -154,6 +154,24 @@ static void test_write(void)
 	tap_ok(!ifile_is_new(&fs, &g), "then not a new inode's");
 	is_int(delalloc_keep(&fs, &da, &g), 0, "the second file closed");
 	is_int(da.nkept, 1, "its allocation kept whole");
+	/* a reader ahead finds each record's note without writing it back */
+	{
+		const unsigned char *note = NULL;
+		size_t nlen = 0, k = 0, k2 = 0;
+		uint64_t size = 0;
+
+		is_int(delalloc_record_note(da.rec, da.rec_len, &k, &note,
+					    &nlen, &size), 0, "a record peeked");
+		tap_ok(k && nlen == 3 && !memcmp(note, "abc", 3) &&
+		       size == 6 * 1024, "its note and size");
+		is_int(delalloc_record_note(da.rec + k, da.rec_len - k, &k2,
+					    &note, &nlen, &size), 0,
+		       "the next record");
+		tap_ok(k + k2 == da.rec_len && nlen == 3 &&
+		       !memcmp(note, "xyz", 3), "the second file's note, the last");
+		delalloc_record_note(da.rec, k - 1, &k2, &note, &nlen, &size);
+		is_int(k2, 0, "a record cut short in its note: not yet");
+	}
 	/* the records read back in pieces, as from a scratch file */
 	ext4_writeback_begin(&fs);
 	is_int(ext4_writeback_records(&fs, &da, da.rec, 2, &used, &sink), 0,

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+/* The writeback's reader ahead (wb_ahead.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "populate/wb_ahead.h"
+#include "model/write.h"
+#include "source/reread.h"
+#include "lib/spill.h"
+#include "lib/util.h"
+
+#define SLOTS 32		/* files read and not yet taken */
+#define SMALL (64u << 10)	/* files read ahead: at most this size */
+#define WINDOW (64u << 10)	/* the reader's reads of the records */
+
+struct slot {
+	unsigned char *note;	/* a copy */
+	size_t nlen;
+	unsigned char *data;	/* NULL: not read (large, or failed) */
+	uint64_t size;
+};
+
+struct wb_ahead {
+	pthread_t th;
+	pthread_mutex_t mu;
+	pthread_cond_t more, room;
+	struct slot ring[SLOTS];
+	size_t head, n;		/* the oldest, and how many */
+	struct slot cur;	/* taken by the writeback */
+	int have_cur, done, stop;
+	const struct source *src;
+	int rec_fd;
+	uint64_t rec_len;
+	const unsigned char *mem;
+	size_t mem_len;
+};
+
+static void slot_free(struct slot *s)
+{
+	free(s->note);
+	free(s->data);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The next file into the ring, once there is room: 0, or 1 to stop. */
+static int put(struct wb_ahead *a, struct slot *s)
+{
+	int stop;
+
+	pthread_mutex_lock(&a->mu);
+	while (a->n == SLOTS && !a->stop)
+		pthread_cond_wait(&a->room, &a->mu);
+	stop = a->stop;
+	if (!stop) {
+		a->ring[(a->head + a->n) % SLOTS] = *s;
+		a->n++;
+		pthread_cond_signal(&a->more);
+	}
+	pthread_mutex_unlock(&a->mu);
+	if (stop)
+		slot_free(s);
+	return stop;
+}
+
+/* One record's file: read whole when small. */
+static int fetch(struct wb_ahead *a, struct src_reread *rr,
+		 const unsigned char *note, size_t nlen, uint64_t size)
+{
+	struct slot s = { .size = size, .nlen = nlen };
+
+	s.note = malloc(nlen ? nlen : 1);
+	if (!s.note)
+		return 1;
+	memcpy(s.note, note, nlen);
+	if (size && size <= SMALL && (s.data = malloc((size_t)size)) &&
+	    src_reread(rr, note, nlen, s.data, (size_t)size, 0)) {
+		free(s.data);
+		s.data = NULL;
+	}
+	return put(a, &s);
+}
+
+/* The records in @p (@len bytes): *used, those whole. 1: stop. */
+static int fetch_records(struct wb_ahead *a, struct src_reread *rr,
+			 const unsigned char *p, size_t len, size_t *used)
+{
+	const unsigned char *note;
+	size_t k, nlen;
+	uint64_t size;
+
+	*used = 0;
+	while (*used < len) {
+		if (delalloc_record_note(p + *used, len - *used, &k, &note,
+					 &nlen, &size) || !k)
+			return 0;
+		*used += k;
+		if (fetch(a, rr, note, nlen, size))
+			return 1;
+	}
+	return 0;
+}
+
+static int fetch_spilled(struct wb_ahead *a, struct src_reread *rr)
+{
+	unsigned char *win = NULL;
+	size_t cap = 0, have = 0, used, want;
+	uint64_t off = 0;
+	int stop = 0;
+
+	while (!stop && off < a->rec_len) {
+		if (have == cap && grow_array(&win, &cap, have + 1, 1, WINDOW))
+			break;
+		want = cap - have;
+		if (want > a->rec_len - off)
+			want = (size_t)(a->rec_len - off);
+		if (spill_read(a->rec_fd, win + have, want, off))
+			break;
+		off += want;
+		have += want;
+		stop = fetch_records(a, rr, win, have, &used);
+		memmove(win, win + used, have - used);
+		have -= used;
+	}
+	free(win);
+	return stop;
+}
+
+static void *run(void *arg)
+{
+	struct wb_ahead *a = arg;
+	struct src_reread rr;
+	size_t used;
+
+	src_reread_init(&rr, a->src);
+	if (!fetch_spilled(a, &rr))
+		fetch_records(a, &rr, a->mem, a->mem_len, &used);
+	src_reread_end(&rr);
+	pthread_mutex_lock(&a->mu);
+	a->done = 1;
+	pthread_cond_signal(&a->more);
+	pthread_mutex_unlock(&a->mu);
+	return NULL;
+}
+
+errcode_t wb_ahead_start(struct wb_ahead **out, const struct source *src,
+			 int rec_fd, uint64_t rec_len,
+			 const unsigned char *mem, size_t mem_len)
+{
+	struct wb_ahead *a = calloc(1, sizeof(*a));
+	int e;
+
+	*out = NULL;
+	if (!a)
+		return ENOMEM;
+	a->src = src;
+	a->rec_fd = rec_fd;
+	a->rec_len = rec_len;
+	a->mem = mem;
+	a->mem_len = mem_len;
+	pthread_mutex_init(&a->mu, NULL);
+	pthread_cond_init(&a->more, NULL);
+	pthread_cond_init(&a->room, NULL);
+	e = pthread_create(&a->th, NULL, run, a);
+	if (e) {
+		pthread_cond_destroy(&a->more);
+		pthread_cond_destroy(&a->room);
+		pthread_mutex_destroy(&a->mu);
+		free(a);
+		return (errcode_t)e;
+	}
+	*out = a;
+	return 0;
+}
+
+static int same_note(const struct slot *s, const void *note, size_t nlen)
+{
+	return s->nlen == nlen && !memcmp(s->note, note, nlen);
+}
+
+int wb_ahead_read(struct wb_ahead *a, const void *note, size_t nlen,
+		  void *buf, size_t len, uint64_t off)
+{
+	size_t have = 0;
+
+	pthread_mutex_lock(&a->mu);
+	while (!a->have_cur || !same_note(&a->cur, note, nlen)) {
+		while (!a->n && !a->done)
+			pthread_cond_wait(&a->more, &a->mu);
+		/* not the next file (the one being written, after them all) */
+		if (!a->n || !same_note(&a->ring[a->head], note, nlen)) {
+			pthread_mutex_unlock(&a->mu);
+			return 0;
+		}
+		if (a->have_cur)
+			slot_free(&a->cur);
+		a->cur = a->ring[a->head];
+		a->have_cur = 1;
+		a->head = (a->head + 1) % SLOTS;
+		a->n--;
+		pthread_cond_signal(&a->room);
+	}
+	pthread_mutex_unlock(&a->mu);
+	/* the taken slot is the writeback's own from here on */
+	if (!a->cur.data)
+		return 0;
+	if (off < a->cur.size)
+		have = a->cur.size - off < len ? (size_t)(a->cur.size - off) : len;
+	memcpy(buf, a->cur.data + (have ? off : 0), have);
+	memset((unsigned char *)buf + have, 0, len - have);
+	return 1;
+}
+
+void wb_ahead_stop(struct wb_ahead *a)
+{
+	if (!a)
+		return;
+	pthread_mutex_lock(&a->mu);
+	a->stop = 1;
+	pthread_cond_signal(&a->room);
+	pthread_mutex_unlock(&a->mu);
+	pthread_join(a->th, NULL);
+	while (a->n) {
+		slot_free(&a->ring[a->head]);
+		a->head = (a->head + 1) % SLOTS;
+		a->n--;
+	}
+	if (a->have_cur)
+		slot_free(&a->cur);
+	pthread_cond_destroy(&a->more);
+	pthread_cond_destroy(&a->room);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
