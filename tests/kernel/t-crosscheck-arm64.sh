@@ -85,6 +85,8 @@ done
 # the control: arm64's 6.1 is not x86's on the attribute cases
 k=$work/6.1
 shown=0 ncontrol=0
+# (u1k-xattr-ext3 has ext4 features: read only for the ext4 driver)
+kt_driver=ext4
 kt_read_cases "$kt_here/cases.list" '^(b1k-xattr|u1k-xattr-ext3)$' no
 for i in "${!names[@]}"; do
 	n=${names[$i]}
