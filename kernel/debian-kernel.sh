@@ -5,7 +5,14 @@
 # distribution kernel, as an oracle for the QEMU harness in tests/kernel/.
 #
 # Usage:
-#   kernel/debian-kernel.sh [--line 6.1|6.12] [--package NAME] [--help]
+#   kernel/debian-kernel.sh [--arch amd64|arm64] [--line 6.1|6.12]
+#       [--package NAME] [--help]
+#
+# --arch arm64: the same releases built for arm64 (linux-image-arm64,
+# linux-image-6.12-arm64 and the packages they depend on, downloaded as
+# NAME:arm64; the architecture is added to dpkg and apt-get update run
+# when apt does not know it yet), for qemu-system-aarch64 -M virt
+# (run-guest.sh -A arm64).  Default amd64.
 #
 # --line 6.12: the 6.12 line Debian 12 ships beside its own kernel (the
 # kernel of Debian 13): linux-image-6.12.N+deb12-amd64, the package the
@@ -43,7 +50,8 @@
 # Stderr: progress.
 #
 # Cache: ${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}/debian-kernel-VERSION
-# (VERSION: the Debian version of the package, e.g. 6.1.192-3).  A finished
+# (VERSION: the Debian version of the package, e.g. 6.1.192-3), for arm64
+# debian-kernel-arm64-VERSION.  A finished
 # directory has a .done file; later calls return at once.  Concurrent
 # callers serialise on an flock of DIR.lock.  If the package cannot be
 # resolved (no apt lists and apt-get update fails), the newest finished
@@ -56,7 +64,7 @@
 set -euo pipefail
 export LC_ALL=C TZ=UTC
 
-meta=linux-image-amd64
+arch=amd64
 line=6.1
 package=
 # the modules the harness needs, roots of the dependency closure
@@ -64,15 +72,19 @@ roots=(crc32c_generic ext4 virtio_pci virtio_blk)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
-	-h|--help) sed -n '3,51p' "$0"; exit 0 ;;
+	-h|--help) sed -n '3,62p' "$0"; exit 0 ;;
+	--arch)
+		[ $# -ge 2 ] || { echo "debian-kernel.sh: --arch needs amd64 or arm64" >&2; exit 2; }
+		arch=$2
+		shift ;;
 	--line)
 		[ $# -ge 2 ] || { echo "debian-kernel.sh: --line needs 6.1 or 6.12" >&2; exit 2; }
 		line=$2
 		shift ;;
 	--package)
 		[ $# -ge 2 ] || { echo "debian-kernel.sh: --package needs a name" >&2; exit 2; }
-		[[ $2 =~ ^linux-image-[0-9][0-9.]*(-[0-9]+|\+deb[0-9]+)-amd64$ ]] ||
-			{ echo "debian-kernel.sh: --package: not a linux-image-VERSION-amd64 name: $2" >&2; exit 2; }
+		[[ $2 =~ ^linux-image-[0-9][0-9.]*(-[0-9]+|\+deb[0-9]+)-(amd64|arm64)$ ]] ||
+			{ echo "debian-kernel.sh: --package: not a linux-image-VERSION-amd64 (or -arm64) name: $2" >&2; exit 2; }
 		package=$2
 		shift ;;
 	*) echo "debian-kernel.sh: unknown argument: $1" >&2; exit 2 ;;
@@ -80,11 +92,19 @@ while [ $# -gt 0 ]; do
 	shift
 done
 
+case $arch in
+amd64|arm64) ;;
+*) echo "debian-kernel.sh: --arch amd64 or arm64, not '$arch'" >&2; exit 2 ;;
+esac
 case $line in
-6.1) ;;
-6.12) meta=linux-image-6.12-amd64 ;;
+6.1) meta=linux-image-$arch ;;
+6.12) meta=linux-image-6.12-$arch ;;
 *) echo "debian-kernel.sh: --line 6.1 or 6.12, not '$line'" >&2; exit 2 ;;
 esac
+[ -z "$package" ] || [ "${package##*-}" = "$arch" ] ||
+	{ echo "debian-kernel.sh: --package $package is not an $arch package (--arch)" >&2; exit 2; }
+# apt's name of a package of that architecture (a foreign one needs :ARCH)
+aptname() { if [ "$arch" = amd64 ]; then echo "$1"; else echo "$1:$arch"; fi; }
 
 log() { echo "debian-kernel: $*" >&2; }
 die() { echo "debian-kernel: error: $*" >&2; exit 1; }
@@ -98,6 +118,9 @@ apt_update() {
 
 cache=${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}
 mkdir -p "$cache"
+# the cache directories' prefix: amd64's keep their old names
+prefix=debian-kernel-
+[ "$arch" = amd64 ] || prefix=debian-kernel-$arch-
 
 for t in apt-get apt-cache dpkg-deb; do
 	command -v "$t" >/dev/null 2>&1 || die "$t missing (not a Debian system?)"
@@ -112,10 +135,17 @@ depmod=$(command -v depmod 2>/dev/null || echo /usr/sbin/depmod)
 [ -x "$depmod" ] || depmod=/sbin/depmod
 
 # --- which package ----------------------------------------------------------------
-# the linux-image-6.1.0-N-amd64 that the metapackage depends on now
+# a foreign architecture: dpkg must know it before apt lists its packages
+if [ "$arch" != amd64 ] && [ "$(dpkg --print-architecture)" != "$arch" ] &&
+	! dpkg --print-foreign-architectures | grep -qx "$arch"; then
+	log "dpkg --add-architecture $arch"
+	$sudo dpkg --add-architecture "$arch" || die "dpkg --add-architecture $arch failed"
+	apt_update || log "apt-get update failed"
+fi
+# the linux-image-6.1.0-N-ARCH that the metapackage depends on now
 resolve() {
-	apt-cache depends "$meta" 2>/dev/null |
-		sed -n 's/^ *Depends: \(linux-image-[0-9][0-9.]*\(-[0-9]*\|+deb[0-9]*\)-amd64\)$/\1/p' |
+	apt-cache depends "$(aptname "$meta")" 2>/dev/null |
+		sed -n "s/^ *Depends: \\(linux-image-[0-9][0-9.]*\\(-[0-9]*\\|+deb[0-9]*\\)-$arch\\)\\(:$arch\\)\\{0,1\\}\$/\\1/p" |
 		head -n1
 }
 if [ -n "$package" ]; then
@@ -128,11 +158,11 @@ if [ -z "$pkg" ]; then
 fi
 ver=
 [ -z "$pkg" ] ||
-	ver=$(apt-cache policy "$pkg" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
+	ver=$(apt-cache policy "$(aptname "$pkg")" 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
 if [ -z "$pkg" ] || [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 	# offline: the newest finished download, if any
-	old=$(find "$cache" -mindepth 2 -maxdepth 2 -path "*/debian-kernel-$line.*/.done" \
-		-printf '%h\n' 2>/dev/null | sort -V | tail -n1)
+	old=$(find "$cache" -mindepth 2 -maxdepth 2 \
+		-path "*/$prefix$line.*/.done" -printf '%h\n' 2>/dev/null | sort -V | tail -n1)
 	[ -n "$old" ] ||
 		die "cannot resolve the package $meta depends on (apt-cache depends $meta), and none is cached"
 	log "warning: cannot resolve $meta's kernel package; using the cached $old"
@@ -141,7 +171,7 @@ if [ -z "$pkg" ] || [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
 fi
 [[ $ver =~ ^[A-Za-z0-9.+~:-]+$ ]] || die "odd version '$ver' of $pkg"
 
-dir=$cache/debian-kernel-${ver//:/_}
+dir=$cache/$prefix${ver//:/_}
 if [ -f "$dir/.done" ]; then
 	echo "$dir"
 	exit 0
@@ -166,7 +196,7 @@ trap 'rm -rf "$scratch"' EXIT
 log "downloading $pkg=$ver"
 # apt-get download writes into the current directory; as root it warns that
 # the _apt user cannot write there (harmless): keep its chatter in a log
-(cd "$scratch/deb" && apt-get download "$pkg=$ver") >"$scratch/apt.log" 2>&1 || {
+(cd "$scratch/deb" && apt-get download "$(aptname "$pkg")=$ver") >"$scratch/apt.log" 2>&1 || {
 	cat "$scratch/apt.log" >&2
 	die "apt-get download $pkg=$ver failed"
 }

@@ -43,7 +43,7 @@ expect ext4-oldalloc 2 "Invalid usage \(--policy oldalloc is the ext2 driver's" 
 expect ext4-random 2 "Invalid usage \(--topdir random is the ext2 driver's" "$img" --driver ext4 --topdir random "$img" "$src"
 expect mbscan-word 2 "Invalid usage \(--mb-optimize-scan takes yes or no\)" "$img" --driver ext4 --kernel 6.8.5 --mb-optimize-scan 0 "$img" "$src"
 expect mbscan-ext2 2 "Invalid usage \(--mb-optimize-scan is an ext4 mount option: give --driver ext4\)" "$img" --driver ext2 --mb-optimize-scan no "$img" "$src"
-expect kernel-old 2 "Invalid usage \(--kernel 5.10: give 6.1 \(6.1.192\), 6.1.N, .* or 6.12.N\); try --help$" "$img" --kernel 5.10 "$img" "$src"
+expect kernel-old 2 "Invalid usage \(--kernel 5.10: give 6.1 \(6.1.192\), 6.1.N, .* or 6.12-arm64\); try --help$" "$img" --kernel 5.10 "$img" "$src"
 expect kernel-new 2 "Invalid usage \(--kernel 6.13: give 6.1 " "$img" --kernel 6.13 "$img" "$src"
 expect no-image 1 "No such image file \(give --create SIZE to make one\) while opening $T_TMP/nope" \
 	"$T_TMP/nope" "$T_TMP/nope" "$src"

@@ -92,3 +92,6 @@ chosen "ext4 driver (the image's mount), without delayed allocation (given), Lin
 t_mkimage "$T_TMP/e2.img" 4M -t ext2 -b 1024
 chosen "ext4 driver (given), with delayed allocation (given), Linux 6.1.192-arm64 (given)" \
 	--driver ext4 --delalloc --kernel 6.1-arm64 "$T_TMP/e2.img"
+t_mkimage "$T_TMP/e2.img" 4M -t ext2 -b 1024
+chosen "ext4 driver (given), without delayed allocation (given), Linux 6.12.118-arm64 (given)" \
+	--driver ext4 --no-delalloc --kernel 6.12-arm64 "$T_TMP/e2.img"

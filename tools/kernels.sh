@@ -20,6 +20,8 @@
 #   6.12 UP stock     the base the patched 6.12 build starts from
 #   6.12 UP patched   t-kernel-612.sh
 #   Debian 6.1, 6.12  t-crosscheck-debian.sh, t-crosscheck-debian612.sh
+#   Debian arm64 6.1, 6.12  t-crosscheck-arm64.sh (with busybox-static:arm64
+#                     and the cross-built replayer, lib.sh)
 # A patched kernel is built on the finished stock build of the same source
 # and configuration (kernel/build-kernel.sh), so three of the six compile
 # the whole kernel and three only what the patches touch.
@@ -74,6 +76,7 @@ done
 IFS=' '
 for line in 6.1 6.12; do
 	fill "Debian's $line kernel" "$top/kernel/debian-kernel.sh" --line $line
+	fill "Debian's arm64 $line kernel" "$top/kernel/debian-kernel.sh" --arch arm64 --line $line
 done
 log "the kernels took $(( $(date +%s) - t_all )) s:"
 printf '%s' "$summary" >&2

@@ -37,8 +37,10 @@ int kver_parse(const char *s, uint32_t *v, int *arm64)
 		return -1;
 	if (major != 6 || (minor != 1 && minor != 8 && minor != 12))
 		return -1;
-	/* arm64 differs from x86 only in 6.1's char signedness */
-	if (*arm64 && minor != 1)
+	/* arm64 differs from x86 only in 6.1's char signedness; 6.12-arm64
+	 * is taken as the arm64 oracle's name for the 6.12 model (6.8 has
+	 * no arm64 kernel to check it against) */
+	if (*arm64 && minor == 8)
 		return -1;
 	if (minor == 8 && has_patch && KVER(6, 8, patch) > KVER_LAST_6_8)
 		return -1;

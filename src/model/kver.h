@@ -78,14 +78,16 @@ static inline int kver_ext4_modelled(uint32_t v)
 }
 
 /*
- * "6.1", "6.1.164", "6.8", "6.12", "6.12.74" and "6.1-arm64" (also
- * "6.1.N-arm64"): the 6.1, 6.8 and 6.12 lines.  A line alone is its
- * reference release (6.8: its last).  0, or -1 for anything else.
+ * "6.1", "6.1.164", "6.8", "6.12", "6.12.74", "6.1-arm64" and
+ * "6.12-arm64" (also "6.1.N-arm64", "6.12.N-arm64"): the 6.1, 6.8 and
+ * 6.12 lines.  A line alone is its reference release (6.8: its last).
+ * 6.12-arm64 is the same model as 6.12 (both hash unsigned), *arm64
+ * set only to say so.  0, or -1 for anything else.
  */
 int kver_parse(const char *s, uint32_t *v, int *arm64);
 
 /* What kver_parse takes, for the one line refusing anything else. */
 #define KVER_ACCEPTED "6.1 (6.1.192), 6.1.N, 6.1-arm64, 6.8 (6.8.12), " \
-		      "6.8.N, 6.12 (6.12.118) or 6.12.N"
+		      "6.8.N, 6.12 (6.12.118), 6.12.N or 6.12-arm64"
 
 #endif

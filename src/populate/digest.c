@@ -192,11 +192,14 @@ static void digest_error(void *ctx, errcode_t err, const char *what,
  * number, well above them. */
 static uint64_t kernel_key(const struct populate_opts *o)
 {
+	/* from 6.2 on arm64 is the same model: the same image */
+	int arm64 = o->arm64 && o->kver < KVER_UNSIGNED_CHAR;
+
 	if (o->kver == KVER_REF_6_1)
-		return o->arm64 ? 1 : 0;
-	if (o->kver == KVER_REF_6_12 && !o->arm64)
+		return arm64 ? 1 : 0;
+	if (o->kver == KVER_REF_6_12)
 		return 2;
-	return o->kver | (uint64_t)o->arm64 << 32;
+	return o->kver | (uint64_t)arm64 << 32;
 }
 
 /*

@@ -11,7 +11,8 @@
 #       [--target PATH] [--mount-opts OPTS] [--cpus N|up] [--trace]
 #       [--heavy|--no-heavy] [--fstype ext2|ext4] [--driver ext2|ext4]
 #       [--measure] [--ext4-trace] [--ext4-events LIST]
-#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT]]]... [--unpinned]
+#       [--variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT[:FSTYPE]]]]...
+#       [--unpinned] [--arch amd64|arm64]
 #
 #   --cases   corpus file (default tests/kernel/cases.list; format there)
 #   --only    run only the cases whose name matches this extended regex
@@ -76,17 +77,25 @@
 #             (trace-normalize --ext4) must be equal line for line where the
 #             layouts are (the first differences are shown); a trace
 #             buffer overrun on any CPU fails the case
-#   --variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT]]  the
+#   --variant REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:ROT[:FSTYPE]]]  the
 #             selected cases matching REGEX once more, as CASE-SUFFIX, in
 #             the same boots: the guest's mount with MOUNTOPTS (comma
 #             separated) added, the tool with --kernel KERNEL (empty: as
 #             --source) and TOOLOPTS (space separated), and with ROT (yes
 #             or no) the disk's queue/rotational and the tool's
-#             --rotational instead of the case's.  E.g. mb_optimize_scan=0
+#             --rotational instead of the case's, and with FSTYPE (ext2
+#             or ext4) that mount -t instead of --fstype's (the tool's
+#             delayed allocation as that mount has it): both mounts in
+#             one boot.  E.g. mb_optimize_scan=0
 #             and 6.1.164: Debian's 6.1.192 scanning groups in turn, as
 #             6.1 before 6.1.165 did for indirect-mapped files;
 #             mb_optimize_scan=0 and "--mb-optimize-scan no"; or ::: :no,
 #             a non-rotational disk.  Repeatable.
+#   --arch    the guest's architecture (run-guest.sh -A): amd64 (default)
+#             or arm64, Debian's arm64 package of the line on
+#             qemu-system-aarch64 -M virt (--kernel debian only), the
+#             tool's --kernel LINE-arm64 (ORLOV_TOOL_KERNEL or a
+#             variant's KERNEL, when given, as they are)
 #   --unpinned  (--cpus N) the replayer and the writeback flusher not
 #             pinned to a CPU: the scheduler moves them, as it moves a
 #             plain `cp -a` on an SMP machine (the dirty-writeback sysctls
@@ -128,6 +137,7 @@ ksource=6.1
 driver=ext2
 variants=()
 unpinned=false
+arch=${ORLOV_ARCH:-amd64}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--cases) cases=$2; shift ;;
@@ -150,6 +160,7 @@ while [ $# -gt 0 ]; do
 	--source) ksource=$2; shift ;;
 	--variant) variants+=("$2"); shift ;;
 	--unpinned) unpinned=true ;;
+	--arch) arch=$2; shift ;;
 	-h|--help) awk 'NR >= 3 && /^set /{ exit } NR >= 3' "$0"; exit 0 ;;
 	*) echo "crosscheck.sh: unknown argument $1" >&2; exit 2 ;;
 	esac
@@ -163,6 +174,13 @@ case $kmode in stock|patched|debian) ;; *) kt_die "bad --kernel $kmode" ;; esac
 case $fstype in ext2|ext4) ;; *) kt_die "bad --fstype $fstype (ext2 or ext4)" ;; esac
 case $ksource in 6.1|6.12) ;; *) kt_die "bad --source $ksource (6.1 or 6.12)" ;; esac
 case $driver in ext2|ext4) ;; *) kt_die "bad --driver $driver (ext2 or ext4)" ;; esac
+case $arch in amd64|arm64) ;; *) kt_die "bad --arch $arch (amd64 or arm64)" ;; esac
+[ "$arch" = amd64 ] || [ "$kmode" = debian ] ||
+	kt_die "--arch $arch boots Debian's kernel only: give --kernel debian"
+kt_set_arch "$arch"
+# the tool's --kernel: the line, on arm64 its -arm64 model
+tkdefault=${ORLOV_TOOL_KERNEL:-$ksource}
+[ "$arch" = amd64 ] || [ -n "${ORLOV_TOOL_KERNEL:-}" ] || tkdefault=$ksource-$arch
 # --kernel debian --source 6.12: Debian 12's 6.12 package (the kernel of
 # Debian 13), the tool run with --kernel 6.12
 [ "$kmode" != debian ] || export ORLOV_DEBIAN_LINE=$ksource
@@ -230,13 +248,14 @@ kt_read_cases "$cases" "$only" "$heavy"
 [ $next4 = 0 ] || kt_log "left out $next4 ext4-driver case(s) (--driver ext4 runs them)"
 # --variant: its cases' extra mount options, tool --kernel and options,
 # by index
-kopts=() tkernels=() topts=()
+kopts=() tkernels=() topts=() cfs=()
 n0=${#names[@]}
+for i in $(seq 0 $((n0 - 1))); do cfs[i]=$fstype; done
 for variant in "${variants[@]}"; do
-	IFS=: read -r vre vsuf vmo vkern vtopts vrot <<<"$variant"
+	IFS=: read -r vre vsuf vmo vkern vtopts vrot vfs <<<"$variant"
 	[ -n "$vre" ] && [[ $vsuf =~ ^[a-z0-9]+$ ]] &&
-		[[ $vrot =~ ^(yes|no|)$ ]] ||
-		kt_die "--variant takes REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:yes|no]]"
+		[[ $vrot =~ ^(yes|no|)$ ]] && [[ $vfs =~ ^(ext2|ext4|)$ ]] ||
+		kt_die "--variant takes REGEX:SUFFIX:MOUNTOPTS:KERNEL[:TOOLOPTS[:yes|no[:ext2|ext4]]]"
 	for i in $(seq 0 $((n0 - 1))); do
 		[[ ${names[$i]} =~ $vre ]] || continue
 		names+=("${names[$i]}-$vsuf"); sizes+=("${sizes[$i]}")
@@ -247,7 +266,7 @@ for variant in "${variants[@]}"; do
 		rotationals+=("${vrot:-${rotationals[$i]}}")
 		shms+=("${shms[$i]}"); topdirs+=("${topdirs[$i]}")
 		kopts[${#names[@]} - 1]=$vmo tkernels[${#names[@]} - 1]=$vkern
-		topts[${#names[@]} - 1]=$vtopts
+		topts[${#names[@]} - 1]=$vtopts cfs[${#names[@]} - 1]=${vfs:-$fstype}
 	done
 done
 ncases=${#names[@]}
@@ -333,10 +352,10 @@ for i in $(seq 0 $((ncases - 1))); do
 		# ext4 mounted -t ext4 delays allocation; the --fstype ext2
 		# run mounts ext4 images -o nodelalloc (the tool's default for
 		# them is the delayed one)
-		[ "$driver/$fstype" = ext4/ext4 ] && dargs=(--delalloc)
-		[ "$driver/$fstype" = ext4/ext2 ] && dargs=(--no-delalloc)
+		[ "$driver/${cfs[$i]}" = ext4/ext4 ] && dargs=(--delalloc)
+		[ "$driver/${cfs[$i]}" = ext4/ext2 ] && dargs=(--no-delalloc)
 		"$tool" --policy "$policy" --block-colour "${colours[$i]}" --cpus "$cpus" \
-			--kernel "${tkernels[$i]:-${ORLOV_TOOL_KERNEL:-$ksource}}" --driver "$driver" "${dargs[@]}" \
+			--kernel "${tkernels[$i]:-$tkdefault}" --driver "$driver" "${dargs[@]}" \
 			--target "${target:-/}" "${targs[@]}" ${merges[$i]} \
 			${rotationals[$i]:+--rotational "${rotationals[$i]}"} ${topts[$i]:-} \
 			"$work/img/$n.T.img" "$src" >"$work/log/$n.tool" 2>&1
@@ -361,7 +380,7 @@ mo=$mextra
 # timer while the tree is written, only the sync's at the end.  Not
 # without a journal, where ext4 refuses the option.
 mount_of() {
-	local c= x=${kopts[$1]:-}
+	local c= x=${kopts[$1]:-} fstype=${cfs[$1]}
 	# (an image mounted -t ext2 runs without its journal, and ext4
 	# refuses commit= then)
 	[ "$kmode" = debian ] && [ "${journals[$1]}" = true ] &&
@@ -378,6 +397,12 @@ mount_of() {
 }
 boot_fail=false
 t_boot=$(date +%s)
+# seconds to reach the guest script (run-guest.sh adds to it for a big
+# initramfs) and for the whole boot: an arm64 guest has no firmware (QEMU
+# loads the Image itself) and was up in 3 to 20 s, done in at most 120
+# s, with every case of the corpus: a stalled boot is retried sooner
+btime=180 ttime=1500
+[ "$arch" = amd64 ] || btime=60 ttime=900
 for start in $(seq 0 "$batch" $((ncases - 1))); do
 	gs=$work/guest-$start.sh
 	disks=() picks=() xmem=0
@@ -479,9 +504,9 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 	} >"$gs"
 	[ ${#disks[@]} -gt 0 ] || continue
 	"$kt_here/run-guest.sh" -k "$kernel" -p "$work/payload" "${picks[@]}" -s "$gs" \
-		"${disks[@]}" "${kmargs[@]}" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
+		"${disks[@]}" "${kmargs[@]}" -A "$arch" -c "$qcpus" -r "$work/res" -o "$work/log/guest-$start.out" \
 		-x "$xmem" \
-		-l "$work/log/console-$start.log" -t 1500 -b 180
+		-l "$work/log/console-$start.log" -t "$ttime" -b "$btime"
 	grc=$?
 	[ $grc = 77 ] && exit 77
 	if [ $grc != 0 ]; then

@@ -19,6 +19,10 @@
 #                     (debian-kernel.sh --package), not the metapackage's
 #   ORLOV_TOOL_KERNEL the tool's --kernel in crosscheck.sh (default: the
 #                     line, 6.1 or 6.12), e.g. 6.1.170 for that package
+#   ORLOV_ARCH        the guest's architecture: amd64 (default;
+#                     qemu-system-x86_64) or arm64 (qemu-system-aarch64 -M
+#                     virt: Debian's arm64 kernel, debian mode only, with
+#                     the replayer cross-built and busybox-static:arm64)
 #   ORLOV_SKIP_KERNEL_TESTS=1  skip everything that boots QEMU (exit 77)
 
 export LC_ALL=C TZ=UTC
@@ -31,6 +35,18 @@ top_builddir=${top_builddir:-$top_srcdir}
 top_builddir=$(cd "$top_builddir" && pwd)
 ORLOV_CACHE=${ORLOV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/orlov-populate}
 export ORLOV_CACHE
+
+# kt_set_arch ARCH: the guest's architecture, its QEMU and that QEMU's package
+kt_set_arch() {
+	case $1 in
+	amd64) kt_qemu=qemu-system-x86_64 kt_qemu_pkg=qemu-system-x86 ;;
+	arm64) kt_qemu=qemu-system-aarch64 kt_qemu_pkg=qemu-system-arm ;;
+	*) echo "${0##*/}: error: architecture $1: amd64 or arm64" >&2; exit 1 ;;
+	esac
+	kt_arch=$1
+	export ORLOV_ARCH=$1
+}
+kt_set_arch "${ORLOV_ARCH:-amd64}"
 
 kt_log() { echo "${0##*/}: $*" >&2; }
 kt_die() { echo "${0##*/}: error: $*" >&2; exit 1; }
@@ -63,9 +79,9 @@ kt_install() {
 kt_require_qemu() {
 	[ "${ORLOV_SKIP_KERNEL_TESTS:-0}" = 0 ] ||
 		kt_skip "ORLOV_SKIP_KERNEL_TESTS is set"
-	kt_need qemu-system-x86_64 qemu-system-x86 || true
-	command -v qemu-system-x86_64 >/dev/null 2>&1 ||
-		kt_skip "qemu-system-x86_64 not available"
+	kt_need "$kt_qemu" "$kt_qemu_pkg" || true
+	command -v "$kt_qemu" >/dev/null 2>&1 ||
+		kt_skip "$kt_qemu not available"
 }
 
 # path of a static replay binary, building it if needed
@@ -90,6 +106,63 @@ kt_replay() {
 		mv -f "$out.tmp.$$" "$out"
 	fi
 	echo "$out"
+}
+
+# path of the replayer the guest runs: kt_replay's for amd64, for arm64 a
+# static one cross-built with aarch64-linux-gnu-gcc (the replayer needs
+# nothing but libc), cached by the source's hash
+kt_guest_replay() {
+	[ "$kt_arch" = arm64 ] || { kt_replay; return; }
+	local h out cc=aarch64-linux-gnu-gcc
+	h=$(sha256sum "$kt_here/replay.c" | cut -c1-16)
+	out=$ORLOV_CACHE/replay-arm64-$h
+	if [ ! -x "$out" ]; then
+		mkdir -p "$ORLOV_CACHE"
+		kt_need "$cc" gcc-aarch64-linux-gnu >&2 || true
+		"$cc" -static -O2 -Wall -Wextra -o "$out.tmp.$$" "$kt_here/replay.c" >&2 ||
+			kt_die "cannot build the arm64 replay (needs gcc-aarch64-linux-gnu and libc6-dev-arm64-cross)"
+		mv -f "$out.tmp.$$" "$out"
+	fi
+	echo "$out"
+}
+
+# path of a static busybox for the guest: the host's for amd64; for arm64
+# the busybox of busybox-static:arm64, downloaded once (apt-get download,
+# never installed) into $ORLOV_CACHE/busybox-arm64-VERSION
+kt_busybox() {
+	local b
+	if [ "$kt_arch" = amd64 ]; then
+		for b in /bin/busybox /usr/bin/busybox; do
+			if [ -x "$b" ] && file_is_static "$b" && "$b" --list 2>/dev/null | grep -qx sh; then
+				echo "$b"; return
+			fi
+		done
+		kt_install busybox-static >&2 || true
+		file_is_static /bin/busybox || kt_die "need a static busybox (apt-get install busybox-static)"
+		echo /bin/busybox
+		return
+	fi
+	local ver dir d old
+	ver=$(apt-cache policy busybox-static:arm64 2>/dev/null | sed -n 's/^ *Candidate: //p' | head -n1)
+	if [ -z "$ver" ] || [ "$ver" = "(none)" ]; then
+		# offline, or the architecture not added: a cached one
+		old=$(find "$ORLOV_CACHE" -mindepth 2 -maxdepth 2 -path '*/busybox-arm64-*/busybox' 2>/dev/null |
+			sort -V | tail -n1)
+		[ -n "$old" ] || kt_die "apt knows no busybox-static:arm64 (dpkg --add-architecture arm64; apt-get update) and none is cached"
+		echo "$old"; return
+	fi
+	dir=$ORLOV_CACHE/busybox-arm64-${ver//:/_}
+	if [ ! -x "$dir/busybox" ]; then
+		mkdir -p "$ORLOV_CACHE"
+		d=$(mktemp -d "$ORLOV_CACHE/busybox-arm64.tmp.XXXXXX") || kt_die "mktemp failed"
+		(cd "$d" && apt-get download "busybox-static:arm64=$ver") >"$d/apt.log" 2>&1 &&
+			dpkg-deb -x "$d"/busybox-static_*.deb "$d/root" ||
+			{ cat "$d/apt.log" >&2; rm -rf "$d"; kt_die "cannot download busybox-static:arm64=$ver"; }
+		mkdir -p "$dir"
+		cp "$d/root/bin/busybox" "$dir/busybox.tmp.$$" && mv -f "$dir/busybox.tmp.$$" "$dir/busybox"
+		rm -rf "$d"
+	fi
+	echo "$dir/busybox"
 }
 
 # path of the gentree generator, building it if needed
@@ -130,13 +203,15 @@ kt_kernel() {
 	fi
 	if [ "${ORLOV_KERNEL_MODE:-stock}" = debian ]; then
 		local d
-		d=$("$top_srcdir/kernel/debian-kernel.sh" \
+		d=$("$top_srcdir/kernel/debian-kernel.sh" --arch "$kt_arch" \
 			--line "${ORLOV_DEBIAN_LINE:-6.1}" \
 			${ORLOV_DEBIAN_PACKAGE:+--package "$ORLOV_DEBIAN_PACKAGE"}) &&
 			[ -f "$d/vmlinuz" ] ||
 			kt_die "cannot fetch Debian's kernel (kernel/debian-kernel.sh failed)"
 		echo "$d/vmlinuz"; return
 	fi
+	[ "$kt_arch" = amd64 ] ||
+		kt_die "ORLOV_ARCH=$kt_arch: only Debian's kernel (ORLOV_KERNEL_MODE=debian) is built for it"
 	local smp=
 	[ "${ORLOV_KERNEL_SMP:-0}" = 0 ] || smp=--smp
 	"$top_srcdir/kernel/build-kernel.sh" "--${ORLOV_KERNEL_MODE:-stock}" $smp \

@@ -8,7 +8,7 @@
 #   tests/kernel/run-guest.sh -k BZIMAGE -p PAYLOAD_DIR [-P NAME]... -s GUEST_SCRIPT
 #       [-d IMAGE]... [-o OUTFILE] [-t TIMEOUT_S] [-b BOOT_TIMEOUT_S]
 #       [-m MEM_MB] [-x EXTRA_MB] [-a EXTRA_CMDLINE] [-l CONSOLE_LOG] [-n TRIES]
-#       [-r RESULT_DIR [-R RESULT_MB]] [-c CPUS] [-M MODULES_DIR] [-i]
+#       [-r RESULT_DIR [-R RESULT_MB]] [-c CPUS] [-M MODULES_DIR] [-A ARCH] [-i]
 #
 #   -k  kernel (kernel/build-kernel.sh prints one)
 #   -p  directory copied to /payload in the guest (may be large)
@@ -51,6 +51,13 @@
 #       guest memory is 256 MiB larger, and the command line gets
 #       rootfstype=ramfs (such a kernel has CONFIG_TMPFS and would unpack
 #       the initramfs into a tmpfs capped at half the memory).
+#   -A  the guest's architecture (default $ORLOV_ARCH, else amd64): amd64
+#       boots qemu-system-x86_64 (console ttyS0); arm64 boots
+#       qemu-system-aarch64 -M virt -cpu cortex-a57 (console ttyAMA0, the
+#       PL011; no pointer authentication to emulate, which makes -cpu max
+#       slower under TCG) with an arm64 kernel Image (kernel/debian-kernel.sh
+#       --arch arm64), busybox-static:arm64 and the replayer cross-built
+#       (lib.sh: kt_busybox, kt_guest_replay)
 #   -i  interactive: serial console on this terminal (Ctrl-A X quits),
 #       no timeout, no retry, no output capture (see kernel/boot.sh --shell)
 #
@@ -66,7 +73,7 @@ conslog= tries=3 resdir= resmb=512 interactive=false cpus=1 xmem=0
 origs=()
 images=()
 moddir=
-while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:x:ih' opt; do
+while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:x:A:ih' opt; do
 	case $opt in
 	k) kernel=$OPTARG ;;
 	p) payload=$OPTARG ;;
@@ -86,7 +93,8 @@ while getopts 'k:p:P:s:d:o:t:b:m:a:l:n:r:R:c:M:x:ih' opt; do
 	i) interactive=true ;;
 	M) moddir=$OPTARG ;;
 	x) xmem=$OPTARG ;;
-	h) sed -n '3,60p' "$0"; exit 0 ;;
+	A) kt_set_arch "$OPTARG" ;;
+	h) sed -n '3,67p' "$0"; exit 0 ;;
 	*) exit 2 ;;
 	esac
 done
@@ -112,21 +120,10 @@ kt_require_qemu
 kt_need cpio cpio || true
 command -v cpio >/dev/null || kt_die "cpio missing"
 
-# static busybox
+# static busybox and replayer of the guest's architecture
 busybox=${BUSYBOX:-}
-if [ -z "$busybox" ]; then
-	for b in /bin/busybox /usr/bin/busybox; do
-		if [ -x "$b" ] && file_is_static "$b" && "$b" --list 2>/dev/null | grep -qx sh; then
-			busybox=$b; break
-		fi
-	done
-fi
-if [ -z "$busybox" ]; then
-	kt_install busybox-static || true
-	busybox=/bin/busybox
-	file_is_static "$busybox" || kt_die "need a static busybox (apt-get install busybox-static)"
-fi
-replay=$(kt_replay)
+[ -n "$busybox" ] || busybox=$(kt_busybox) || exit 1
+replay=$(kt_guest_replay) || exit 1
 
 work=$(kt_tmpdir)
 qpid=
@@ -286,17 +283,26 @@ if [ -n "$resdir" ]; then
 	drives+=(-drive "file=$resimg,format=raw,if=virtio,cache=writeback")
 fi
 serial=$work/serial.log
-# One socket per CPU: the kernel has no ACPI and finds CPUs in SeaBIOS's MP
-# table, which lists only the first CPU of each package (QEMU puts all
-# CPUs in one package by default).
-smp="$cpus,sockets=$cpus,cores=1,threads=1"
-cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
+if [ "$kt_arch" = amd64 ]; then
+	# One socket per CPU: the kernel has no ACPI and finds CPUs in
+	# SeaBIOS's MP table, which lists only the first CPU of each package
+	# (QEMU puts all CPUs in one package by default).
+	qemu=(qemu-system-x86_64 -accel tcg -nodefaults
+		-smp "$cpus,sockets=$cpus,cores=1,threads=1")
+	cmdline="console=ttyS0 tsc=reliable panic=-1 quiet${extra:+ $extra}"
+else
+	# the virt board's CPUs come from its device tree, all of them
+	# possible and online (nr_cpu_ids = CPUS)
+	qemu=(qemu-system-aarch64 -accel tcg -M virt -cpu cortex-a57 -nodefaults
+		-smp "$cpus")
+	cmdline="console=ttyAMA0 panic=-1 quiet${extra:+ $extra}"
+fi
 # rootfs is ramfs, as in the harness's own kernels (no CONFIG_TMPFS)
 [ -z "$moddir" ] || cmdline="$cmdline rootfstype=ramfs"
 
 if $interactive; then
-	qemu-system-x86_64 -accel tcg -nodefaults -nographic -no-reboot \
-		-smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
+	"${qemu[@]}" -nographic -no-reboot \
+		-m "$mem" -kernel "$kernel" -initrd "$initrd" -append "$cmdline" \
 		-serial mon:stdio "${drives[@]}"
 	exit $?
 fi
@@ -307,8 +313,8 @@ for try in $(seq 1 "$tries"); do
 	: >"$serial"
 	[ -n "$resdir" ] && { rm -f "$resimg"; truncate -s "${resmb}M" "$resimg"; }
 	t0=$(date +%s)
-	qemu-system-x86_64 -accel tcg -nodefaults -nographic -monitor none \
-		-no-reboot -smp "$smp" -m "$mem" -kernel "$kernel" -initrd "$initrd" \
+	"${qemu[@]}" -nographic -monitor none \
+		-no-reboot -m "$mem" -kernel "$kernel" -initrd "$initrd" \
 		-append "$cmdline" -serial "file:$serial" "${drives[@]}" \
 		</dev/null >"$work/qemu.out" 2>&1 &
 	qpid=$!

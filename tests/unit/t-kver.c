@@ -98,8 +98,8 @@ int main(void)
 {
 	static const char *const bad[] = {
 		"", "6", "6.", "6.1.", "6..1", "5.10", "6.0", "6.2", "6.7",
-		"6.11.5", "6.13", "7.0", "6.1x", "6.1.164x", "6.12-arm64",
-		"6.8-arm64", "6.1-arm", "6.1.-arm64", "6.8.13", "6.1.12345",
+		"6.11.5", "6.13", "7.0", "6.1x", "6.1.164x", "6.12-arm",
+		"6.8-arm64", "6.8.12-arm64", "6.1-arm", "6.1.-arm64", "6.8.13", "6.1.12345",
 		" 6.1", "6.1 ", "+6.1", "6.-1", "6.1.+2",
 	};
 	size_t i;
@@ -117,6 +117,8 @@ int main(void)
 	tap_ok(parses("6.1.300", KVER(6, 1, 255), 0), "6.1.300 clamps");
 	tap_ok(parses("6.1-arm64", KVER_REF_6_1, 1), "6.1-arm64");
 	tap_ok(parses("6.1.100-arm64", KVER(6, 1, 100), 1), "6.1.100-arm64");
+	tap_ok(parses("6.12-arm64", KVER_REF_6_12, 1), "6.12-arm64 is 6.12.118");
+	tap_ok(parses("6.12.100-arm64", KVER(6, 12, 100), 1), "6.12.100-arm64");
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		tap_ok(refused(bad[i]), "\"%s\" refused", bad[i]);
 	tap_ok(refused(NULL), "no string refused");
