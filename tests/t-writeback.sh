@@ -88,23 +88,43 @@ echo "pagerest: ok"
 
 # unwritten: on an ext4 image with dioread_nolock (the default mount's
 # from Linux 6.8 for blocks smaller than a page, always for 4 KiB blocks)
-# a file written back in part while being written is mapped to unwritten
-# extents, converted when the writes complete, which is not modelled: one
-# warning naming the file on 6.8 and 6.12, none on 6.1 (1 KiB blocks:
-# no dioread_nolock there)
+# the writeback maps delayed data to unwritten extents, converted when the
+# writes complete: a file written back in part while being written has
+# its first extents converted before the rest is mapped (model/write.h).
+# Modelled: no warning, no unwritten extent left, on every kernel.
 for k in 6.1 6.8 6.12; do
 	t_mkimage "$T_TMP/u.img" 6M -t ext4 -b 1024 -N 64
 	"$ORLOV_POPULATE" -q --driver ext4 --delalloc --cpus 2 --kernel $k \
 		"$T_TMP/u.img" "$T_TMP/half" 2>"$T_TMP/u.err" ||
 		{ cat "$T_TMP/u.err" >&2; t_fail "unwritten $k: exit status"; }
 	t_fsck "$T_TMP/u.img"
+	[ ! -s "$T_TMP/u.err" ] || { cat "$T_TMP/u.err" >&2; t_fail "unwritten $k: a warning"; }
+	"$ORLOV_LAYOUT" dump "$T_TMP/u.img" >"$T_TMP/u.dump"
+	! grep -q ' unwritten=' "$T_TMP/u.dump" ||
+		t_fail "unwritten $k: an extent left unwritten: $(grep ' unwritten=' "$T_TMP/u.dump")"
+done
+# What is then written without delay (one file filling the free space but
+# 200 blocks: written back 4 times, its last blocks past the watermark) is
+# mapped unwritten at write_begin, next to converted extents, which is
+# not modelled: one warning naming the file on 6.12, none on 6.1 (1 KiB
+# blocks: no dioread_nolock there)
+mkdir -p "$T_TMP/fill1"
+t_mkimage "$T_TMP/u.img" 6M -t ext4 -b 1024 -N 64
+free=$(dumpe2fs -h "$T_TMP/u.img" 2>/dev/null | sed -n 's/^Free blocks: *//p')
+head -c $(( (free - 200) * 1024 )) /dev/zero | tr '\0' f >"$T_TMP/fill1/f"
+for k in 6.1 6.12; do
+	t_mkimage "$T_TMP/u.img" 6M -t ext4 -b 1024 -N 64
+	"$ORLOV_POPULATE" -q --driver ext4 --delalloc --cpus 2 --kernel $k \
+		"$T_TMP/u.img" "$T_TMP/fill1" 2>"$T_TMP/u.err" ||
+		{ cat "$T_TMP/u.err" >&2; t_fail "fill1 $k: exit status"; }
+	t_fsck "$T_TMP/u.img"
 	if [ $k = 6.1 ]; then
-		[ ! -s "$T_TMP/u.err" ] || { cat "$T_TMP/u.err" >&2; t_fail "unwritten 6.1: a warning"; }
+		[ ! -s "$T_TMP/u.err" ] || { cat "$T_TMP/u.err" >&2; t_fail "fill1 6.1: a warning"; }
 	else
 		[ "$(wc -l <"$T_TMP/u.err")" = 1 ] &&
-			grep -q "^orlov-populate: warning: delayed data of $T_TMP/half/d was written back while the file was being written: .* which orlov-populate does not model" "$T_TMP/u.err" ||
-			{ cat "$T_TMP/u.err" >&2; t_fail "unwritten $k: the warning"; }
+			grep -q "^orlov-populate: warning: delayed data of $T_TMP/fill1/f was written back while the file was being written, and the rest written without delay: .* which orlov-populate does not model" "$T_TMP/u.err" ||
+			{ cat "$T_TMP/u.err" >&2; t_fail "fill1 $k: the warning"; }
 	fi
 done
-echo "unwritten: ok: warned on 6.8 and 6.12, not on 6.1"
+echo "unwritten: ok: converted on 6.8 and 6.12; warned on 6.12 for what follows without delay"
 exit 0

@@ -96,11 +96,11 @@ int main(int argc, char **argv)
 			res.setid_first ? res.setid_first : "?");
 	if (res.unwritten_at)
 		fprintf(stderr, "%s: warning: delayed data of %s was written back "
-			"while the file was being written: ext4 maps it to "
-			"unwritten extents that it converts when their writes "
-			"complete, which orlov-populate does not model; the layout "
-			"from there on is not necessarily the kernel's\n", prog,
-			res.unwritten_at);
+			"while the file was being written, and the rest written "
+			"without delay: ext4 maps that to unwritten extents at "
+			"write time, which orlov-populate does not model; the "
+			"layout from there on is not necessarily the kernel's\n",
+			prog, res.unwritten_at);
 	populate_result_free(&res);
 	options_free(&o);
 	return 0;

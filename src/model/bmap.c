@@ -116,6 +116,21 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	return err;
 }
 
+errcode_t bmap_writes_done(struct fs_state *fs, struct ifile *f)
+{
+	struct ext_mb m = { fs, &f->mb, f->ino };
+	struct ext_alloc_ops ops;
+	errcode_t err;
+
+	if (!f->extents || fs->driver != ALLOC_EXT4)
+		return 0;
+	ext_mb_ops(&m, &ops);
+	f->ext.nblocks = f->nblocks;
+	err = ext4_ext_convert_unwritten(&f->ext, &ops);
+	f->nblocks = f->ext.nblocks;
+	return err;
+}
+
 /* ext2_block_to_path: offsets of the pointers on the way to @i_block and
  * how many pointers remain after it in its last block. */
 static int ext2_block_to_path(uint32_t apb, uint32_t i_block,

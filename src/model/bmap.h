@@ -81,6 +81,11 @@ errcode_t bmap_map_blocks(struct fs_state *fs, struct ifile *f, int is_reg,
 			  uint32_t iblock, uint32_t len, fsblk_t *phys,
 			  uint32_t *got);
 
+/* The writes of @f's writeback complete: its unwritten extents
+ * converted (ext4_ext_convert_unwritten; nothing for a block-mapped
+ * file). */
+errcode_t bmap_writes_done(struct fs_state *fs, struct ifile *f);
+
 /* Look up without allocating: 0 in *phys for a hole. */
 void bmap_lookup(const struct fs_state *fs, const struct ifile *f,
 		 uint32_t iblock, fsblk_t *phys);

@@ -254,6 +254,8 @@ static errcode_t writeback_closed(struct fs_state *fs, struct delayed *d,
 	d->f->mb.i_size = d->size;
 	d->f->mb.closed = 1;
 	err = writeback_file(fs, d, d->f, sink);
+	if (!err)
+		err = bmap_writes_done(fs, d->f);
 	ext4_discard_preallocations(fs, &d->f->mb);
 	return err ? err : sink->file_done(sink->ctx, d);
 }
@@ -383,6 +385,8 @@ errcode_t ext4_writeback_cur(struct fs_state *fs, struct delalloc *da,
 
 	cur->mb.i_size = isize;
 	err = writeback_file(fs, d, cur, sink);
+	if (!err)
+		err = bmap_writes_done(fs, cur);
 	d->nrun = 0;
 	d->n = 0;
 	return err;

@@ -124,6 +124,9 @@ struct pop_data {
 	struct strbuf note;	/* the file being written's */
 	struct src_reread rr;
 	struct wb_ahead *ahead;	/* while a writeback runs, or NULL */
+	/* the last file written back in part while being written, on a
+	 * dioread_nolock mount (0: none) */
+	uint32_t pushed_ino;
 	/* a delayed file's data read now (a block ext4_nonda_switch writes
 	 * at once): @chunk holds [chunk_off, chunk_off + chunk_len) of
 	 * the file being written */

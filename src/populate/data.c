@@ -264,12 +264,13 @@ static errcode_t writeback_now(struct pop_ctx *c, const struct src_entry *e,
 	sink.ctx = c;
 	/* Part of this file is written back now, the rest later: with
 	 * dioread_nolock its extents are unwritten until their writes
-	 * complete, and whether the later ones can merge with the earlier
-	 * ones depends on when that was (6.12.118: an extent-tree block
-	 * taken and freed again in e1k-fill-ssd). */
-	if (f->extents && delalloc_cur(&c->data.da)->n && !c->res->unwritten_at &&
+	 * complete (model/write.h), converted here, before the rest is
+	 * mapped.  What ext4_nonda_switch then writes without delay is
+	 * mapped unwritten at write_begin (ext4_get_block_unwritten) next
+	 * to them, which is not modelled: put_block warns. */
+	if (f->extents && delalloc_cur(&c->data.da)->n &&
 	    kver_dioread_nolock(c->fs.kver, c->fs.g.block_size))
-		c->res->unwritten_at = source_path(c, e->path);
+		c->data.pushed_ino = f->ino;
 	if (!err)
 		err = writeback_all(c, f, isize, &sink);
 	if (!err)
@@ -335,6 +336,8 @@ static errcode_t put_block(struct pop_ctx *c, const struct src_entry *e,
 		}
 		if (!nonda)
 			return delay_block(c, e, lb);
+		if (f->ino == c->data.pushed_ino && !c->res->unwritten_at)
+			c->res->unwritten_at = source_path(c, e->path);
 		err = block_now(c, e, lb, &blk);
 		if (err)
 			return err;

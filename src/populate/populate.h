@@ -25,7 +25,9 @@ struct populate_result {
 	 * space and was written back there, as ext4_nonda_switch does. */
 	unsigned int writebacks;
 	/* The first file written back in part while it was being written,
-	 * under dioread_nolock (not modelled: see data.c), or NULL. */
+	 * under dioread_nolock, whose later blocks were then written without
+	 * delay (unwritten extents at write_begin: not modelled, see
+	 * data.c), or NULL. */
 	char *unwritten_at;
 	/* No mount table to check IMAGE against (warned about, as mke2fs). */
 	int mount_unknown;

@@ -656,13 +656,18 @@ for i in $(seq 0 $((ncases - 1))); do
 		failed=$((failed + 1))
 		continue
 	fi
+	why=${measureds[$i]}
+	case $why in
+	"@$ksource/${cfs[$i]} "*) why=${why#* } ;;
+	@*) why= ;;
+	esac
 	if [ $lrc = 0 ]; then
 		echo "ok $num - $n ${p:-?}/${si:-?}/${sb:-?}"
 	elif $measure && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
 		echo "ok $num - $n $p/$si/$sb # measured"
-	elif [ -n "${measureds[$i]}" ] && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
+	elif [ -n "$why" ] && [ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
 		# cases.list says what the model does not do yet here
-		echo "ok $num - $n $p/$si/$sb # measured: ${measureds[$i]}"
+		echo "ok $num - $n $p/$si/$sb # measured: $why"
 	elif grep -q 'which orlov-populate does not model' "$work/log/$n.tool" &&
 		[ -n "$p" ] && [ -n "$si" ] && [ -n "$sb" ]; then
 		# the tool warns that what follows is not modelled

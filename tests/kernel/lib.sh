@@ -322,6 +322,9 @@ kt_read_cases() {
 			targetacl=base|targetacl=named) targetacl=${o#targetacl=} ;;
 			heavy) isheavy=true ;;
 			measured=?*) measured=${o#measured=} ;;
+			# only on one kernel line and mount: "@LINE/FSTYPE WHY"
+			measured@*/*=?*) measured="@${o%%=*} ${o#*=}"
+				measured=${measured/@measured@/@} ;;
 			rotational=no) rotational=no ;;
 			shm) shm=true ;;
 			topdir) topdir=true ;;

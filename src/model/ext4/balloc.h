@@ -17,6 +17,10 @@ struct ext_fs {
 	 * int holds 1 << g.log_groups_per_flex */
 	uint32_t flex_size;
 	int delalloc;		/* mounted with delayed allocation */
+	/* ext4_writepages on a dioread_nolock mount
+	 * (EXT4_GET_BLOCKS_IO_CREATE_EXT): a regular file's new extents
+	 * are unwritten until their writes complete */
+	int unwritten;
 	unsigned int colour;	/* the writer's pid % 16 */
 };
 

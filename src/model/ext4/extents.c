@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "model/ext4/extents_tree.h"
+#include "model/kver.h"
 #include "lib/orlov_err.h"
 
 /* ext4_ext_find_goal: where the extent in the path would put @block if the
@@ -572,6 +573,7 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	struct ext3_extent newex;
 	uint64_t newblock;
 	uint32_t n;
+	int uw = fs->unwritten && t->is_reg;
 	errcode_t err;
 
 	ar.lleft = lblk;
@@ -582,6 +584,8 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 		return err;
 	if (len > EXT_INIT_MAX_LEN)
 		len = EXT_INIT_MAX_LEN;
+	if (uw && len > EXT_UNINIT_MAX_LEN)
+		len = EXT_UNINIT_MAX_LEN;
 	ar.len = ext4_ext_check_overlap(path, lblk, len);
 	ar.goal = ext4_ext_find_goal(t, fs, path, lblk);
 	err = ops->data(ops->ctx, &ar, &newblock, &n);
@@ -592,7 +596,7 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	memset(&newex, 0, sizeof(newex));
 	newex.ee_block = ext2fs_cpu_to_le32(lblk);
 	ee_store_pblock(&newex, newblock);
-	set_len(&newex, n, 0);
+	set_len(&newex, n, uw);
 	t->nblocks += n;
 	err = ext4_ext_insert_extent(t, fs, ops, path, &newex);
 	if (err) {
@@ -603,6 +607,43 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	}
 	*phys = newblock;
 	*got = n;
+	return 0;
+}
+
+errcode_t ext4_ext_convert_unwritten(struct ext_tree *t,
+				     const struct ext_alloc_ops *ops)
+{
+	struct ext_path path[EXT_PATH_LEN];
+	uint64_t lblk = 0, p;
+	uint32_t next;
+	errcode_t err;
+
+	while (lblk < EXT_MAX_BLOCKS) {
+		struct ext3_extent *ex;
+
+		err = ext4_find_extent(t, (uint32_t)lblk, path);
+		if (err)
+			return err;
+		ex = path[path[0].depth].ext;
+		if (!ex)
+			return 0;
+		if (lblk >= ee_block(ex) && lblk - ee_block(ex) < ee_len(ex)) {
+			if (ee_unwritten(ex)) {
+				/* looked up again: merged, it may be
+				 * elsewhere now */
+				set_len(ex, ee_len(ex), 0);
+				ext4_ext_try_to_merge(t, ops, path, ex);
+				continue;
+			}
+			lblk = (uint64_t)ee_block(ex) + ee_len(ex);
+			continue;
+		}
+		next = (uint32_t)lblk;
+		err = ext4_ext_search_right(t, path, &next, &p);
+		if (err || !p)
+			return err;
+		lblk = next;
+	}
 	return 0;
 }
 
@@ -693,5 +734,7 @@ void ext_fs_of(struct ext_fs *e, const struct fs_state *fs,
 	e->g = fs->g;
 	e->flex_size = flex_size ? flex_size : 1;
 	e->delalloc = fs->driver == ALLOC_EXT4 && fs->mb->delalloc;
+	e->unwritten = e->delalloc && fs->mb->writeback &&
+		       kver_dioread_nolock(fs->kver, fs->g.block_size);
 	e->colour = fs->colour;
 }

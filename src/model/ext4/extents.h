@@ -115,6 +115,15 @@ errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx);
  * (mpage_map_one_extent).  *phys is the first block, *got how many
  * (contiguous, at least one).  Mapped blocks are returned as they are.
  */
+/*
+ * The writes of a file's writeback complete (ext4_end_io, its extents'
+ * conversion): each unwritten extent, front to back, made initialized
+ * (ext4_convert_unwritten_extents_endio) and merged with its neighbours,
+ * a tree of one leaf that then fits folded back into the inode
+ * (ext4_ext_try_to_merge), its block released.
+ */
+errcode_t ext4_ext_convert_unwritten(struct ext_tree *t,
+				     const struct ext_alloc_ops *ops);
 errcode_t ext4_ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
 			      const struct ext_alloc_ops *ops, uint32_t lblk,
 			      uint32_t len, uint64_t *phys, uint32_t *got);
