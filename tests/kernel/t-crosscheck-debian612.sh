@@ -14,11 +14,13 @@
 # non-rotational disk (e1k-fill-ssd).  Mounted -t ext2 (-o nodelalloc for
 # the ext4 image), then -t ext4 (delayed allocation), with ext4's
 # tracepoints compared record for record in both.  Every case identical,
-# but e1k-fill-ssd under -t ext4, measured: a file written back in part
-# while being written, to unwritten extents on this kernel (1 KiB blocks
-# get dioread_nolock from 6.8 on), which the tool warns it does not model
-# (6.12.118: an extent-tree block taken and freed again, 87.7 % of the
-# blocks); the whole corpus was checked by hand the same way.
+# but e1k-fill-ssd under -t ext4, measured (cases.list): a file written
+# back in part while being written, to unwritten extents on this kernel
+# (1 KiB blocks get dioread_nolock from 6.8 on), converted when the writes
+# complete, an extent-tree block taken and freed again as the tool does,
+# but in about half of the boots ext4's end_io worker converts part of
+# them before the writeback maps the rest (a second tree block, 87.7 % of
+# the blocks); the whole corpus was checked by hand the same way.
 # The -t ext2 run also mounts, in the same boots: b1k-fill, u1k-big-ext3
 # and e1k-fill-ssd -o mb_optimize_scan=0 against the tool's
 # --mb-optimize-scan no (CASE-linear), and b1k-fill on a non-rotational
