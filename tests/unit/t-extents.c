@@ -481,6 +481,48 @@ static void test_merge_up(struct fake *f)
 	ext_tree_release(&t);
 }
 
+/* ext4's writeback on a dioread_nolock mount: a new extent is unwritten,
+ * so it does not merge with the written one it continues; a fifth extent
+ * grows the tree; once the writes complete the conversion merges them and
+ * folds the tree back into the inode, giving its block back. */
+static void test_convert(struct fake *f)
+{
+	struct ext_alloc_ops o = ops_of(f);
+	struct ext_fs uw = fs1k;
+	struct ext_tree t;
+	struct ext3_extent ex;
+	uint64_t g, leaf;
+	int i, unwritten = 0;
+
+	uw.unwritten = 1;
+	fake_init(f, 1, 0);
+	ext4_ext_tree_init(&t, 1024, 0, 1);
+	g = map1(&t, &fs1k, &o, 0);
+	map1(&t, &fs1k, &o, 2);
+	map1(&t, &fs1k, &o, 4);
+	map1(&t, &fs1k, &o, 6);
+	is_int(eh_entries(root_hdr(&t)), 4, "four written extents, the root full");
+	f->nlog = 0;
+	is_int(map1(&t, &uw, &o, 7), g + 7, "block 7 right after block 6");
+	tap_ok(f->nlog == 2 && f->log[1].kind == 'm',
+	       "unwritten, it does not merge: the tree grew");
+	leaf = f->log[1].got;
+	is_int(ext_tree_depth(&t), 1, "depth 1");
+	tap_ok(nth_extent(&t, 4, &ex) && ee_unwritten(&ex) && ee_block(&ex) == 7,
+	       "the fifth extent, unwritten");
+	f->nreleased = 0;
+	is_int(ext4_ext_convert_unwritten(&t, &o), 0, "the writes complete");
+	is_int(ext_tree_depth(&t), 0, "merged, the tree folded back");
+	tap_ok(f->nreleased == 1 && f->released[0] == leaf, "its leaf given back");
+	tap_ok(nth_extent(&t, 3, &ex) && ee_block(&ex) == 6 && ee_len(&ex) == 2 &&
+	       !ee_unwritten(&ex), "the last extent: blocks 6 and 7, written");
+	for (i = 0; nth_extent(&t, (unsigned int)i, &ex); i++)
+		unwritten += ee_unwritten(&ex);
+	is_int(unwritten, 0, "nothing left unwritten");
+	is_int(t.nblocks, 5, "five data blocks held");
+	ext_tree_release(&t);
+}
+
 /* Two trees hold the same bytes, root and blocks. */
 static int same_trees(const struct ext_tree *a, const struct ext_tree *b)
 {
@@ -651,6 +693,7 @@ int main(void)
 	test_split(f);
 	test_grow_depth2(f);
 	test_merge_up(f);
+	test_convert(f);
 	test_load(f);
 	test_sizes();
 	test_mballoc();
