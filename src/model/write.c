@@ -265,6 +265,21 @@ void ext4_writeback_begin(struct fs_state *fs)
 	fs->mb->writeback = 1;
 }
 
+/* A record's first four numbers (flags, inode, i_size, runs) into @v:
+ * the bytes they take, 0 when @p (@len bytes) ends before them, SIZE_MAX
+ * when one is no number. */
+static size_t record_head(const unsigned char *p, size_t len, uint64_t v[4])
+{
+	size_t k, at = 0, i;
+
+	for (i = 0; i < 4; i++, at += k) {
+		k = get_num(p + at, len - at, &v[i]);
+		if (!k || k == SIZE_MAX)
+			return k;
+	}
+	return at;
+}
+
 /* The record at @p into @da->wb and *flags: *used its bytes, 0 when @p
  * ends before it does. */
 static errcode_t record_read(struct delalloc *da, const unsigned char *p,
@@ -272,16 +287,13 @@ static errcode_t record_read(struct delalloc *da, const unsigned char *p,
 {
 	struct delayed *d = &da->wb;
 	uint64_t v[4], end = 0, gap = 0, n = 0, note = 0;
-	size_t k, at = 0, i;
+	size_t k, at = record_head(p, len, v), i;
 
 	*used = 0;
-	for (i = 0; i < 4; i++, at += k) {
-		k = get_num(p + at, len - at, &v[i]);
-		if (k == SIZE_MAX)
-			return EINVAL;
-		if (!k)
-			return 0;
-	}
+	if (at == SIZE_MAX)
+		return EINVAL;
+	if (!at)
+		return 0;
 	if (v[0] & ~(uint64_t)REC_FLAGS || !v[1] || v[1] > UINT32_MAX)
 		return EINVAL;
 	/* two bytes a run at least: no room taken for a record not all
@@ -408,17 +420,14 @@ errcode_t delalloc_record_note(const unsigned char *p, size_t len,
 			       size_t *used, const unsigned char **note,
 			       size_t *note_len, uint64_t *size)
 {
-	uint64_t v[4], x;
-	size_t k, at = 0, i;
+	uint64_t v[4], x = 0;
+	size_t k, at = record_head(p, len, v), i;
 
 	*used = 0;
-	for (i = 0; i < 4; i++, at += k) {
-		k = get_num(p + at, len - at, &v[i]);
-		if (k == SIZE_MAX)
-			return EINVAL;
-		if (!k)
-			return 0;
-	}
+	if (at == SIZE_MAX)
+		return EINVAL;
+	if (!at)
+		return 0;
 	if (v[3] > (len - at) / 2)
 		return 0;
 	/* each run's two numbers, then the note's length */

@@ -101,25 +101,6 @@ static errcode_t open_host(struct src_reread *r, const struct src_note_id *id,
 	return 0;
 }
 
-static errcode_t read_host(int fd, unsigned char *p, size_t len, uint64_t off)
-{
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return (errcode_t)errno;
-		}
-		if (n == 0)
-			return ORLOV_ERR_SOURCE_CHANGED;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
-}
-
 /* @note made current: its path kept for messages, its file opened. */
 static errcode_t switch_to(struct src_reread *r, const void *note, size_t nlen,
 			   struct src_note_id *id)
@@ -169,7 +150,7 @@ errcode_t src_reread(struct src_reread *r, const void *note, size_t nlen,
 		return 0;
 	if (r->src->tar)
 		return tar_reread(r->src->tar, id.ino, buf, have, off);
-	return read_host(r->fd, buf, have, off);
+	return walk_pread(r->fd, buf, have, off);
 }
 
 void src_reread_end(struct src_reread *r)

@@ -172,10 +172,15 @@ static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
 		return 0;
 	}
 	err = host_open(e);
-	if (err)
-		return err;
+	return err ? err : walk_pread(h->fd, p, len, off);
+}
+
+errcode_t walk_pread(int fd, void *buf, size_t len, uint64_t off)
+{
+	char *p = buf;
+
 	while (len) {
-		ssize_t n = pread(h->fd, p, len, (off_t)off);
+		ssize_t n = pread(fd, p, len, (off_t)off);
 
 		if (n < 0) {
 			if (errno == EINTR)

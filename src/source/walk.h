@@ -155,6 +155,10 @@ errcode_t walk_read_names(int dirfd, struct walk_names *ns);
 errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
 			 int flags, int *out);
 
+/* All @len bytes at @off of the source file open as @fd;
+ * ORLOV_ERR_SOURCE_CHANGED when it ends before them. */
+errcode_t walk_pread(int fd, void *buf, size_t len, uint64_t off);
+
 /* @st's allocated blocks cover its size: a check that only bounds the
  * blocks a file takes (the check pass) may count every block below its
  * size without asking where its holes are (a hole only makes them fewer),
