@@ -39,20 +39,7 @@ errcode_t spill_open(int *fd, const char *what)
 
 errcode_t spill_read(int fd, void *buf, size_t len, uint64_t off)
 {
-	char *p = buf;
-
-	while (len) {
-		ssize_t r = pread(fd, p, len, (off_t)off);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return r < 0 ? (errcode_t)errno : EIO;
-		p += r;
-		off += (uint64_t)r;
-		len -= (size_t)r;
-	}
-	return 0;
+	return pread_all(fd, buf, len, off, EIO);
 }
 
 errcode_t spill_write(int fd, const void *buf, size_t len, uint64_t off)

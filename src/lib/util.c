@@ -292,6 +292,25 @@ void fput_json(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+errcode_t pread_all(int fd, void *buf, size_t len, uint64_t off,
+		    errcode_t at_end)
+{
+	char *p = buf;
+
+	while (len) {
+		ssize_t r = pread(fd, p, len, (off_t)off);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return r < 0 ? (errcode_t)errno : at_end;
+		p += r;
+		off += (uint64_t)r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
 errcode_t pwrite_all(int fd, const void *buf, size_t len, off_t off)
 {
 	const char *p = buf;

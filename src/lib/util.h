@@ -71,6 +71,10 @@ errcode_t grow_array(void *arr, size_t *cap, size_t need, size_t size,
 
 /* All @len bytes of @buf to @fd at @off. */
 errcode_t pwrite_all(int fd, const void *buf, size_t len, off_t off);
+/* All @len bytes at @off, or an error: @at_end when the file ends
+ * before them. */
+errcode_t pread_all(int fd, void *buf, size_t len, uint64_t off,
+		    errcode_t at_end);
 
 /* Parse an unsigned decimal number (digits only: a leading 0 is no
  * octal, 0x no hex) of at most @max; ORLOV_ERR_USAGE when malformed. */

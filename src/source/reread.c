@@ -55,23 +55,27 @@ static errcode_t open_dir(struct src_reread *r, const char *path, size_t dlen)
 	return 0;
 }
 
-static int same_time(const struct timespec *ts, int64_t sec, uint32_t ns)
-{
-	return ts->tv_sec == sec && (uint32_t)ts->tv_nsec == ns;
-}
-
 /* The host file @id names at @path below the source root, as the walk
- * saw it: never through a final symlink, the same inode, size and times
- * (a file written since then has another ctime). */
+ * saw it (walk_open_unchanged): a file written since then has another
+ * ctime. */
 static errcode_t open_host(struct src_reread *r, const struct src_note_id *id,
 			   const char *path)
 {
-	int flags = O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | O_CLOEXEC;
 	const char *slash = strrchr(path, '/');
 	const char *name = slash ? slash + 1 : path;
 	struct stat st;
 	errcode_t err;
 	int at;
+
+	memset(&st, 0, sizeof(st));
+	st.st_dev = (dev_t)id->dev;
+	st.st_ino = (ino_t)id->ino;
+	st.st_mode = S_IFREG;
+	st.st_size = (off_t)id->size;
+	st.st_mtim.tv_sec = (time_t)id->mtime;
+	st.st_mtim.tv_nsec = (long)id->mtime_ns;
+	st.st_ctim.tv_sec = (time_t)id->ctime;
+	st.st_ctim.tv_nsec = (long)id->ctime_ns;
 
 	if (r->root < 0) {
 		r->root = open(r->src->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -85,20 +89,9 @@ static errcode_t open_host(struct src_reread *r, const struct src_note_id *id,
 			return err;
 		at = r->dir;
 	}
-	r->fd = openat(at, name, flags | O_NOATIME);
-	if (r->fd < 0 && errno == EPERM)
-		r->fd = openat(at, name, flags);
-	if (r->fd < 0)
-		return errno == ENOENT || errno == ELOOP || errno == ENOTDIR ||
-		       errno == ENXIO ? ORLOV_ERR_SOURCE_CHANGED : (errcode_t)errno;
-	if (fstat(r->fd, &st))
-		return (errcode_t)errno;
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_dev != id->dev ||
-	    (uint64_t)st.st_ino != id->ino || (uint64_t)st.st_size != id->size ||
-	    !same_time(&st.st_mtim, id->mtime, id->mtime_ns) ||
-	    !same_time(&st.st_ctim, id->ctime, id->ctime_ns))
-		return ORLOV_ERR_SOURCE_CHANGED;
-	return 0;
+	err = walk_open_unchanged(at, name, &st, &r->fd);
+	/* gone since the walk saw it */
+	return err == ENOENT ? ORLOV_ERR_SOURCE_CHANGED : err;
 }
 
 /* @note made current: its path kept for messages, its file opened. */
@@ -150,7 +143,7 @@ errcode_t src_reread(struct src_reread *r, const void *note, size_t nlen,
 		return 0;
 	if (r->src->tar)
 		return tar_reread(r->src->tar, id.ino, buf, have, off);
-	return walk_pread(r->fd, buf, have, off);
+	return pread_all(r->fd, buf, have, off, ORLOV_ERR_SOURCE_CHANGED);
 }
 
 void src_reread_end(struct src_reread *r)

@@ -82,8 +82,14 @@ static int open_nofollow(int dirfd, const char *name, int flags)
 	return fd;
 }
 
-errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
-			 int flags, int *out)
+static int same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+/* walk_open_same, with @times: walk_open_unchanged. */
+static errcode_t open_same(int dirfd, const char *name, const struct stat *st,
+			   int flags, int times, int *out)
 {
 	struct stat now;
 	int fd = open_nofollow(dirfd, name, flags);
@@ -94,12 +100,26 @@ errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
 	if (fstat(fd, &now) || now.st_dev != st->st_dev ||
 	    now.st_ino != st->st_ino ||
 	    (now.st_mode & S_IFMT) != (st->st_mode & S_IFMT) ||
-	    (S_ISREG(st->st_mode) && now.st_size != st->st_size)) {
+	    (S_ISREG(st->st_mode) && now.st_size != st->st_size) ||
+	    (times && (!same_time(&now.st_mtim, &st->st_mtim) ||
+		       !same_time(&now.st_ctim, &st->st_ctim)))) {
 		close(fd);
 		return ORLOV_ERR_SOURCE_CHANGED;
 	}
 	*out = fd;
 	return 0;
+}
+
+errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
+			 int flags, int *out)
+{
+	return open_same(dirfd, name, st, flags, 0, out);
+}
+
+errcode_t walk_open_unchanged(int dirfd, const char *name,
+			      const struct stat *st, int *out)
+{
+	return open_same(dirfd, name, st, 0, 1, out);
 }
 
 static errcode_t host_open(const struct src_entry *e)
@@ -162,7 +182,6 @@ static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
 			   uint64_t off)
 {
 	struct host_file *h = e->priv;
-	char *p = buf;
 	errcode_t err;
 
 	if (!__atomic_load_n(h->reads_data, __ATOMIC_RELAXED))
@@ -172,28 +191,8 @@ static errcode_t host_read(const struct src_entry *e, void *buf, size_t len,
 		return 0;
 	}
 	err = host_open(e);
-	return err ? err : walk_pread(h->fd, p, len, off);
-}
-
-errcode_t walk_pread(int fd, void *buf, size_t len, uint64_t off)
-{
-	char *p = buf;
-
-	while (len) {
-		ssize_t n = pread(fd, p, len, (off_t)off);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return (errcode_t)errno;
-		}
-		if (n == 0)
-			return ORLOV_ERR_SOURCE_CHANGED;
-		p += n;
-		len -= (size_t)n;
-		off += (uint64_t)n;
-	}
-	return 0;
+	return err ? err :
+	       pread_all(h->fd, buf, len, off, ORLOV_ERR_SOURCE_CHANGED);
 }
 
 /* Read through our descriptor (not the reader thread's copy, taken

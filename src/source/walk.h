@@ -154,10 +154,10 @@ errcode_t walk_read_names(int dirfd, struct walk_names *ns);
  * and a regular file's size; ORLOV_ERR_SOURCE_CHANGED when not. */
 errcode_t walk_open_same(int dirfd, const char *name, const struct stat *st,
 			 int flags, int *out);
-
-/* All @len bytes at @off of the source file open as @fd;
- * ORLOV_ERR_SOURCE_CHANGED when it ends before them. */
-errcode_t walk_pread(int fd, void *buf, size_t len, uint64_t off);
+/* walk_open_same of a regular file, which must not have been written
+ * since @st either: the same modification and change times. */
+errcode_t walk_open_unchanged(int dirfd, const char *name,
+			      const struct stat *st, int *out);
 
 /* @st's allocated blocks cover its size: a check that only bounds the
  * blocks a file takes (the check pass) may count every block below its
