@@ -280,13 +280,32 @@ static size_t record_head(const unsigned char *p, size_t len, uint64_t v[4])
 	return at;
 }
 
+/* A record's note, its length at @at of @p (@len bytes): the end of the
+ * record, 0 when @p ends before it, SIZE_MAX when the length is no
+ * number. */
+static size_t record_note(const unsigned char *p, size_t len, size_t at,
+			  const unsigned char **note, size_t *note_len)
+{
+	uint64_t x;
+	size_t k = get_num(p + at, len - at, &x);
+
+	if (!k || k == SIZE_MAX)
+		return k;
+	at += k;
+	if (x > len - at)
+		return 0;
+	*note = p + at;
+	*note_len = (size_t)x;
+	return at + (size_t)x;
+}
+
 /* The record at @p into @da->wb and *flags: *used its bytes, 0 when @p
  * ends before it does. */
 static errcode_t record_read(struct delalloc *da, const unsigned char *p,
 			     size_t len, size_t *used, unsigned int *flags)
 {
 	struct delayed *d = &da->wb;
-	uint64_t v[4], end = 0, gap = 0, n = 0, note = 0;
+	uint64_t v[4], end = 0, gap = 0, n = 0;
 	size_t k, at = record_head(p, len, v), i;
 
 	*used = 0;
@@ -320,15 +339,11 @@ static errcode_t record_read(struct delalloc *da, const unsigned char *p,
 		end += gap + n;
 		d->n += n;
 	}
-	k = get_num(p + at, len - at, &note);
-	if (k == SIZE_MAX)
+	at = record_note(p, len, at, &d->note, &d->note_len);
+	if (at == SIZE_MAX)
 		return EINVAL;
-	if (!k || note > len - at - k)
+	if (!at)
 		return 0;
-	at += k;
-	d->note = p + at;
-	d->note_len = (size_t)note;
-	at += (size_t)note;
 	*flags = (unsigned int)v[0];
 	d->ino = (uint32_t)v[1];
 	d->size = v[2];
@@ -420,7 +435,7 @@ errcode_t delalloc_record_note(const unsigned char *p, size_t len,
 			       size_t *used, const unsigned char **note,
 			       size_t *note_len, uint64_t *size)
 {
-	uint64_t v[4], x = 0;
+	uint64_t v[4], x;
 	size_t k, at = record_head(p, len, v), i;
 
 	*used = 0;
@@ -430,20 +445,19 @@ errcode_t delalloc_record_note(const unsigned char *p, size_t len,
 		return 0;
 	if (v[3] > (len - at) / 2)
 		return 0;
-	/* each run's two numbers, then the note's length */
-	for (i = 0; i < 2 * v[3] + 1; i++, at += k) {
+	/* each run's two numbers, skipped */
+	for (i = 0; i < 2 * v[3]; i++, at += k) {
 		k = get_num(p + at, len - at, &x);
 		if (k == SIZE_MAX)
 			return EINVAL;
 		if (!k)
 			return 0;
 	}
-	if (x > len - at)
-		return 0;
-	*note = p + at;
-	*note_len = (size_t)x;
+	at = record_note(p, len, at, note, note_len);
+	if (at == SIZE_MAX)
+		return EINVAL;
 	*size = v[2];
-	*used = at + (size_t)x;
+	*used = at;
 	return 0;
 }
 

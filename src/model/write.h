@@ -69,8 +69,8 @@ struct delayed {
 /*
  * The files with delayed blocks, in the order they were dirtied, each in
  * a record of a few bytes (struct delayed packed: its number, size,
- * runs, EXTENTS_FL and the caller's note) while its allocation is a new inode's, which the
- * writeback rebuilds; only a file the page cache mapped blocks of (with
+ * runs, EXTENTS_FL and the caller's note) while its allocation is a new
+ * inode's, which the writeback rebuilds; only a file the page cache mapped blocks of (with
  * ext4_nonda_switch on), whose preallocations point at it, is kept
  * whole in @kept.  The records are @rec, oldest first; the caller may
  * take them out of memory (delalloc_records_taken) and hand them back,
