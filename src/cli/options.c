@@ -49,7 +49,8 @@ static errcode_t bad_option(struct options *o, int c, char **argv,
 
 #ifdef ORLOV_TEST_HOOKS
 /* The test build's hooks (tests/orlov-populate-hooks): a fault injected
- * in the image's I/O, a smaller budget for the staged inodes. */
+ * in the image's I/O, smaller budgets for the staged inodes and for a
+ * directory's blocks. */
 static errcode_t test_hooks(struct populate_opts *p, const char **msg)
 {
 	const char *env = getenv("ORLOV_STAGE_BUDGET");
@@ -57,6 +58,9 @@ static errcode_t test_hooks(struct populate_opts *p, const char **msg)
 
 	if (env && *env)
 		p->stage_budget = (size_t)strtoul(env, NULL, 10) << 10;
+	env = getenv("ORLOV_DIR_BUDGET");
+	if (env && *env)
+		p->dir_budget = (size_t)strtoul(env, NULL, 10) << 10;
 	p->fault = getenv("ORLOV_FAULT");
 	if (io_guard_parse(p->fault, &fault))
 		return USAGE("ORLOV_FAULT takes count, kill:N, eio:N, enospc:N, eioread:N, fillkill:N or filleio:N");

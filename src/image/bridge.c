@@ -407,24 +407,24 @@ static errcode_t dir_block_csum(struct image *img, uint32_t ino,
 
 #define DIR_OUT_BLOCKS 64	/* directory blocks checksummed at a time */
 
-/* @n of @d's blocks from @b on, one run on disk: with metadata_csum
- * through @buf, DIR_OUT_BLOCKS at a time, with their checksums (the
- * model's blocks stay as the kernel's buffers are: checksums are set
- * only as they are written; a copy of a whole directory of a million
- * names would be 40 MiB more); else @d's own. */
-static errcode_t dir_run_out(struct image *img, const struct dirbuf *d,
-			     uint32_t b, uint32_t n, unsigned char *buf)
+/* @n of @d's blocks from @b on, one run on disk, through @buf,
+ * DIR_OUT_BLOCKS at a time (the model's blocks are apart, some in the
+ * scratch file), with their checksums under metadata_csum (the model's
+ * blocks stay as the kernel's buffers are: checksums are set only as
+ * they are written). */
+static errcode_t dir_run_out(struct image *img, const struct fs_state *fs,
+			     const struct dirbuf *d, uint32_t b, uint32_t n,
+			     unsigned char *buf)
 {
 	uint32_t bs = img->fs->blocksize, k, m;
+	int csum = ext2fs_has_feature_metadata_csum(img->fs->super);
 	errcode_t err = 0;
 
-	if (!buf)
-		return put_blocks(img, d->phys[b], n, d->data + (size_t)b * bs,
-				  1);
 	for (; !err && n; b += m, n -= m) {
 		m = n < DIR_OUT_BLOCKS ? n : DIR_OUT_BLOCKS;
-		memcpy(buf, d->data + (size_t)b * bs, (size_t)m * bs);
 		for (k = 0; !err && k < m; k++)
+			err = dirb_copy(fs, &d->b, b + k, buf + (size_t)k * bs);
+		for (k = 0; !err && csum && k < m; k++)
 			err = dir_block_csum(img, d->map.ino,
 					     buf + (size_t)k * bs);
 		if (!err)
@@ -440,7 +440,7 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 	unsigned char *buf = NULL;
 	errcode_t err = 0;
 
-	if (d->nblocks && ext2fs_has_feature_metadata_csum(img->fs->super) &&
+	if (d->nblocks &&
 	    !(buf = malloc((size_t)(d->nblocks < DIR_OUT_BLOCKS ?
 				    d->nblocks : DIR_OUT_BLOCKS) * bs)))
 		return ENOMEM;
@@ -448,7 +448,7 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 		for (run = 1; b + run < d->nblocks &&
 		     d->phys[b + run] == d->phys[b] + run; run++)
 			;
-		err = dir_run_out(img, d, b, run, buf);
+		err = dir_run_out(img, fs, d, b, run, buf);
 	}
 	free(buf);
 	return err ? err : image_write_indirect(img, fs, &d->map);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * Directory contents in memory, grown as ext2_add_link() in fs/ext2/dir.c
- * (Linux 6.1) grows them: the first entry with room (a free entry, or the
+ * Directory contents (in memory up to a budget: dirblocks.h), grown as
+ * ext2_add_link() in fs/ext2/dir.c (Linux 6.1) grows them: the first entry with room (a free entry, or the
  * slack after a live one) takes the name; past the end, a new block.
  */
 #ifndef ORLOV_DIR_H
@@ -10,13 +10,14 @@
 #include <ext2fs/ext2_fs.h>
 
 #include "model/bmap.h"
+#include "model/dirblocks.h"
 
 /* EXT2_DIR_REC_LEN of ext2_fs.h (the kernel's too), unsigned */
 #define DIR_REC_LEN(n) ((uint32_t)EXT2_DIR_REC_LEN(n))
 
 struct dirbuf {
 	struct ifile map;
-	unsigned char *data;	/* nblocks * block_size */
+	struct dirblocks b;	/* the blocks' bytes */
 	fsblk_t *phys;		/* physical block of each logical block */
 	uint16_t *room;		/* largest name record that fits, per block */
 	uint16_t *first;	/* per block, its first entry with room */
@@ -47,14 +48,16 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 
 /* Every live entry of @d, as its blocks hold them (an htree's index
  * blocks hold none): @fn with its name and inode until it returns
- * non-zero, which is returned; 0 once all are seen. */
-int dir_for_each(const struct dirbuf *d, uint32_t bs,
-		 int (*fn)(void *arg, const char *name, size_t len,
-			   uint32_t ino),
-		 void *arg);
-/* Does @name exist among the live entries? */
-int dir_lookup(const struct dirbuf *d, uint32_t bs, const char *name,
-	       size_t len, uint32_t *ino);
+ * non-zero, which is returned; so is an error reading a spilled block
+ * back (told by the engine's dir_spill); 0 once all are seen. */
+errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
+		       errcode_t (*fn)(void *arg, const char *name, size_t len,
+				       uint32_t ino),
+		       void *arg);
+/* Does @name exist among the live entries?  *found, and its inode in
+ * *ino (when not NULL). */
+errcode_t dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
+		     const char *name, size_t len, int *found, uint32_t *ino);
 
 /* i_size in bytes */
 static inline uint64_t dir_size(const struct dirbuf *d, uint32_t bs)

@@ -18,6 +18,7 @@
 #include "model/kver.h"
 
 struct mb_state;
+struct dir_spill;
 
 /* ext4_fsblk_t: a physical block number.  Images of more than 2^32
  * blocks (64bit, extent-mapped files) have them past 32 bits; group
@@ -142,6 +143,9 @@ struct fs_state {
 		uint32_t seed[4];
 	} dx;
 	FILE *trace;		/* --trace, or NULL */
+	/* where directories' blocks go past their budget (dirblocks.h);
+	 * NULL: they stay in memory */
+	const struct dir_spill *dspill;
 	struct ext4_groups *ext4;	/* lazy init (ext4/ialloc.h), or NULL */
 };
 

@@ -67,6 +67,7 @@ void ctx_free(struct pop_ctx *c)
 	if (c->fs.trace)
 		fclose(c->fs.trace);
 	delalloc_free(&c->fs, &c->data.da);
+	dirspill_free(&c->dspill);
 	sb_free(&c->data.note);
 	src_reread_end(&c->data.rr);
 	if (c->data.rec_open)

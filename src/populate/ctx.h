@@ -20,6 +20,7 @@
 #include "source/source.h"
 #include "source/reread.h"
 #include "populate/dirnames.h"
+#include "populate/dirspill.h"
 #include "populate/inputs.h"
 #include "populate/hardlinks.h"
 #include "model/ialloc.h"
@@ -165,6 +166,7 @@ struct pop_ctx {
 	struct pop_links links;
 	struct attrs xa;
 	struct pop_data data;
+	struct pop_dirspill dspill;	/* directories' blocks past budget */
 	struct progress pr;
 	unsigned char *xblock;	/* a block to build in */
 };

@@ -28,27 +28,30 @@ struct collect {
 	size_t cap;
 };
 
-static int collect_one(void *arg, const char *name, size_t len, uint32_t ino)
+static errcode_t collect_one(void *arg, const char *name, size_t len,
+			     uint32_t ino)
 {
 	struct collect *k = arg;
 
 	(void)ino;
 	if (grow_array(&k->dn->h, &k->cap, k->dn->n + 1, sizeof(*k->dn->h), 64))
-		return 1;
+		return ENOMEM;
 	k->dn->h[k->dn->n++] = name_hash(name, len);
 	return 0;
 }
 
-errcode_t dir_names_load(struct dir_names *dn, const struct dirbuf *d,
-			 uint32_t bs)
+errcode_t dir_names_load(struct dir_names *dn, const struct fs_state *fs,
+			 const struct dirbuf *d)
 {
 	struct collect k = { .dn = dn };
+	errcode_t err;
 
 	dn->h = NULL;
 	dn->n = 0;
-	if (dir_for_each(d, bs, collect_one, &k)) {
+	err = dir_for_each(fs, d, collect_one, &k);
+	if (err) {
 		dir_names_free(dn);
-		return ENOMEM;
+		return err;
 	}
 	if (dn->n)
 		qsort(dn->h, dn->n, sizeof(*dn->h), u64_cmp);
@@ -62,13 +65,16 @@ void dir_names_free(struct dir_names *dn)
 	dn->n = 0;
 }
 
-int dir_names_lookup(const struct dir_names *dn, const struct dirbuf *d,
-		     uint32_t bs, const char *name, size_t len, uint32_t *ino)
+errcode_t dir_names_lookup(const struct dir_names *dn,
+			   const struct fs_state *fs, const struct dirbuf *d,
+			   const char *name, size_t len, int *found,
+			   uint32_t *ino)
 {
 	uint64_t h = name_hash(name, len);
 
+	*found = 0;
 	if (!dn->n || !bsearch(&h, dn->h, dn->n, sizeof(h), u64_cmp))
 		return 0;
 	/* a hash it had: the name itself, or another with its hash */
-	return dir_lookup(d, bs, name, len, ino);
+	return dir_lookup(fs, d, name, len, found, ino);
 }

@@ -19,14 +19,16 @@ struct dir_names {
 	size_t n;
 };
 
-errcode_t dir_names_load(struct dir_names *dn, const struct dirbuf *d,
-			 uint32_t bs);
+errcode_t dir_names_load(struct dir_names *dn, const struct fs_state *fs,
+			 const struct dirbuf *d);
 void dir_names_free(struct dir_names *dn);
 
-/* @name in @d, as dir_lookup finds it (its inode in @ino, when not
- * NULL), where @dn holds @d's names as loaded: a name added since is not
- * looked for (the source has each name of a directory once). */
-int dir_names_lookup(const struct dir_names *dn, const struct dirbuf *d,
-		     uint32_t bs, const char *name, size_t len, uint32_t *ino);
+/* @name in @d (*found), as dir_lookup finds it (its inode in @ino, when
+ * not NULL), where @dn holds @d's names as loaded: a name added since is
+ * not looked for (the source has each name of a directory once). */
+errcode_t dir_names_lookup(const struct dir_names *dn,
+			   const struct fs_state *fs, const struct dirbuf *d,
+			   const char *name, size_t len, int *found,
+			   uint32_t *ino);
 
 #endif

@@ -172,7 +172,7 @@ static errcode_t do_merge(struct pop_ctx *c, const struct src_entry *e,
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, &n->d);
 	if (!err)
-		err = dir_names_load(&n->old_names, &n->d, c->fs.g.block_size);
+		err = dir_names_load(&n->old_names, &c->fs, &n->d);
 	if (!err)
 		err = load_existing(c, n, ino, &in);
 	/* cp -a then gives it the source's mode, owners and times
@@ -236,18 +236,19 @@ static errcode_t enter_dir(void *ctx, const struct src_entry *e)
 {
 	struct pop_ctx *c = ctx;
 	uint32_t ino;
+	int found = 0;
 	errcode_t err;
 
 	if (!c->st.depth)
 		return enter_target(c, e);
 	err = recheck(c, e);
+	if (!err && pop_top(c)->existing)
+		err = dir_names_lookup(&pop_top(c)->old_names, &c->fs,
+				       &pop_top(c)->d, e->name, e->name_len,
+				       &found, &ino);
 	if (err)
-		return err;
-	if (pop_top(c)->existing &&
-	    dir_names_lookup(&pop_top(c)->old_names, &pop_top(c)->d, c->fs.g.block_size,
-			     e->name, e->name_len, &ino))
-		return do_merge(c, e, ino);
-	return do_mkdir(c, e);
+		return pop_fail(c, err, "copying", e->path);
+	return found ? do_merge(c, e, ino) : do_mkdir(c, e);
 }
 
 static errcode_t leave_dir(void *ctx, const struct src_entry *e)
@@ -475,15 +476,18 @@ static errcode_t leaf(void *ctx, const struct src_entry *e)
 	struct pop_ctx *c = ctx;
 	struct link_ent *l = NULL;
 	mode_t m = e->st.st_mode;
+	int found = 0;
 	errcode_t err = recheck(c, e);
 
-	if (err)
-		return err;
 	/* a name a directory merged into has (the first pass saw none) */
-	if (pop_top(c)->existing &&
-	    dir_names_lookup(&pop_top(c)->old_names, &pop_top(c)->d, c->fs.g.block_size,
-			     e->name, e->name_len, NULL))
-		return pop_fail(c, ORLOV_ERR_EXISTS, "copying", e->path);
+	if (!err && pop_top(c)->existing)
+		err = dir_names_lookup(&pop_top(c)->old_names, &c->fs,
+				       &pop_top(c)->d, e->name, e->name_len,
+				       &found, NULL);
+	if (!err && found)
+		err = ORLOV_ERR_EXISTS;
+	if (err)
+		return pop_fail(c, err, "copying", e->path);
 	if (e->st.st_nlink > 1)
 		l = link_find(&c->links, e->st.st_dev, e->st.st_ino);
 	if (l)

@@ -89,6 +89,9 @@ struct populate_opts {
 	const struct populate_events *events;	/* NULL: told nothing */
 	size_t stage_budget;	/* the staged inodes' memory, for the test
 				   build's ORLOV_STAGE_BUDGET; 0: the default */
+	size_t dir_budget;	/* one directory's blocks in memory, for the
+				   test build's ORLOV_DIR_BUDGET; 0: the
+				   default (populate/dirspill.h) */
 	int xattrs;		/* copy extended attributes (default on) */
 	int fsck;		/* e2fsck -fn first (default on; --no-fsck) */
 	int jobs;		/* --jobs: 2 reads the source ahead on a thread */

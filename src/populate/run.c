@@ -48,8 +48,7 @@ static errcode_t open_target(struct pop_ctx *c)
 		    image_has_filetype(c->img));
 	err = load_dir(c, &in, c->target.d);
 	if (!err)
-		err = dir_names_load(&c->target.names, c->target.d,
-				     c->fs.g.block_size);
+		err = dir_names_load(&c->target.names, &c->fs, c->target.d);
 	return err ? pop_fail_at(c, err, "reading target directory", c->o->target) : 0;
 }
 
@@ -150,6 +149,8 @@ static errcode_t load_state(struct pop_ctx *c)
 	}
 	c->fs.colour = o->colour;
 	c->fs.kver = o->kver;
+	dirspill_init(&c->dspill, c, c->fs.g.block_size, o->dir_budget);
+	c->fs.dspill = &c->dspill.ops;
 	fs_state_set_cpus(&c->fs, o->cpus);
 	image_hash_seed(c->img, c->ia.seed);
 	c->data.delalloc = o->delalloc;

@@ -30,17 +30,23 @@ static errcode_t check_name(struct pop_ctx *c, const struct src_entry *e,
 	const struct scan_dir *up = &c->scan.dirs.v[c->scan.dirs.depth - 1];
 	struct dirbuf *parent = up->existing;
 	uint32_t ino;
+	int found = 0;
+	errcode_t err = 0;
 
 	*merged = NULL;
 	if (e->name_len > EXT2_NAME_LEN)
 		return pop_fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
 	/* Only names in directories the image has can collide. */
-	if (parent && dir_names_lookup(&up->old_names, parent, c->fs.g.block_size,
-				       e->name, e->name_len, &ino)) {
+	if (parent)
+		err = dir_names_lookup(&up->old_names, &c->fs, parent, e->name,
+				       e->name_len, &found, &ino);
+	if (err)
+		return pop_fail(c, err, "checking", e->path);
+	if (found) {
 		struct ext2_inode_large in;
 		struct dirbuf *d;
-		errcode_t err = image_read_inode(c->img, ino, &in);
 
+		err = image_read_inode(c->img, ino, &in);
 		if (err)
 			return pop_fail(c, err, "checking", e->path);
 		if (!merges(c, e, c->scan.dirs.depth) || !S_ISDIR(in.i_mode))
@@ -212,7 +218,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		/* like the target: its links, new entries in new blocks */
 		d->existing = merged;
 		d->owned = 1;
-		err = dir_names_load(&d->old_names, merged, c->fs.g.block_size);
+		err = dir_names_load(&d->old_names, &c->fs, merged);
 		if (err)
 			return err;
 		d->links = links;

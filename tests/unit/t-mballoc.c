@@ -213,7 +213,7 @@ static int leaf_in_range(const struct fs_state *fs, const struct dirbuf *d,
 			 uint32_t lb, uint32_t lo, uint32_t hi, int *names)
 {
 	uint32_t bs = fs->g.block_size, off = 0;
-	const unsigned char *blk = d->data + (size_t)lb * bs;
+	const unsigned char *blk = d->b.blk[lb];	/* all in memory */
 	int ok;
 
 	while (off < bs) {
@@ -248,7 +248,7 @@ static int check_index(const struct fs_state *fs, const struct dirbuf *d,
 		if (blk >= d->nblocks)
 			return 0;
 		if (levels) {
-			const unsigned char *n = d->data + (size_t)blk * 1024 + 8;
+			const unsigned char *n = d->b.blk[blk] + 8;
 
 			if (!check_index(fs, d, n, get_le16(n + 2), levels - 1,
 					 lo, hi, names))
@@ -295,29 +295,128 @@ static void test_htree(void)
 	add_names(&fs, &d, 36, 2000, &i);
 	is_int(i, 2000, "2000 names added");
 	is_int(d.indexed, 1, "the directory became a hash tree");
-	e = d.data + 24 + 8;
+	e = d.b.blk[0] + 24 + 8;
 	is_int(get_le16(e), (1024 - 32) / 8, "root limit: (block - 32) / 8");
-	is_int(d.data[24 + 6], 0, "one level of leaves");
+	is_int(d.b.blk[0][24 + 6], 0, "one level of leaves");
 	tap_ok(check_index(&fs, &d, e, get_le16(e + 2), 0, 0, 0xffffffffU,
 			   &names), "every leaf holds only names in its hash range");
 	is_int(names, 2000, "and together they hold every name once");
 
 	add_names(&fs, &d, 2000, 12000, &i);
 	is_int(i, 12000, "12000 names added");
-	is_int(d.data[24 + 6], 1, "the root grew a level of index nodes");
-	e = d.data + 24 + 8;	/* the blocks moved as the directory grew */
+	is_int(d.b.blk[0][24 + 6], 1, "the root grew a level of index nodes");
+	e = d.b.blk[0] + 24 + 8;
 	names = 0;
 	tap_ok(check_index(&fs, &d, e, get_le16(e + 2), 1, 0, 0xffffffffU,
 			   &names), "two levels: every leaf in its hash range");
 	is_int(names, 12000, "every name once");
 	for (i = 0; i < 12000; i += 97) {
+		int f = 0;
+
 		snprintf(name, sizeof(name), "entry-number-%05u", i);
-		found += dir_lookup(&d, 1024, name, strlen(name), NULL);
+		if (!dir_lookup(&fs, &d, name, strlen(name), &f, NULL))
+			found += (uint32_t)f;
 	}
 	is_int(found, 124, "names are found again");
 	dirbuf_release(&fs, &d);
 	mb_state_free(&fs);
 	fs_state_free(&fs);
+}
+
+/* The model's scratch file, in memory: slots of 1 KiB, the traffic
+ * counted. */
+struct fake_spill {
+	unsigned char *slots;
+	uint32_t nslots, puts, gets;
+};
+
+static errcode_t fake_put(void *ctx, uint32_t *slot, const void *blk)
+{
+	struct fake_spill *f = ctx;
+
+	if (*slot == DIRB_NOSLOT) {
+		unsigned char *p = realloc(f->slots, (size_t)(f->nslots + 1) * 1024);
+
+		if (!p)
+			return ENOMEM;
+		f->slots = p;
+		*slot = f->nslots++;
+	}
+	memcpy(f->slots + (size_t)*slot * 1024, blk, 1024);
+	f->puts++;
+	return 0;
+}
+
+static errcode_t fake_get(void *ctx, uint32_t slot, void *blk)
+{
+	struct fake_spill *f = ctx;
+
+	if (slot >= f->nslots)
+		return EIO;
+	memcpy(blk, f->slots + (size_t)slot * 1024, 1024);
+	f->gets++;
+	return 0;
+}
+
+static void fake_drop(void *ctx, uint32_t slot)
+{
+	(void)ctx;
+	(void)slot;
+}
+
+/* 6000 names into an htree of two levels, once in memory and once with
+ * 8 blocks of it in memory: the same blocks, byte for byte, at the same
+ * places; the names found in spilled blocks. */
+static void test_htree_spilled(void)
+{
+	struct fake_spill f = { 0 };
+	struct dir_spill sp = { 8, 8, fake_put, fake_get, fake_drop, &f };
+	struct fs_state fs[2];
+	struct dirbuf d[2];
+	unsigned char a[1024], b[1024];
+	uint32_t i, n[2], same = 0, resident = 0;
+	int k, found = 0;
+
+	memset(fs, 0, sizeof(fs));
+	for (k = 0; k < 2; k++) {
+		mkstate(&fs[k], 4);
+		fs[k].dx.enabled = 1;
+		fs[k].dx.def_version = EXT2_HASH_HALF_MD4;
+		fs[k].dx.seed[0] = 42;
+		fs[k].dspill = k ? &sp : NULL;
+		dirbuf_init(&d[k], 12, 2048, 1);
+		dir_make_empty(&fs[k], &d[k], 2);
+		add_names(&fs[k], &d[k], 0, 6000, &n[k]);
+	}
+	is_int(n[0] == 6000 && n[1] == 6000, 1, "6000 names, spilled or not");
+	is_int(d[0].nblocks, d[1].nblocks, "as many blocks");
+	for (i = 0; i < d[0].nblocks && i < d[1].nblocks; i++) {
+		if (!dirb_copy(&fs[0], &d[0].b, i, a) &&
+		    !dirb_copy(&fs[1], &d[1].b, i, b) && !memcmp(a, b, 1024) &&
+		    d[0].phys[i] == d[1].phys[i])
+			same++;
+		resident += d[1].b.blk[i] != NULL;
+	}
+	is_int(same, d[0].nblocks, "every block the same, at the same place");
+	tap_ok(f.puts > 1000 && f.gets > 1000 && resident <= 8 + 12,
+	       "the spilled directory went through its scratch file "
+	       "(%u out, %u in; %u of %u blocks in memory)", f.puts, f.gets,
+	       resident, d[1].nblocks);
+	for (i = 0; i < 6000; i += 7) {
+		char name[64];
+		int got = 0;
+
+		snprintf(name, sizeof(name), "entry-number-%05u", i);
+		if (!dir_lookup(&fs[1], &d[1], name, strlen(name), &got, NULL))
+			found += got;
+	}
+	is_int(found, 858, "names are found in spilled blocks");
+	for (k = 0; k < 2; k++) {
+		dirbuf_release(&fs[k], &d[k]);
+		mb_state_free(&fs[k]);
+		fs_state_free(&fs[k]);
+	}
+	free(f.slots);
 }
 
 int main(void)
@@ -329,5 +428,6 @@ int main(void)
 	test_full();
 	test_dirhash();
 	test_htree();
+	test_htree_spilled();
 	return tap_done();
 }
