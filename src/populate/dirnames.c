@@ -10,10 +10,13 @@
 #include "populate/dirnames.h"
 #include "lib/util.h"
 #include "lib/hash.h"
+#include "model/casefold.h"
 
-static uint64_t name_hash(const void *name, size_t len)
+/* In a casefolded directory, names that fold alike hash alike. */
+static uint64_t name_hash(const struct dirbuf *d, const char *name, size_t len)
 {
-	return fnv1a64(FNV1A64_INIT, name, len);
+	return d->cf ? cf_name_key(d->cf, name, len) :
+		       fnv1a64(FNV1A64_INIT, name, len);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -24,6 +27,7 @@ static int u64_cmp(const void *a, const void *b)
 }
 
 struct collect {
+	const struct dirbuf *d;
 	struct dir_names *dn;
 	size_t cap;
 };
@@ -35,14 +39,14 @@ static int collect_one(void *arg, const char *name, size_t len, uint32_t ino)
 	(void)ino;
 	if (grow_array(&k->dn->h, &k->cap, k->dn->n + 1, sizeof(*k->dn->h), 64))
 		return 1;
-	k->dn->h[k->dn->n++] = name_hash(name, len);
+	k->dn->h[k->dn->n++] = name_hash(k->d, name, len);
 	return 0;
 }
 
 errcode_t dir_names_load(struct dir_names *dn, const struct dirbuf *d,
 			 uint32_t bs)
 {
-	struct collect k = { .dn = dn };
+	struct collect k = { .d = d, .dn = dn };
 
 	dn->h = NULL;
 	dn->n = 0;
@@ -65,10 +69,11 @@ void dir_names_free(struct dir_names *dn)
 int dir_names_lookup(const struct dir_names *dn, const struct dirbuf *d,
 		     uint32_t bs, const char *name, size_t len, uint32_t *ino)
 {
-	uint64_t h = name_hash(name, len);
+	uint64_t h = name_hash(d, name, len);
 
 	if (!dn->n || !bsearch(&h, dn->h, dn->n, sizeof(h), u64_cmp))
 		return 0;
 	/* a hash it had: the name itself, or another with its hash */
-	return dir_lookup(d, bs, name, len, ino);
+	return d->cf ? cf_dir_lookup(d, bs, name, len, ino) :
+		       dir_lookup(d, bs, name, len, ino);
 }

@@ -25,7 +25,8 @@ void dir_names_free(struct dir_names *dn);
 
 /* @name in @d, as dir_lookup finds it (its inode in @ino, when not
  * NULL), where @dn holds @d's names as loaded: a name added since is not
- * looked for (the source has each name of a directory once). */
+ * looked for (the source has each name of a directory once).  In a
+ * casefolded directory (@d->cf), a name that folds alike is found. */
 int dir_names_lookup(const struct dir_names *dn, const struct dirbuf *d,
 		     uint32_t bs, const char *name, size_t len, uint32_t *ino);
 
