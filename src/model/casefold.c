@@ -18,10 +18,12 @@ uint64_t cf_name_key(const struct ext2fs_nls_table *enc, const char *name,
 	ext2_dirhash_t hash = 0, minor = 0;
 
 	/* half-MD4 of the folded name with the default seed: 63 bits, and
-	 * the folding done once, by libext2fs; the low bit set keeps 0 for
-	 * a free slot */
+	 * the folding done once, by libext2fs (a name it cannot fold by its
+	 * bytes); the low bit set keeps 0 for a free slot */
 	if (ext2fs_dirhash2(EXT2_HASH_HALF_MD4, name, (int)len, enc,
-			    EXT4_CASEFOLD_FL, NULL, &hash, &minor))
+			    EXT4_CASEFOLD_FL, NULL, &hash, &minor) &&
+	    ext2fs_dirhash2(EXT2_HASH_HALF_MD4, name, (int)len, NULL, 0, NULL,
+			    &hash, &minor))
 		hash = minor = 0;
 	return ((uint64_t)hash << 32 | minor) | 1;
 }
@@ -33,6 +35,22 @@ int cf_name_valid(const struct ext2fs_nls_table *enc, const char *name,
 
 	/* ext2fs_check_encoded_name only reads the name */
 	return !ext2fs_check_encoded_name(enc, (char *)name, len, &pos);
+}
+
+/*
+ * ext4_match in a casefolded directory (ext4_ci_compare, and the dcache's
+ * generic_ci_d_compare alike): equal when they fold alike; when either
+ * cannot be folded, equal only byte for byte (no strict encoding: with
+ * it, such a name never gets in).  ext2fs_casefold_cmp's negative result
+ * is both "less" and "invalid", so validity is asked first.
+ */
+static int cf_equal(const struct ext2fs_nls_table *enc, const char *a,
+		    size_t alen, const char *b, size_t blen)
+{
+	if (!cf_name_valid(enc, a, alen) || !cf_name_valid(enc, b, blen))
+		return alen == blen && !memcmp(a, b, alen);
+	return !ext2fs_casefold_cmp(enc, (const unsigned char *)a, alen,
+				    (const unsigned char *)b, blen);
 }
 
 struct cf_lookup {
@@ -47,8 +65,7 @@ static int cf_lookup_one(void *arg, const char *name, size_t len,
 {
 	struct cf_lookup *l = arg;
 
-	if (ext2fs_casefold_cmp(l->enc, (const unsigned char *)l->name, l->len,
-				(const unsigned char *)name, len))
+	if (!cf_equal(l->enc, l->name, l->len, name, len))
 		return 0;
 	l->ino = ino;
 	return 1;
@@ -103,9 +120,7 @@ errcode_t cf_set_add(struct cf_set *s, const struct ext2fs_nls_table *enc,
 	for (i = (size_t)(key >> 1) & (s->cap - 1); s->slot[i].key;
 	     i = (i + 1) & (s->cap - 1))
 		if (s->slot[i].key == key &&
-		    !ext2fs_casefold_cmp(enc, (const unsigned char *)name, len,
-					 (const unsigned char *)s->slot[i].name,
-					 s->slot[i].len)) {
+		    cf_equal(enc, name, len, s->slot[i].name, s->slot[i].len)) {
 			*dup = 1;
 			return 0;
 		}
