@@ -66,6 +66,24 @@ grep -qx "orlov-populate: Name already exists in the target directory while chec
 cmp -s "$img" "$T_TMP/before.img" || t_fail "exists: the image changed"
 echo "existing +F directory: inherited, names found folded"
 
+# --merge: a name that folds like a +F directory's goes into it; a
+# directory the image has without +F cannot be made casefolded
+mkdir -p "$T_TMP/m/sub" && : >"$T_TMP/m/sub/NEW" || t_fail "m"
+"$ORLOV_POPULATE" -q --merge -t /Names "$img" "$T_TMP/m" || t_fail "merge into /Names"
+t_fsck "$img"
+[ -n "$(flags /Names/Sub/NEW)" ] || t_fail "/Names/Sub/NEW missing"
+has_cf /Names/Sub/NEW && t_fail "a file with +F"
+debugfs -R "stat /Names/sub" "$img" 2>/dev/null | grep -q "Type: directory" &&
+	t_fail "/Names/sub made beside /Names/Sub"
+cp "$img" "$T_TMP/before.img"
+mkdir -p "$T_TMP/p/plain" && : >"$T_TMP/p/plain/x" || t_fail "p"
+"$ORLOV_POPULATE" -q --merge --casefold plain "$img" "$T_TMP/p" 2>"$T_TMP/err" &&
+	t_fail "--casefold of a directory the image has"
+grep -q "the image has already, not casefolded.*while checking $T_TMP/p/plain" "$T_TMP/err" ||
+	t_fail "merged: $(cat "$T_TMP/err")"
+cmp -s "$img" "$T_TMP/before.img" || t_fail "merged: the image changed"
+echo "merge: folded names merged, --casefold of an existing directory refused"
+
 # two names that fold alike in a +F directory: one line, image unchanged
 printf 'w' >"$src/Names/Sub/STRASSE"
 t_mkimage "$img" 64M -t ext4 -O casefold

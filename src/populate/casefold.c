@@ -28,6 +28,23 @@ uint32_t casefold_flag(struct pop_ctx *c, const struct src_entry *e)
 	return marked && c->fs.dx.encoding ? FS_CASEFOLD_FL : 0;
 }
 
+errcode_t casefold_check_merge(struct pop_ctx *c, const struct src_entry *e,
+				int is_cf)
+{
+	size_t i;
+
+	for (i = 0; i < c->o->ncasefold; i++) {
+		if (strcmp(c->o->casefold[i], e->path))
+			continue;
+		if (c->scan.cf_seen)
+			c->scan.cf_seen[i] = 1;
+		if (!is_cf)
+			return pop_fail(c, ORLOV_ERR_CASEFOLD_MERGED, "checking",
+					e->path);
+	}
+	return 0;
+}
+
 errcode_t casefold_check_name(struct pop_ctx *c, struct scan_dir *up,
 			      const struct src_entry *e)
 {

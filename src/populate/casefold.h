@@ -13,6 +13,14 @@
  * named by --casefold, on an image with the casefold feature; else 0. */
 uint32_t casefold_flag(struct pop_ctx *c, const struct src_entry *e);
 
+/* The first pass: the source directory @e goes into one the image has
+ * (--merge), casefolded or not (@is_cf); refused when --casefold names
+ * it and it is not (FS_IOC_SETFLAGS would fail: ENOTEMPTY).  A +F in the
+ * source is not carried over to it, as the replay's mkdir meets EEXIST
+ * and sets nothing. */
+errcode_t casefold_check_merge(struct pop_ctx *c, const struct src_entry *e,
+				int is_cf);
+
 /* The first pass: @e's name in the directory @up, refused when it folds
  * like one before it there (mkdir or creat would meet EEXIST) or, with
  * strict encoding, when it is not valid UTF-8 (EINVAL). */

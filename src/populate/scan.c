@@ -218,6 +218,9 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		/* like the target: its links, new entries in new blocks */
 		d->existing = merged;
 		d->cf = merged->cf != NULL;
+		err = casefold_check_merge(c, e, d->cf);
+		if (err)
+			return err;
 		d->owned = 1;
 		err = dir_names_load(&d->old_names, merged, c->fs.g.block_size);
 		if (err)
