@@ -3,7 +3,8 @@
 # casefold: a directory named by --casefold is made +F, its subdirectories
 # inherit the flag (its files do not), its htree hashes the folded names
 # (e2fsck -fn checks them); names that fold alike there are refused before
-# anything is written, and so is invalid UTF-8 under strict encoding.
+# anything is written, and so is invalid UTF-8 under strict encoding;
+# --driver ext2 refuses the feature.
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -109,6 +110,15 @@ t_mkimage "$img" 64M -t ext4 -O casefold
 "$ORLOV_POPULATE" -q --casefold Names "$img" "$src" || t_fail "not strict: refused"
 t_fsck "$img"
 echo "invalid UTF-8: refused when strict, taken otherwise"
+
+# the ext2 driver mounts no casefold image: refused, naming the feature
+t_mkimage "$img" 64M -t ext2 -O casefold
+cp "$img" "$T_TMP/before.img"
+"$ORLOV_POPULATE" -q --driver ext2 "$img" "$src" 2>"$T_TMP/err" &&
+	t_fail "--driver ext2 took a casefold image"
+grep -q "Filesystem feature not supported.*(feature casefold)" "$T_TMP/err" ||
+	t_fail "--driver ext2: $(cat "$T_TMP/err")"
+cmp -s "$img" "$T_TMP/before.img" || t_fail "--driver ext2: the image changed"
 
 # --casefold needs the feature, and a directory of SOURCE
 t_mkimage "$img" 64M -t ext4
