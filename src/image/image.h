@@ -124,6 +124,10 @@ int image_has_journal(const struct image *img);
 int image_has_huge_file(const struct image *img);
 /* The dir_index feature; the default hash and the unsigned adjustment. */
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
+/* The casefold feature's encoding (NULL without the feature), and
+ * whether it is strict (EXT4_ENC_STRICT_MODE_FL). */
+const struct ext2fs_nls_table *image_encoding(const struct image *img,
+					     int *strict);
 
 /* Resolve @path (absolute, inside the image) without following a final
  * symlink; ORLOV_ERR_NOT_DIR when it is no directory. */

@@ -61,6 +61,10 @@ static const struct gate_line {
 	 * unencrypted directory hashes its names as any other */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_ENCRYPT, 1 },
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_VERITY, 1 },
+	/* directories with EXT4_CASEFOLD_FL hash and compare their names
+	 * casefolded (model/casefold.h); the encoding must be one libext2fs
+	 * folds, as the kernel's mount needs one it knows */
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */
@@ -129,6 +133,10 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 	bit = refused_bit(E2P_FEATURE_INCOMPAT, sb->s_feature_incompat, ext4);
 	if (bit) {
 		*feature = e2p_feature2string(E2P_FEATURE_INCOMPAT, bit);
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	}
+	if (ext2fs_has_feature_casefold(sb) && !fs->encoding) {
+		*feature = "casefold with an unknown encoding";
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
 	/* past 2^32 blocks only extent-mapped files can reach every block

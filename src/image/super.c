@@ -48,6 +48,17 @@ int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
 	return ext2fs_has_feature_dir_index(sb);
 }
 
+const struct ext2fs_nls_table *image_encoding(const struct image *img,
+					     int *strict)
+{
+	struct ext2_super_block *sb = img->fs->super;
+
+	*strict = ext2fs_has_feature_casefold(sb) &&
+		  (sb->s_encoding_flags & EXT4_ENC_STRICT_MODE_FL);
+	/* ext2fs_open2 loads it with the casefold feature, else NULL */
+	return ext2fs_has_feature_casefold(sb) ? img->fs->encoding : NULL;
+}
+
 void image_set_large_file(struct image *img)
 {
 	ext2fs_set_feature_large_file(img->fs->super);

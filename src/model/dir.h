@@ -27,6 +27,9 @@ struct dirbuf {
 	uint32_t nblocks, cap;
 	int filetype;		/* the filetype feature: store d_type */
 	int indexed;		/* an htree (EXT2_INDEX_FL), ext4 only */
+	/* EXT4_CASEFOLD_FL: the superblock's encoding, which its names are
+	 * hashed and compared by (model/casefold.h); NULL: as bytes */
+	const struct ext2fs_nls_table *cf;
 };
 
 void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype);

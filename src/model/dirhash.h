@@ -22,6 +22,13 @@
  */
 uint32_t ext4fs_dirhash(int version, const uint32_t seed[4], const char *name,
 			int len, int *ok);
+/* The same in a directory with EXT4_CASEFOLD_FL: @enc is the
+ * superblock's encoding (ext2fs_load_nls_table); NULL hashes the name as
+ * it is. */
+struct ext2fs_nls_table;
+uint32_t ext4fs_dirhash_ci(int version, const uint32_t seed[4],
+			   const struct ext2fs_nls_table *enc,
+			   const char *name, int len, int *ok);
 
 /* ext4's rule for the start group of a top-level directory: signed
  * half-MD4 of the name with the superblock hash seed, modulo the group

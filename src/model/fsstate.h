@@ -141,6 +141,10 @@ struct fs_state {
 		int def_version;	/* s_def_hash_version */
 		int unsigned_adj;	/* s_hash_unsigned: 0 or 3 */
 		uint32_t seed[4];
+		/* casefold: s_encoding's table, and EXT4_ENC_STRICT_MODE_FL
+		 * (invalid names refused in casefolded directories) */
+		const struct ext2fs_nls_table *encoding;
+		int strict;
 	} dx;
 	FILE *trace;		/* --trace, or NULL */
 	/* where directories' blocks go past their budget (dirblocks.h);

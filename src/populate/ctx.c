@@ -51,6 +51,7 @@ void ctx_free(struct pop_ctx *c)
 	free(c->target.d);
 	walk_names_free(&c->scan.root_names);
 	xsets_free(&c->scan.xsets);
+	free(c->scan.cf_seen);
 	free(c->st.v);
 	for (i = 0; i < c->scan.dirs.depth; i++)
 		if (c->scan.dirs.v[i].owned)

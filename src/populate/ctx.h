@@ -26,6 +26,7 @@
 #include "model/ialloc.h"
 #include "model/write.h"
 #include "model/xattr_set.h"
+#include "model/casefold.h"
 #include "lib/keymap.h"
 
 #define RUN_BLOCKS 256		/* data written in runs of up to this */
@@ -62,6 +63,8 @@ struct scan_dir {
 	struct dir_names old_names;	/* existing's names (the target's
 					   borrowed, a merged one's owned) */
 	int owned;		/* existing is a merged one, ours */
+	int cf;			/* casefolded: its names in cf_names */
+	struct cf_set cf_names;
 };
 
 struct scan_dirs {
@@ -92,6 +95,7 @@ struct pop_scan {
 	 * write pass takes no name there that was not checked. */
 	struct walk_names root_names;
 	struct xsets xsets;
+	unsigned char *cf_seen;	/* per --casefold path: a directory had it */
 };
 
 /* The directory the source root goes into. */

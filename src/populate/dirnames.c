@@ -10,10 +10,13 @@
 #include "populate/dirnames.h"
 #include "lib/util.h"
 #include "lib/hash.h"
+#include "model/casefold.h"
 
-static uint64_t name_hash(const void *name, size_t len)
+/* In a casefolded directory, names that fold alike hash alike. */
+static uint64_t name_hash(const struct dirbuf *d, const char *name, size_t len)
 {
-	return fnv1a64(FNV1A64_INIT, name, len);
+	return d->cf ? cf_name_key(d->cf, name, len) :
+		       fnv1a64(FNV1A64_INIT, name, len);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -24,6 +27,7 @@ static int u64_cmp(const void *a, const void *b)
 }
 
 struct collect {
+	const struct dirbuf *d;
 	struct dir_names *dn;
 	size_t cap;
 };
@@ -36,14 +40,14 @@ static errcode_t collect_one(void *arg, const char *name, size_t len,
 	(void)ino;
 	if (grow_array(&k->dn->h, &k->cap, k->dn->n + 1, sizeof(*k->dn->h), 64))
 		return ENOMEM;
-	k->dn->h[k->dn->n++] = name_hash(name, len);
+	k->dn->h[k->dn->n++] = name_hash(k->d, name, len);
 	return 0;
 }
 
 errcode_t dir_names_load(struct dir_names *dn, const struct fs_state *fs,
 			 const struct dirbuf *d)
 {
-	struct collect k = { .dn = dn };
+	struct collect k = { .d = d, .dn = dn };
 	errcode_t err;
 
 	dn->h = NULL;
@@ -70,11 +74,12 @@ errcode_t dir_names_lookup(const struct dir_names *dn,
 			   const char *name, size_t len, int *found,
 			   uint32_t *ino)
 {
-	uint64_t h = name_hash(name, len);
+	uint64_t h = name_hash(d, name, len);
 
 	*found = 0;
 	if (!dn->n || !bsearch(&h, dn->h, dn->n, sizeof(h), u64_cmp))
 		return 0;
 	/* a hash it had: the name itself, or another with its hash */
-	return dir_lookup(fs, d, name, len, found, ino);
+	return d->cf ? cf_dir_lookup(fs, d, name, len, found, ino) :
+		       dir_lookup(fs, d, name, len, found, ino);
 }

@@ -25,7 +25,8 @@ void dir_names_free(struct dir_names *dn);
 
 /* @name in @d (*found), as dir_lookup finds it (its inode in @ino, when
  * not NULL), where @dn holds @d's names as loaded: a name added since is
- * not looked for (the source has each name of a directory once). */
+ * not looked for (the source has each name of a directory once).  In a
+ * casefolded directory (@d->cf), a name that folds alike is found. */
 errcode_t dir_names_lookup(const struct dir_names *dn,
 			   const struct fs_state *fs, const struct dirbuf *d,
 			   const char *name, size_t len, int *found,

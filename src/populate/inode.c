@@ -143,6 +143,7 @@ errcode_t load_dir(struct pop_ctx *c, const struct ext2_inode_large *in,
 
 	d->indexed = c->fs.dx.enabled && (in->i_flags & EXT2_INDEX_FL) &&
 		     d->nblocks > 1;
+	d->cf = (in->i_flags & EXT4_CASEFOLD_FL) ? c->fs.dx.encoding : NULL;
 	return err;
 }
 

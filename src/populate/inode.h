@@ -6,12 +6,16 @@
 
 #include "populate/ctx.h"
 
-/* EXT2_FL_INHERITED, EXT2_REG_FLMASK, EXT2_OTHER_FLMASK of fs/ext2/ext2.h */
+/* EXT2_FL_INHERITED, EXT2_REG_FLMASK, EXT2_OTHER_FLMASK of fs/ext2/ext2.h,
+ * and ext4's EXT4_CASEFOLD_FL (only ext4 mounts an image with casefold,
+ * and only there a directory has it): subdirectories inherit it, files
+ * do not (EXT4_REG_FLMASK) */
 #define FL_INHERITED (FS_SECRM_FL | FS_UNRM_FL | FS_COMPR_FL | FS_SYNC_FL | \
 		      FS_NODUMP_FL | FS_NOATIME_FL | FS_COMPRBLK_FL | \
 		      FS_NOCOMP_FL | FS_JOURNAL_DATA_FL | FS_NOTAIL_FL | \
-		      FS_DIRSYNC_FL)
-#define FL_REG_MASK (~(uint32_t)(FS_DIRSYNC_FL | FS_TOPDIR_FL))
+		      FS_DIRSYNC_FL | FS_CASEFOLD_FL)
+#define FL_REG_MASK (~(uint32_t)(FS_DIRSYNC_FL | FS_TOPDIR_FL | \
+				 FS_CASEFOLD_FL))
 #define FL_OTHER_MASK ((uint32_t)(FS_NODUMP_FL | FS_NOATIME_FL))
 
 /* The directory entry's file type for @m. */

@@ -21,6 +21,7 @@
 #include "lib/ftype.h"
 #include "populate/namei.h"
 #include "populate/attrs.h"
+#include "populate/casefold.h"
 #include "populate/check.h"
 #include "populate/data.h"
 #include "populate/hardlinks.h"
@@ -198,7 +199,7 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 		return err;
 	p = pop_top(c);
 	flags = mask_flags(e->st.st_mode, p->flags & FL_INHERITED) |
-		(e->fsflags & FS_TOPDIR_FL);
+		(e->fsflags & FS_TOPDIR_FL) | casefold_flag(c, e);
 	err = frame_push(c);
 	if (err)
 		return err;
@@ -209,6 +210,8 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 	if (err)
 		return pop_fail(c, err, "creating directory", e->path);
 	n->flags = flags;
+	/* chattr +F on the empty directory, before anything goes in */
+	n->d.cf = (flags & FS_CASEFOLD_FL) ? c->fs.dx.encoding : NULL;
 	fill_inode(c, e, flags, &n->inode);
 	n->inode.i_links_count = 2;
 	err = init_acl(c, p, &n->d.map, e, &n->xblk);

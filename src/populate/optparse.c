@@ -3,6 +3,7 @@
  * the library alike (optparse.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +62,7 @@ const struct optparse_name optparse_names[] = {
 	{ "devtable", 1, OPT_DEVTABLE },
 	{ "dry-run", 0, OPT_DRY_RUN },
 	{ "merge", 0, OPT_MERGE },
+	{ "casefold", 1, OPT_CASEFOLD },
 	{ "root-attrs", 0, OPT_ROOT_ATTRS },
 	{ "json", 0, OPT_JSON },
 	{ "whiteouts", 0, OPT_WHITEOUTS },
@@ -294,6 +296,30 @@ static errcode_t number_option(struct populate_opts *p, int c,
 	return 0;
 }
 
+/* --casefold PATH: a directory of SOURCE, relative to it; kept as given
+ * but for "./" in front and '/' at the end, as the walk names it. */
+static errcode_t add_casefold(struct populate_opts *p, struct optparse_aux *x,
+			      const char *arg, const char **msg)
+{
+	const char **v;
+
+	while (arg[0] == '.' && arg[1] == '/')
+		arg += 2;
+	while (*arg == '/')
+		arg++;
+	if (!*arg || !strcmp(arg, ".") || arg[strlen(arg) - 1] == '/' ||
+	    strstr(arg, "//") || strstr(arg, "/./") || !strcmp(arg, "..") ||
+	    !strncmp(arg, "../", 3) || strstr(arg, "/../"))
+		return optparse_usage(x, msg, "--casefold ", arg,
+				      ": give a directory below SOURCE, as a path relative to it (a/b)");
+	v = realloc(p->casefold, (p->ncasefold + 1) * sizeof(*v));
+	if (!v)
+		return ENOMEM;
+	v[p->ncasefold++] = arg;
+	p->casefold = v;
+	return 0;
+}
+
 /* The options that take a checked argument. */
 static errcode_t value_option(struct populate_opts *p, struct optparse_aux *x,
 			      int c, const char *arg, const char **msg)
@@ -323,6 +349,8 @@ static errcode_t value_option(struct populate_opts *p, struct optparse_aux *x,
 			return USAGE("--block-size takes 1024, 2048 or 4096");
 		p->mkfs.block_size = arg;
 		break;
+	case OPT_CASEFOLD:
+		return add_casefold(p, x, arg, msg);
 	case OPT_UID_MAP:
 	case OPT_GID_MAP:
 		if (id_map_parse(c == OPT_UID_MAP ? &p->meta.uid : &p->meta.gid, arg))
@@ -504,6 +532,9 @@ errcode_t optparse_operands(struct populate_opts *p, struct optparse_aux *x,
 
 void optparse_free(struct populate_opts *p, struct optparse_aux *x)
 {
+	free(p->casefold);
+	p->casefold = NULL;
+	p->ncasefold = 0;
 	meta_rules_free(&p->meta);
 	fsconfig_free(&x->fs_config);
 }

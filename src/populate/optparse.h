@@ -28,6 +28,7 @@ enum optparse_id {
 	OPT_DRY_RUN, OPT_JSON, OPT_MERGE, OPT_ROOT_ATTRS, OPT_FORCE,
 	OPT_FILE_CONTEXTS, OPT_SQUASH_PERMS, OPT_LABEL, OPT_UUID,
 	OPT_PARTITION, OPT_OFFSET, OPT_FS_CONFIG, OPT_WHITEOUTS, OPT_JOBS,
+	OPT_CASEFOLD,
 };
 
 /* A long option: its name, whether it takes an argument (getopt's
@@ -40,7 +41,7 @@ struct optparse_name {
 
 /* Every long option, ended by a NULL name. */
 extern const struct optparse_name optparse_names[];
-#define OPTPARSE_NNAMES 47
+#define OPTPARSE_NNAMES 48
 /* The short options, as getopt takes them (':' first: a missing
  * argument told apart from an unknown option). */
 #define OPTPARSE_SHORT ":t:vqhVL:U:b:N:F"

@@ -102,6 +102,10 @@ struct populate_opts {
 	unsigned int margin_pct;	/* auto+N%% */
 	uint64_t margin_bytes;	/* auto+SIZE */
 	int merge;		/* --merge: into directories IMAGE has */
+	/* --casefold PATH...: directories of SOURCE made casefolded (+F),
+	 * relative to it, "a/b" */
+	const char **casefold;
+	size_t ncasefold;
 	int root_attrs;		/* --root-attrs: SOURCE's own onto the target */
 	int dry_run;		/* --dry-run: no write, figures printed */
 	int json;		/* --json: the summary as one JSON object */

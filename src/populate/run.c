@@ -154,6 +154,7 @@ static errcode_t load_state(struct pop_ctx *c)
 	fs_state_set_cpus(&c->fs, o->cpus);
 	image_hash_seed(c->img, c->ia.seed);
 	c->data.delalloc = o->delalloc;
+	c->fs.dx.encoding = image_encoding(c->img, &c->fs.dx.strict);
 	if (!c->drv->mballoc)
 		return 0;
 	c->fs.dx.enabled = image_dir_hash(c->img, &c->fs.dx.def_version,

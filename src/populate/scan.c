@@ -18,6 +18,7 @@
 #include "populate/hardlinks.h"
 #include "populate/inode.h"
 #include "populate/report.h"
+#include "populate/casefold.h"
 #include "lib/hash.h"
 #include "lib/util.h"
 #include "lib/orlov_err.h"
@@ -36,6 +37,9 @@ static errcode_t check_name(struct pop_ctx *c, const struct src_entry *e,
 	*merged = NULL;
 	if (e->name_len > EXT2_NAME_LEN)
 		return pop_fail(c, ORLOV_ERR_NAME_TOO_LONG, "checking", e->path);
+	err = casefold_check_name(c, &c->scan.dirs.v[c->scan.dirs.depth - 1], e);
+	if (err)
+		return err;
 	/* Only names in directories the image has can collide. */
 	if (parent)
 		err = dir_names_lookup(&up->old_names, &c->fs, parent, e->name,
@@ -217,6 +221,10 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 	if (merged) {
 		/* like the target: its links, new entries in new blocks */
 		d->existing = merged;
+		d->cf = merged->cf != NULL;
+		err = casefold_check_merge(c, e, d->cf);
+		if (err)
+			return err;
 		d->owned = 1;
 		err = dir_names_load(&d->old_names, &c->fs, merged);
 		if (err)
@@ -237,6 +245,8 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 				    "creating directory", e->path);
 		c->scan.need_inodes++;
 		c->pr.total_entries++;
+		d->cf = c->scan.dirs.v[c->scan.dirs.depth - 1].cf ||
+			casefold_flag(c, e);
 		scan_add_entry(c, &c->scan.dirs.v[c->scan.dirs.depth - 1], e->name_len);
 		err = check_xattrs(c, e);
 		if (err)
@@ -261,6 +271,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		}
 		/* the target: new entries in new blocks (at most) */
 		d->existing = c->target.d;
+		d->cf = c->target.d->cf != NULL;
 		d->old_names = c->target.names;
 		d->blocks = d->had = c->target.d->nblocks;
 		d->used = c->fs.g.block_size;
@@ -278,6 +289,7 @@ static void scan_drop(struct pop_ctx *c, struct scan_dir *d)
 	}
 	d->existing = NULL;
 	memset(&d->old_names, 0, sizeof(d->old_names));
+	cf_set_free(&d->cf_names);
 	d->owned = 0;
 }
 
@@ -372,8 +384,12 @@ errcode_t first_pass(struct pop_ctx *c)
 		.leaf = scan_leaf, .error = walk_error,
 		.scratch_error = walk_scratch_error, .ctx = c,
 	};
-	errcode_t err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
+	errcode_t err = casefold_begin(c);
 
+	if (!err)
+		err = source_walk(&c->in->src, &wo, &c->o->meta, c->in->dtp, &v);
+	if (!err)
+		err = casefold_check_paths(c);
 	while (c->scan.dirs.depth > 0)	/* frames an error left */
 		scan_drop(c, &c->scan.dirs.v[--c->scan.dirs.depth]);
 	links_free(&c->links);	/* the write pass knows the image's inodes */

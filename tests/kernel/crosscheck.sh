@@ -440,7 +440,9 @@ for start in $(seq 0 "$batch" $((ncases - 1))); do
 		echo 'run_case() {'
 		echo '	tc=$(date +%s)'
 		# MOUNT: TYPE:OPTIONS, the case's own mount (see mount_of)
-		echo "	name=\$1 dev=\$2 colour=\$3 mt=\${4%%:*} mx=\${4#*:} merge=\$5 o='$mo'"
+		echo "	name=\$1 dev=\$2 colour=\$3 mt=\${4%%:*} mx=\${4#*:} o='$mo'"
+		# the rest: the replay's --merge, --casefold=PATH
+		echo '	shift 4; merge=$*'
 		echo '	[ -z "$mx" ] || o=${o:+$o,}$mx'
 		echo '	if ! mount -t $mt ${o:+-o $o} "$dev" /mnt; then'
 		echo '		echo "case $name: mount failed"; echo 90 >/results/$name.rc; return'

@@ -44,6 +44,12 @@
  *          extent-tree leaf block): many directories directly in DIR,
  *          for a target whose subdirectories ext4 spreads over the
  *          whole image by name hash (the root, or EXT4_TOPDIR_FL)
+ *   casefold  for a directory made casefolded (+F): cf/ with --scale
+ *          (default 3000) names of mixed case, accented ones precomposed
+ *          and decomposed, sharp s, and every 40th not valid UTF-8 (a
+ *          bare continuation byte, a cut sequence, 0xff), no two folding
+ *          alike; cf/sub/ with a few more below, cf/sub/deeper/; and
+ *          plain/ with names that differ only in case
  * --scale is roughly the number of entries (default depends on profile).
  */
 #define _GNU_SOURCE
@@ -514,6 +520,45 @@ static void gen_flat(const char *dir, long n)
 	}
 }
 
+static void gen_casefold(const char *dir, long n)
+{
+	/* distinct when folded, and none a prefix of another's fold plus
+	 * digits: the index after each keeps every name unique */
+	static const char *const stems[] = {
+		"File-", "README.", "Zeta_", "caf\xc3\xa9-", "CAFE\xcc\x81-",
+		"Stra\xc3\x9f" "e-", "\xce\xa9mega-", "MiXeD.CaSe.", "x",
+	};
+	static const char *const bad[] = { "inv\x80-", "cut\xc3-", "ff\xff-" };
+	char path[4096];
+
+	xmkdir(dir);
+	snprintf(path, sizeof(path), "%s/cf", dir);
+	xmkdir(path);
+	snprintf(path, sizeof(path), "%s/cf/sub", dir);
+	xmkdir(path);
+	snprintf(path, sizeof(path), "%s/cf/sub/deeper", dir);
+	xmkdir(path);
+	snprintf(path, sizeof(path), "%s/plain", dir);
+	xmkdir(path);
+	for (long i = 0; i < n; i++) {
+		const char *stem = i % 40 == 39 ? bad[rn(3)] :
+				   stems[rn(sizeof(stems) / sizeof(stems[0]))];
+
+		snprintf(path, sizeof(path), "%s/cf/%s%ld", dir, stem, i);
+		make_file(path, rn(8) ? 0 : 1 + rn(3000), 0, 0644);
+	}
+	for (long i = 0; i < 60; i++) {
+		snprintf(path, sizeof(path), "%s/cf/sub/%s%ld", dir,
+			 i % 2 ? "Sub-" : "sub\xc3\xa9-", i);
+		make_file(path, 1 + rn(2000), 0, 0644);
+		snprintf(path, sizeof(path), "%s/cf/sub/deeper/D%ld", dir, i);
+		make_file(path, 0, 0, 0644);
+		snprintf(path, sizeof(path), "%s/plain/%s%ld", dir,
+			 i % 2 ? "Same-" : "same-", i / 2);
+		make_file(path, 0, 0, 0644);
+	}
+}
+
 /* data ranges (4 KiB units) of the triple-indirect file: direct blocks,
  * single indirect, double indirect, across the triple-indirect boundary
  * of 1 KiB blocks (logical block 65804 = 4 KiB unit 16451) and beyond */
@@ -633,7 +678,7 @@ int main(int argc, char **argv)
 		else if (argv[i][0] != '-' && !dir)
 			dir = argv[i];
 		else {
-			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|sparse|xattr|spread] [--scale N] [--no-special] DIR\n");
+			fprintf(stderr, "usage: gentree [--seed N] [--profile mixed|deep|wide|big|small|flat|tind|fill|sparse|xattr|spread|casefold] [--scale N] [--no-special] DIR\n");
 			return 2;
 		}
 	}
@@ -698,6 +743,8 @@ int main(int argc, char **argv)
 			for (unsigned i = 0; budget > 0; i++)
 				make_entry(path, i, 0, w == 2 ? 2 : 0, BIAS_SMALL);
 		}
+	} else if (!strcmp(profile, "casefold")) {
+		gen_casefold(dir, scale > 0 ? scale : 3000);
 	} else if (!strcmp(profile, "flat")) {
 		gen_flat(dir, scale > 0 ? scale : 100000);
 	} else if (!strcmp(profile, "tind")) {

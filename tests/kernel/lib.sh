@@ -293,7 +293,8 @@ kt_letters=abcdefghijklmnopqrstuvwxyz
 
 # kt_read_cases FILE ONLY_REGEX HEAVY(yes|no): fill the arrays names sizes
 # gargs (gentree arguments) margs (mke2fs options) colours prefills
-# targetacls merges ext4s measureds rotationals shms topdirs, and nheavy (heavy cases left out) and next4
+# targetacls merges (the options the tool and the replay both take:
+# --merge, --casefold=PATH) ext4s measureds rotationals shms topdirs, and nheavy (heavy cases left out) and next4
 # (cases left out that only the ext4 driver writes: kept when kt_driver
 # is ext4).  Line format: see cases.list.
 kt_read_cases() {
@@ -315,7 +316,12 @@ kt_read_cases() {
 		measured= rotational= shm=false topdir=false
 		for o in $opts; do
 			case $o in
-			merge) merge=--merge ;;
+			merge) merge="$merge --merge" ;;
+			# a directory made +F: the tool's option and the
+			# replay's, one word each, with merge's
+			casefold=?*) [[ ${o#casefold=} =~ ^[A-Za-z0-9_./-]+$ ]] ||
+				kt_die "$n: bad $o"
+				merge="$merge --$o" ;;
 			ext4) isext4=true ;;
 			colour=*) colour=${o#colour=} ;;
 			prefill=*) prefill=${o#prefill=} ;;
@@ -485,7 +491,7 @@ kt_base_image() {
 		kt_target_acl "$base" "${target:-/}" "${targetacls[$i]}" "$log" ||
 			kt_die "$n: setting the default ACL of ${target:-/} failed"
 	fi
-	if [ -n "${merges[$i]}" ]; then
+	if [[ " ${merges[$i]} " == *" --merge "* ]]; then
 		[ -n "${6:-}" ] || kt_die "$n: a merge case needs SRC"
 		kt_merge_dirs "$base" "$target" "$6" >>"$log" 2>&1 ||
 			kt_die "$n: making the directories to merge into failed"

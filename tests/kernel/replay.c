@@ -25,7 +25,8 @@
  *       posix_acl_default 3, trusted 4, security 6; then name length; then
  *       name bytes), which is the order orlov-populate sets them in.
  *
- *   replay run [--colour N] [--cpu C] [--merge] MANIFEST PAYLOAD DEST
+ *   replay run [--colour N] [--cpu C] [--merge] [--casefold=PATH]...
+ *              MANIFEST PAYLOAD DEST
  *       With --cpu, first pin this process (and so every child) to CPU C
  *       with sched_setaffinity: on an SMP kernel the free-inode, -block
  *       and directory percpu counters are then changed from one CPU only,
@@ -39,6 +40,9 @@
  *       inherited but its source does not have (system.posix_acl_access,
  *       and for a directory system.posix_acl_default), so that the tree
  *       ends up with exactly the source's attributes.
+ *       A directory named by --casefold (its manifest PATH) is made
+ *       casefolded as soon as it is made, empty: FS_CASEFOLD_FL added
+ *       with FS_IOC_SETFLAGS, as chattr +F adds it.
  *       Stops at the first error (exit 1).
  *
  * Build: gcc -static -O2 -o replay replay.c
@@ -54,7 +58,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <linux/fs.h>
 #include <sys/sysmacros.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -593,10 +599,38 @@ static int is_dir(int dirfd, const char *path)
 	       S_ISDIR(st.st_mode);
 }
 
-/* @merge: a directory that exists already is gone into (mkdir's EEXIST
- * ignored, then its mode and owner set), as cp -a does. */
+#ifndef FS_CASEFOLD_FL
+#define FS_CASEFOLD_FL 0x40000000
+#endif
+
+struct run_opts {
+	int merge;
+	char **casefold;	/* --casefold=PATH, manifest paths */
+	int ncasefold;
+};
+
+/* chattr +F on the directory @p just made, when --casefold names it. */
+static void set_casefold(int destfd, const char *p, const struct run_opts *ro)
+{
+	int i, fd, flags;
+
+	for (i = 0; i < ro->ncasefold && strcmp(ro->casefold[i], p); i++)
+		;
+	if (i == ro->ncasefold)
+		return;
+	fd = openat(destfd, p, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0 || ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		die("casefold %s: %s", p, strerror(errno));
+	flags |= FS_CASEFOLD_FL;
+	if (ioctl(fd, FS_IOC_SETFLAGS, &flags) < 0)
+		die("casefold %s: %s", p, strerror(errno));
+	close(fd);
+}
+
+/* @ro->merge: a directory that exists already is gone into (mkdir's
+ * EEXIST ignored, then its mode and owner set), as cp -a does. */
 static void replay(const char *manifest, const char *payload, const char *dest,
-		   int merge)
+		   const struct run_opts *ro)
 {
 	FILE *m = fopen(manifest, "re");
 	int destfd = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -653,8 +687,10 @@ static void replay(const char *manifest, const char *payload, const char *dest,
 			if (!f[4])
 				die("manifest line %lu: missing path", lineno);
 			p = unescape(f[4]);
-			if (mkdirat(destfd, p, mode & 0777) < 0 &&
-			    !(merge && errno == EEXIST && is_dir(destfd, p)))
+			if (mkdirat(destfd, p, mode & 0777) == 0)
+				set_casefold(destfd, p, ro);
+			else if (!(ro->merge && errno == EEXIST &&
+				   is_dir(destfd, p)))
 				die("mkdir %s: %s", p, strerror(errno));
 			xchown_chmod(destfd, p, mode, uid, gid);
 			last = join(dest, p);
@@ -812,7 +848,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: replay manifest SRC\n"
-		"       replay run [--colour N] [--cpu C] [--merge] MANIFEST PAYLOAD DEST\n");
+		"       replay run [--colour N] [--cpu C] [--merge] [--casefold=PATH]...\n"
+		"                  MANIFEST PAYLOAD DEST\n");
 	exit(2);
 }
 
@@ -826,11 +863,17 @@ int main(int argc, char **argv)
 		return do_manifest(argv[2]);
 	}
 	if (!strcmp(argv[1], "run")) {
-		int colour = 0, cpu = -1, i = 2, merge = 0;
+		int colour = 0, cpu = -1, i = 2;
+		struct run_opts ro = { .casefold = xmalloc(argc * sizeof(char *)) };
 
 		while (i + 1 < argc && argv[i][0] == '-') {
 			if (!strcmp(argv[i], "--merge")) {
-				merge = 1;
+				ro.merge = 1;
+				i++;
+				continue;
+			}
+			if (!strncmp(argv[i], "--casefold=", 11)) {
+				ro.casefold[ro.ncasefold++] = argv[i] + 11;
 				i++;
 				continue;
 			}
@@ -853,7 +896,7 @@ int main(int argc, char **argv)
 		if (cpu >= 0)
 			pin_cpu(cpu);
 		become_colour(colour);
-		replay(argv[i], argv[i + 1], argv[i + 2], merge);
+		replay(argv[i], argv[i + 1], argv[i + 2], &ro);
 		return 0;
 	}
 	usage();

@@ -97,14 +97,15 @@ static void dx_set_entry(unsigned char *e, uint32_t i, uint32_t hash,
 }
 
 /* The hash the root asks for (dx_probe's hinfo). */
-static errcode_t dx_name_hash(const struct fs_state *fs, int root_version,
-			      const char *name, size_t len, uint32_t *hash)
+static errcode_t dx_name_hash(const struct fs_state *fs, const struct dirbuf *d,
+			      int root_version, const char *name, size_t len,
+			      uint32_t *hash)
 {
 	int v = root_version, ok;
 
 	if (v <= EXT2_HASH_TEA)
 		v += fs->dx.unsigned_adj;
-	*hash = ext4fs_dirhash(v, fs->dx.seed, name, (int)len, &ok);
+	*hash = ext4fs_dirhash_ci(v, fs->dx.seed, d->cf, name, (int)len, &ok);
 	return ok ? 0 : ORLOV_ERR_CORRUPT;
 }
 
@@ -141,7 +142,7 @@ static errcode_t dx_probe(const struct fs_state *fs, struct dirbuf *d,
 	    DX_ROOT_INFO + info_len + DX_ENTRY_SIZE > bs ||
 	    levels >= DX_MAX_LEVELS)
 		return ORLOV_ERR_CORRUPT;
-	err = dx_name_hash(fs, root[DX_INFO(hash_version)], name, len, hash);
+	err = dx_name_hash(fs, d, root[DX_INFO(hash_version)], name, len, hash);
 	if (err)
 		return err;
 	for (lvl = 0;; lvl++) {
@@ -238,9 +239,9 @@ static errcode_t dir_append(struct fs_state *fs, struct dirbuf *d,
 
 /* dx_make_map: the hash, offset and size of each entry in use, in block
  * order. */
-static errcode_t dx_make_map(struct fs_state *fs, int root_version,
-			     const unsigned char *d1, struct dx_map *map,
-			     uint32_t *count)
+static errcode_t dx_make_map(struct fs_state *fs, const struct dirbuf *d,
+			     int root_version, const unsigned char *d1,
+			     struct dx_map *map, uint32_t *count)
 {
 	uint32_t bs = fs->g.block_size, off, n = 0;
 	errcode_t err;
@@ -250,7 +251,7 @@ static errcode_t dx_make_map(struct fs_state *fs, int root_version,
 
 		if (!de_name_len(de) || !de_inode(de))
 			continue;
-		err = dx_name_hash(fs, root_version,
+		err = dx_name_hash(fs, d, root_version,
 				   (const char *)de + DE_OFF(name),
 				   de_name_len(de), &map[n].hash);
 		if (err)
@@ -338,7 +339,7 @@ static errcode_t do_split(struct fs_state *fs, struct dirbuf *d, uint32_t lb,
 	map = calloc(count ? count : 1, sizeof(*map));
 	if (!map)
 		return ENOMEM;
-	err = dx_make_map(fs, root_version, d1, map, &count);
+	err = dx_make_map(fs, d, root_version, d1, map, &count);
 	if (err)
 		goto out;
 	if (count < 2) {
@@ -447,7 +448,7 @@ errcode_t dx_make_indexed_dir(struct fs_state *fs, struct dirbuf *d,
 	d->room[0] = 0;
 	dirleaf_set_room(fs, d, lb, 0);
 
-	err = dx_name_hash(fs, fs->dx.def_version, name, len, &hash);
+	err = dx_name_hash(fs, d, fs->dx.def_version, name, len, &hash);
 	return err ? err : split_insert(fs, d, lb, &frame, hash,
 					fs->dx.def_version, name, len, ino, ftype);
 }
