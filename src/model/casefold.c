@@ -45,46 +45,13 @@ int cf_name_valid(const struct ext2fs_nls_table *enc, const char *name,
  * it, such a name never gets in).  ext2fs_casefold_cmp's negative result
  * is both "less" and "invalid", so validity is asked first.
  */
-static int cf_equal(const struct ext2fs_nls_table *enc, const char *a,
-		    size_t alen, const char *b, size_t blen)
+int cf_equal(const struct ext2fs_nls_table *enc, const char *a, size_t alen,
+	     const char *b, size_t blen)
 {
 	if (!cf_name_valid(enc, a, alen) || !cf_name_valid(enc, b, blen))
 		return alen == blen && !memcmp(a, b, alen);
 	return !ext2fs_casefold_cmp(enc, (const unsigned char *)a, alen,
 				    (const unsigned char *)b, blen);
-}
-
-struct cf_lookup {
-	const struct ext2fs_nls_table *enc;
-	const char *name;
-	size_t len;
-	uint32_t ino;
-	int found;
-};
-
-static errcode_t cf_lookup_one(void *arg, const char *name, size_t len,
-			       uint32_t ino)
-{
-	struct cf_lookup *l = arg;
-
-	if (!cf_equal(l->enc, l->name, l->len, name, len))
-		return 0;
-	l->ino = ino;
-	l->found = 1;
-	return EEXIST;	/* stops the walk: not an error (found) */
-}
-
-errcode_t cf_dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
-			const char *name, size_t len, int *found,
-			uint32_t *ino)
-{
-	struct cf_lookup l = { .enc = d->cf, .name = name, .len = len };
-	errcode_t err = dir_for_each(fs, d, cf_lookup_one, &l);
-
-	*found = l.found;
-	if (l.found && ino)
-		*ino = l.ino;
-	return l.found ? 0 : err;
 }
 
 errcode_t cf_set_add(struct cf_set *s, const struct ext2fs_nls_table *enc,

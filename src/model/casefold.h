@@ -27,12 +27,10 @@ uint64_t cf_name_key(const struct ext2fs_nls_table *enc, const char *name,
 int cf_name_valid(const struct ext2fs_nls_table *enc, const char *name,
 		  size_t len);
 
-/* @name among @d's live entries (*found), compared as ext4_match
- * compares in a casefolded directory (@d->cf set); its inode in @ino when
- * not NULL.  An error reading a spilled block back is returned. */
-errcode_t cf_dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
-			const char *name, size_t len, int *found,
-			uint32_t *ino);
+/* ext4_match in a casefolded directory: do @a and @b fold alike (or,
+ * either not foldable, are they the same bytes)? */
+int cf_equal(const struct ext2fs_nls_table *enc, const char *a, size_t alen,
+	     const char *b, size_t blen);
 
 /* The names added to one casefolded directory, by their keys, for a
  * name that folds like one of them to be found: the first name of each

@@ -13,7 +13,7 @@
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 #include "model/dirent.h"
-#include "model/dirhash.h"
+#include "model/casefold.h"
 
 void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype)
 {
@@ -135,6 +135,7 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 }
 
 struct lookup {
+	const struct ext2fs_nls_table *cf;
 	const char *name;
 	size_t len;
 	uint32_t ino;
@@ -146,7 +147,8 @@ static errcode_t lookup_one(void *arg, const char *name, size_t len,
 {
 	struct lookup *l = arg;
 
-	if (len != l->len || memcmp(name, l->name, len))
+	if (l->cf ? !cf_equal(l->cf, l->name, l->len, name, len) :
+		    len != l->len || memcmp(name, l->name, len))
 		return 0;
 	l->ino = ino;
 	l->found = 1;
@@ -156,7 +158,7 @@ static errcode_t lookup_one(void *arg, const char *name, size_t len,
 errcode_t dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
 		     const char *name, size_t len, int *found, uint32_t *ino)
 {
-	struct lookup l = { .name = name, .len = len };
+	struct lookup l = { .cf = d->cf, .name = name, .len = len };
 	errcode_t err = dir_for_each(fs, d, lookup_one, &l);
 
 	*found = l.found;

@@ -57,8 +57,8 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 		       errcode_t (*fn)(void *arg, const char *name, size_t len,
 				       uint32_t ino),
 		       void *arg);
-/* Does @name exist among the live entries?  *found, and its inode in
- * *ino (when not NULL). */
+/* Does @name exist among the live entries (folded alike in a casefolded
+ * directory: @d->cf)?  *found, and its inode in *ino (when not NULL). */
 errcode_t dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
 		     const char *name, size_t len, int *found, uint32_t *ino);
 

@@ -80,6 +80,5 @@ errcode_t dir_names_lookup(const struct dir_names *dn,
 	if (!dn->n || !bsearch(&h, dn->h, dn->n, sizeof(h), u64_cmp))
 		return 0;
 	/* a hash it had: the name itself, or another with its hash */
-	return d->cf ? cf_dir_lookup(fs, d, name, len, found, ino) :
-		       dir_lookup(fs, d, name, len, found, ino);
+	return dir_lookup(fs, d, name, len, found, ino);
 }
