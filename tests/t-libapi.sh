@@ -130,6 +130,14 @@ argswrong "--topdir takes hash or random" -v --topdir x
 argswrong "--verbose and --quiet contradict each other: give one" -v --quiet
 same "--target // --cpus 2 --no-fsck" "-a -t// -a --cp -a 2 -a --no-f" \
 	"args: attached, abbreviated" "$src" "$T_TMP/base.img"
+# an option with no member yet, through args: --casefold marks a
+# directory +F (its names hashed folded), as the command line does
+t_mkimage "$T_TMP/cf.img" 16M -t ext4 -b 4096 -I 256 -O casefold
+same "--casefold var" "-a --casefold -a var" "args: --casefold" "$src" "$T_TMP/cf.img"
+cfl=$(debugfs -R "stat /var/log" "$T_TMP/lib.img" 2>/dev/null |
+	sed -n 's/.*Flags: \(0x[0-9a-f]*\).*/\1/p')
+[ $(( ${cfl:-0} & 0x40000000 )) != 0 ] ||
+	t_fail "args: --casefold: /var/log has flags ${cfl:-none}, not casefold"
 
 # installed: make install's library, header and orlov.pc, found through
 # pkg-config, a program compiled against them
