@@ -108,14 +108,6 @@ typedef errcode_t (*ext_visit_fn)(void *ctx, uint64_t blk, const void *buf);
 errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx);
 
 /*
- * ext4_ext_map_blocks with EXT4_GET_BLOCKS_CREATE: map up to @len blocks
- * from @lblk, allocating what is not mapped.  @len is the caller's request:
- * one block for a page-cache buffer without delayed allocation
- * (_ext4_get_block), the delayed run for the writeback
- * (mpage_map_one_extent).  *phys is the first block, *got how many
- * (contiguous, at least one).  Mapped blocks are returned as they are.
- */
-/*
  * The writes of a file's writeback complete (ext4_end_io, its extents'
  * conversion): each unwritten extent, front to back, made initialized
  * (ext4_convert_unwritten_extents_endio) and merged with its neighbours,
@@ -124,6 +116,15 @@ errcode_t ext_tree_visit(const struct ext_tree *t, ext_visit_fn fn, void *ctx);
  */
 errcode_t ext4_ext_convert_unwritten(struct ext_tree *t,
 				     const struct ext_alloc_ops *ops);
+
+/*
+ * ext4_ext_map_blocks with EXT4_GET_BLOCKS_CREATE: map up to @len blocks
+ * from @lblk, allocating what is not mapped.  @len is the caller's request:
+ * one block for a page-cache buffer without delayed allocation
+ * (_ext4_get_block), the delayed run for the writeback
+ * (mpage_map_one_extent).  *phys is the first block, *got how many
+ * (contiguous, at least one).  Mapped blocks are returned as they are.
+ */
 errcode_t ext4_ext_map_blocks(struct ext_tree *t, const struct ext_fs *fs,
 			      const struct ext_alloc_ops *ops, uint32_t lblk,
 			      uint32_t len, uint64_t *phys, uint32_t *got);
