@@ -440,12 +440,12 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 	unsigned char *buf = NULL;
 	errcode_t err = 0;
 
-	if (d->nblocks &&
-	    !(buf = malloc((size_t)(d->nblocks < DIR_OUT_BLOCKS ?
-				    d->nblocks : DIR_OUT_BLOCKS) * bs)))
+	if (dir_nblocks(d) &&
+	    !(buf = malloc((size_t)(dir_nblocks(d) < DIR_OUT_BLOCKS ?
+				    dir_nblocks(d) : DIR_OUT_BLOCKS) * bs)))
 		return ENOMEM;
-	for (b = 0; !err && b < d->nblocks; b += run) {
-		for (run = 1; b + run < d->nblocks &&
+	for (b = 0; !err && b < dir_nblocks(d); b += run) {
+		for (run = 1; b + run < dir_nblocks(d) &&
 		     d->phys[b + run] == d->phys[b] + run; run++)
 			;
 		err = dir_run_out(img, fs, d, b, run, buf);

@@ -43,8 +43,8 @@ errcode_t dirbuf_add_block(const struct fs_state *fs, struct dirbuf *d,
 	if (err)
 		return err;
 	memcpy(blk, data, fs->g.block_size);
-	d->phys[d->nblocks] = phys;
-	dirleaf_set_room(fs, d, d->nblocks++, 0);
+	d->phys[dir_nblocks(d) - 1] = phys;
+	dirleaf_set_room(fs, d, dir_nblocks(d) - 1, 0);
 	return 0;
 }
 
@@ -77,13 +77,13 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 		return ORLOV_ERR_NAME_TOO_LONG;
 	if (fs->dx.enabled && d->indexed)
 		return ext4_dx_add_entry(fs, d, name, len, ino, ftype);
-	if (fs->dx.enabled && d->nblocks == 1 &&
+	if (fs->dx.enabled && dir_nblocks(d) == 1 &&
 	    d->room[0] < DIR_REC_LEN(len))
 		return dx_make_indexed_dir(fs, d, name, len, ino, ftype);
 	/* blocks only lose room until the htree: none before fit[c] can take
 	 * a record of this size (ext2_add_link would walk past them) */
 	c = (DIR_REC_LEN(len) - DIR_REC_LEN(1)) / 4;
-	for (b = d->fit[c]; b < d->nblocks; b++) {
+	for (b = d->fit[c]; b < dir_nblocks(d); b++) {
 		err = dirleaf_add(fs, d, b, name, len, ino, ftype, &added);
 		if (err)
 			return err;
@@ -92,10 +92,10 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 			return 0;
 		}
 	}
-	d->fit[c] = d->nblocks;
+	d->fit[c] = dir_nblocks(d);
 	err = dirleaf_new_block(fs, d, NULL);
 	if (!err)
-		err = dirleaf_add(fs, d, d->nblocks - 1, name, len, ino,
+		err = dirleaf_add(fs, d, dir_nblocks(d) - 1, name, len, ino,
 				   ftype, &added);
 	return err ? err : added ? 0 : ORLOV_ERR_CORRUPT;
 }
@@ -109,7 +109,7 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 	unsigned char *copy = NULL;
 	errcode_t err = 0;
 
-	for (b = 0; !err && b < d->nblocks; b++) {
+	for (b = 0; !err && b < dir_nblocks(d); b++) {
 		const unsigned char *blk = d->b.blk[b];
 
 		if (!blk) {	/* spilled: read back aside, nothing moves */

@@ -17,14 +17,13 @@
 
 struct dirbuf {
 	struct ifile map;
-	struct dirblocks b;	/* the blocks' bytes */
+	struct dirblocks b;	/* the blocks' bytes, and how many (b.n) */
 	fsblk_t *phys;		/* physical block of each logical block */
 	uint16_t *room;		/* largest name record that fits, per block */
 	uint16_t *first;	/* per block, its first entry with room */
 	/* fit[(rec_len - 12) / 4], one per record size (12 to 264 bytes):
 	 * no block before it has room for one (linear directories) */
 	uint32_t fit[64];
-	uint32_t nblocks, cap;
 	int filetype;		/* the filetype feature: store d_type */
 	int indexed;		/* an htree (EXT2_INDEX_FL), ext4 only */
 	/* EXT4_CASEFOLD_FL: the superblock's encoding, which its names are
@@ -62,10 +61,16 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 errcode_t dir_lookup(const struct fs_state *fs, const struct dirbuf *d,
 		     const char *name, size_t len, int *found, uint32_t *ino);
 
+/* The directory's blocks. */
+static inline uint32_t dir_nblocks(const struct dirbuf *d)
+{
+	return d->b.n;
+}
+
 /* i_size in bytes */
 static inline uint64_t dir_size(const struct dirbuf *d, uint32_t bs)
 {
-	return (uint64_t)d->nblocks * bs;
+	return (uint64_t)dir_nblocks(d) * bs;
 }
 
 #endif

@@ -79,11 +79,10 @@ errcode_t dirleaf_grow(struct dirbuf *d)
 	uint32_t cap;
 	void *p;
 
-	if (d->nblocks < d->cap)
+	/* phys, room and first have the room the block store has */
+	if (dir_nblocks(d) < d->b.cap)
 		return 0;
-	cap = d->cap ? d->cap * 2 : 4;
-	if (dirb_reserve(&d->b, cap))
-		return ENOMEM;
+	cap = d->b.cap ? d->b.cap * 2 : 4;
 	p = realloc(d->phys, cap * sizeof(*d->phys));
 	if (!p)
 		return ENOMEM;
@@ -96,8 +95,7 @@ errcode_t dirleaf_grow(struct dirbuf *d)
 	if (!p)
 		return ENOMEM;
 	d->first = p;
-	d->cap = cap;
-	return 0;
+	return dirb_reserve(&d->b, cap);
 }
 
 /* A new block: ext2_get_block for the directory, then one empty entry;
@@ -105,7 +103,7 @@ errcode_t dirleaf_grow(struct dirbuf *d)
 errcode_t dirleaf_new_block(struct fs_state *fs, struct dirbuf *d,
 			    unsigned char **out)
 {
-	uint32_t bs = fs->g.block_size, top = dirleaf_top(fs);
+	uint32_t bs = fs->g.block_size, top = dirleaf_top(fs), n = dir_nblocks(d);
 	fsblk_t phys;
 	unsigned char *blk;
 	errcode_t err;
@@ -113,7 +111,7 @@ errcode_t dirleaf_new_block(struct fs_state *fs, struct dirbuf *d,
 	err = dirleaf_grow(d);
 	if (err)
 		return err;
-	err = bmap_get_block(fs, &d->map, 0, d->nblocks, &phys);
+	err = bmap_get_block(fs, &d->map, 0, n, &phys);
 	if (!err)
 		err = dirb_new(fs, &d->b, &blk);
 	if (err)
@@ -121,10 +119,9 @@ errcode_t dirleaf_new_block(struct fs_state *fs, struct dirbuf *d,
 	memset(blk, 0, bs);
 	de_set_rec_len(blk, top > 65535 ? 65535 : top);
 	dirleaf_init_tail(fs, blk);
-	d->phys[d->nblocks] = phys;
-	d->room[d->nblocks] = (uint16_t)(top > 65535 ? 65535 : top);
-	d->first[d->nblocks] = 0;
-	d->nblocks++;
+	d->phys[n] = phys;
+	d->room[n] = (uint16_t)(top > 65535 ? 65535 : top);
+	d->first[n] = 0;
 	if (out)
 		*out = blk;
 	return 0;

@@ -142,7 +142,7 @@ errcode_t load_dir(struct pop_ctx *c, const struct ext2_inode_large *in,
 	errcode_t err = image_load_dir(c->img, &c->fs, in, d);
 
 	d->indexed = c->fs.dx.enabled && (in->i_flags & EXT2_INDEX_FL) &&
-		     d->nblocks > 1;
+		     dir_nblocks(d) > 1;
 	d->cf = (in->i_flags & EXT4_CASEFOLD_FL) ? c->fs.dx.encoding : NULL;
 	return err;
 }

@@ -230,7 +230,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (err)
 			return err;
 		d->links = links;
-		d->blocks = d->had = merged->nblocks;
+		d->blocks = d->had = dir_nblocks(merged);
 		d->used = c->fs.g.block_size;
 		c->pr.total_entries++;
 		c->scan.dirs.depth++;
@@ -273,7 +273,7 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		d->existing = c->target.d;
 		d->cf = c->target.d->cf != NULL;
 		d->old_names = c->target.names;
-		d->blocks = d->had = c->target.d->nblocks;
+		d->blocks = d->had = dir_nblocks(c->target.d);
 		d->used = c->fs.g.block_size;
 	}
 	c->scan.dirs.depth++;

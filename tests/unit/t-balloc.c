@@ -197,7 +197,7 @@ static void test_dir(void)
 	mkstate(&fs);
 	dirbuf_init(&d, 12, 128, 1);
 	dir_make_empty(&fs, &d, 2);
-	is_int(d.nblocks, 1, "an empty directory has one block");
+	is_int(dir_nblocks(&d), 1, "an empty directory has one block");
 	is_int(!dir_lookup(&fs, &d, "..", 2, &found, &ino) && found, 1, "with ..");
 	is_int(ino, 2, "pointing at the parent");
 	/* 1024 - 12 - 12 = 1000 bytes of room; 16-byte records fit 62. */
@@ -205,12 +205,12 @@ static void test_dir(void)
 		snprintf(name, sizeof(name), "file%04u", i);
 		dir_add_link(&fs, &d, name, 8, 100 + i, EXT2_FT_REG_FILE);
 	}
-	is_int(d.nblocks, 1, "62 eight-byte names fit in one block");
+	is_int(dir_nblocks(&d), 1, "62 eight-byte names fit in one block");
 	dir_add_link(&fs, &d, "file0062", 8, 200, EXT2_FT_REG_FILE);
-	is_int(d.nblocks, 2, "the next one opens a block");
+	is_int(dir_nblocks(&d), 2, "the next one opens a block");
 	dir_add_link(&fs, &d, "ab", 2, 201, EXT2_FT_REG_FILE);
 	is_int(!dir_lookup(&fs, &d, "ab", 2, &found, &ino) && found &&
-	       d.nblocks == 2, 1,
+	       dir_nblocks(&d) == 2, 1,
 	       "a short name takes room in an existing block");
 	is_int(dir_add_link(&fs, &d, name, 300, 1, 1), ORLOV_ERR_NAME_TOO_LONG,
 	       "names over 255 bytes refused");

@@ -245,7 +245,7 @@ static int check_index(const struct fs_state *fs, const struct dirbuf *d,
 		uint32_t hi = i + 1 < count ? (get_le32(e + 8 * (i + 1)) & ~1U) + 1 : hi0;
 		uint32_t blk = get_le32(e + 8 * i + 4);
 
-		if (blk >= d->nblocks)
+		if (blk >= dir_nblocks(d))
 			return 0;
 		if (levels) {
 			const unsigned char *n = d->b.blk[blk] + 8;
@@ -290,7 +290,7 @@ static void test_htree(void)
 	add_names(&fs, &d, 0, 35, &i);
 	is_int(d.indexed, 0, "35 names of 18 bytes fit in one block (35 x 28 + 24): no index yet");
 	add_names(&fs, &d, 35, 36, &i);
-	is_int(d.indexed && d.nblocks == 3, 1, "the 36th makes it a hash tree: "
+	is_int(d.indexed && dir_nblocks(&d) == 3, 1, "the 36th makes it a hash tree: "
 	       "the root and two leaves split by hash");
 	add_names(&fs, &d, 36, 2000, &i);
 	is_int(i, 2000, "2000 names added");
@@ -389,19 +389,19 @@ static void test_htree_spilled(void)
 		add_names(&fs[k], &d[k], 0, 6000, &n[k]);
 	}
 	is_int(n[0] == 6000 && n[1] == 6000, 1, "6000 names, spilled or not");
-	is_int(d[0].nblocks, d[1].nblocks, "as many blocks");
-	for (i = 0; i < d[0].nblocks && i < d[1].nblocks; i++) {
+	is_int(dir_nblocks(&d[0]), dir_nblocks(&d[1]), "as many blocks");
+	for (i = 0; i < dir_nblocks(&d[0]) && i < dir_nblocks(&d[1]); i++) {
 		if (!dirb_copy(&fs[0], &d[0].b, i, a) &&
 		    !dirb_copy(&fs[1], &d[1].b, i, b) && !memcmp(a, b, 1024) &&
 		    d[0].phys[i] == d[1].phys[i])
 			same++;
 		resident += d[1].b.blk[i] != NULL;
 	}
-	is_int(same, d[0].nblocks, "every block the same, at the same place");
+	is_int(same, dir_nblocks(&d[0]), "every block the same, at the same place");
 	tap_ok(f.puts > 1000 && f.gets > 1000 && resident <= 8 + 12,
 	       "the spilled directory went through its scratch file "
 	       "(%u out, %u in; %u of %u blocks in memory)", f.puts, f.gets,
-	       resident, d[1].nblocks);
+	       resident, dir_nblocks(&d[1]));
 	for (i = 0; i < 6000; i += 7) {
 		char name[64];
 		int got = 0;

@@ -167,7 +167,7 @@ static errcode_t dx_probe(const struct fs_state *fs, struct dirbuf *d,
 		}
 		f.at = lo - 1;
 		frames[lvl] = f;
-		if (dx_block(e, f.at) == 0 || dx_block(e, f.at) >= d->nblocks)
+		if (dx_block(e, f.at) == 0 || dx_block(e, f.at) >= dir_nblocks(d))
 			return ORLOV_ERR_CORRUPT;
 		if (lvl == levels)
 			break;
@@ -233,7 +233,7 @@ static errcode_t dir_append(struct fs_state *fs, struct dirbuf *d,
 {
 	errcode_t err = dirleaf_new_block(fs, d, blk);
 
-	*lblk = d->nblocks - 1;
+	*lblk = dir_nblocks(d) - 1;
 	return err;
 }
 
