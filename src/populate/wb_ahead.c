@@ -13,7 +13,11 @@
 #include "lib/spill.h"
 #include "lib/util.h"
 
-#define SLOTS 32		/* files read and not yet taken */
+#define SLOTS 64		/* files read and not yet taken */
+/* Each side, once it has to wait, is woken a batch later, not once a
+ * file: a wake-up per file (a futex call and two context switches on
+ * each side) cost more than the writeback's own work on small files. */
+#define BATCH 16
 #define SMALL (64u << 10)	/* files read ahead: at most this size */
 #define WINDOW (64u << 10)	/* the reader's reads of the records */
 
@@ -32,6 +36,7 @@ struct wb_ahead {
 	size_t head, n;		/* the oldest, and how many */
 	struct slot cur;	/* taken by the writeback */
 	int have_cur, done, stop;
+	int want_more, want_room;	/* a side waits on more, on room */
 	const struct source *src;
 	int rec_fd;
 	uint64_t rec_len;
@@ -52,13 +57,17 @@ static int put(struct wb_ahead *a, struct slot *s)
 	int stop;
 
 	pthread_mutex_lock(&a->mu);
-	while (a->n == SLOTS && !a->stop)
+	while (a->n == SLOTS && !a->stop) {
+		a->want_room = 1;
 		pthread_cond_wait(&a->room, &a->mu);
+		a->want_room = 0;
+	}
 	stop = a->stop;
 	if (!stop) {
 		a->ring[(a->head + a->n) % SLOTS] = *s;
 		a->n++;
-		pthread_cond_signal(&a->more);
+		if (a->want_more && a->n >= BATCH)
+			pthread_cond_signal(&a->more);
 	}
 	pthread_mutex_unlock(&a->mu);
 	if (stop)
@@ -188,8 +197,12 @@ int wb_ahead_read(struct wb_ahead *a, const void *note, size_t nlen,
 
 	pthread_mutex_lock(&a->mu);
 	while (!a->have_cur || !same_note(&a->cur, note, nlen)) {
-		while (!a->n && !a->done)
-			pthread_cond_wait(&a->more, &a->mu);
+		if (!a->n) {
+			a->want_more = 1;
+			while (a->n < BATCH && !a->done)
+				pthread_cond_wait(&a->more, &a->mu);
+			a->want_more = 0;
+		}
 		/* not the next file (the one being written, after them all) */
 		if (!a->n || !same_note(&a->ring[a->head], note, nlen)) {
 			pthread_mutex_unlock(&a->mu);
@@ -201,7 +214,8 @@ int wb_ahead_read(struct wb_ahead *a, const void *note, size_t nlen,
 		a->have_cur = 1;
 		a->head = (a->head + 1) % SLOTS;
 		a->n--;
-		pthread_cond_signal(&a->room);
+		if (a->want_room && a->n <= SLOTS - BATCH)
+			pthread_cond_signal(&a->room);
 	}
 	pthread_mutex_unlock(&a->mu);
 	/* the taken slot is the writeback's own from here on */
