@@ -55,6 +55,8 @@ struct guard {
 	size_t cap_budget;	/* bytes of it in memory (0: its default) */
 	int whole_super;	/* io_guard_whole_super */
 	struct holes holes;	/* io_guard_track_holes */
+	int behind_fd;		/* io_guard_write_behind; -1: none */
+	unsigned long long unkicked;	/* bytes written since the last kick */
 };
 
 errcode_t io_guard_parse(const char *spec, struct io_fault *f)
@@ -446,6 +448,32 @@ static errcode_t guard_read_blk(io_channel ch, unsigned long block, int count,
 	return guard_read_blk64(ch, block, count, data);
 }
 
+/* Past this many bytes written, their writeback to the disk is started */
+#define BEHIND (16ULL << 20)
+
+/*
+ * Start the writeback of what the run wrote so far, without waiting for
+ * it: the disk writes the data while the run goes on, where the commit's
+ * fsync would otherwise wait for all of it at the end.  Only a hint to
+ * the host's page cache (its flusher may write these pages at any time
+ * anyway): a failure changes nothing and is not an error.
+ */
+static void write_behind(struct guard *g, unsigned long long len)
+{
+	if (g->behind_fd < 0)
+		return;
+	g->unkicked += len;
+	if (g->unkicked < BEHIND)
+		return;
+	g->unkicked = 0;
+	(void)sync_file_range(g->behind_fd, 0, 0, SYNC_FILE_RANGE_WRITE);
+}
+
+void io_guard_write_behind(io_channel ch, int fd)
+{
+	guard_of(ch)->behind_fd = fd;
+}
+
 static errcode_t guard_write_blk64(io_channel ch, unsigned long long block,
 				   int count, const void *data)
 {
@@ -462,7 +490,11 @@ static errcode_t guard_write_blk64(io_channel ch, unsigned long long block,
 	if (!err)
 		err = note_write(ch, block * (unsigned)ch->block_size,
 				 span(ch, count));
-	return err ? err : io_channel_write_blk64(g->real, block, count, data);
+	if (!err)
+		err = io_channel_write_blk64(g->real, block, count, data);
+	if (!err)
+		write_behind(g, span(ch, count));
+	return err;
 }
 
 static errcode_t guard_write_blk(io_channel ch, unsigned long block, int count,
@@ -557,6 +589,7 @@ errcode_t io_guard_wrap(io_channel backing, const struct io_fault *f,
 	}
 	g->real = backing;
 	g->holes.fd = -1;
+	g->behind_fd = -1;
 	if (f)
 		g->fault = *f;
 	ch->magic = EXT2_ET_MAGIC_IO_CHANNEL;

@@ -376,6 +376,8 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	    img->commit != IMAGE_COMMIT_UNSEEN && image_is_file(img))
 		err = io_guard_track_holes(guard, img->lock_fd,
 					   img->region.offset);
+	if (!err && !img->dry && !img->shadow && image_is_file(img))
+		io_guard_write_behind(guard, img->lock_fd);
 	/* whole superblocks also through the undo manager at an offset:
 	 * its write_byte (e2fsprogs 1.47) adds the offset twice and saves
 	 * the wrong block, which e2undo then puts back */
