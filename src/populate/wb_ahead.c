@@ -21,20 +21,31 @@
 #define SMALL (64u << 10)	/* files read ahead: at most this size */
 #define WINDOW (64u << 10)	/* the reader's reads of the records */
 
+/* A ring slot and its buffers, kept from file to file: no allocation
+ * per file on one thread freed on the other (malloc's arena lock was a
+ * tenth of the hand-over). */
 struct slot {
-	unsigned char *note;	/* a copy */
-	size_t nlen;
-	unsigned char *data;	/* NULL: not read (large, or failed) */
+	unsigned char *note;
+	size_t nlen, note_cap;
+	unsigned char *data;
+	size_t data_cap;
+	int read;		/* data holds the file: else not read */
 	uint64_t size;
 };
 
+/*
+ * The ring: the writeback holds the slot before head (cur) while it
+ * copies from it, the n after it are the reader's, read and not taken,
+ * and the reader fills the one after those, unlocked: its index,
+ * head + n, does not move when the writeback takes one.
+ */
 struct wb_ahead {
 	pthread_t th;
 	pthread_mutex_t mu;
 	pthread_cond_t more, room;
 	struct slot ring[SLOTS];
 	size_t head, n;		/* the oldest, and how many */
-	struct slot cur;	/* taken by the writeback */
+	size_t cur;		/* the slot the writeback holds */
 	int have_cur, done, stop;
 	int want_more, want_room;	/* a side waits on more, on room */
 	const struct source *src;
@@ -51,46 +62,49 @@ static void slot_free(struct slot *s)
 	memset(s, 0, sizeof(*s));
 }
 
-/* The next file into the ring, once there is room: 0, or 1 to stop. */
-static int put(struct wb_ahead *a, struct slot *s)
+/* The slot the next file goes into, once there is room: NULL to stop. */
+static struct slot *room_for_next(struct wb_ahead *a)
 {
-	int stop;
+	struct slot *s = NULL;
 
 	pthread_mutex_lock(&a->mu);
-	while (a->n == SLOTS && !a->stop) {
+	while (a->n + (size_t)a->have_cur == SLOTS && !a->stop) {
 		a->want_room = 1;
 		pthread_cond_wait(&a->room, &a->mu);
 		a->want_room = 0;
 	}
-	stop = a->stop;
-	if (!stop) {
-		a->ring[(a->head + a->n) % SLOTS] = *s;
-		a->n++;
-		if (a->want_more && a->n >= BATCH)
-			pthread_cond_signal(&a->more);
-	}
+	if (!a->stop)
+		s = &a->ring[(a->head + a->n) % SLOTS];
 	pthread_mutex_unlock(&a->mu);
-	if (stop)
-		slot_free(s);
-	return stop;
+	return s;
 }
 
-/* One record's file: read whole when small. */
+/* The slot room_for_next gave, filled, handed to the writeback. */
+static void put(struct wb_ahead *a)
+{
+	pthread_mutex_lock(&a->mu);
+	a->n++;
+	if (a->want_more && a->n >= BATCH)
+		pthread_cond_signal(&a->more);
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* One record's file: read whole when small.  1: stop. */
 static int fetch(struct wb_ahead *a, struct src_reread *rr,
 		 const unsigned char *note, size_t nlen, uint64_t size)
 {
-	struct slot s = { .size = size, .nlen = nlen };
+	struct slot *s = room_for_next(a);
 
-	s.note = malloc(nlen ? nlen : 1);
-	if (!s.note)
+	if (!s || grow_array(&s->note, &s->note_cap, nlen ? nlen : 1, 1, 64))
 		return 1;
-	memcpy(s.note, note, nlen);
-	if (size && size <= SMALL && (s.data = malloc((size_t)size)) &&
-	    src_reread(rr, note, nlen, s.data, (size_t)size, 0)) {
-		free(s.data);
-		s.data = NULL;
-	}
-	return put(a, &s);
+	memcpy(s->note, note, nlen);
+	s->nlen = nlen;
+	s->size = size;
+	s->read = size && size <= SMALL &&
+		  !grow_array(&s->data, &s->data_cap, (size_t)size, 1, 4096) &&
+		  !src_reread(rr, note, nlen, s->data, (size_t)size, 0);
+	put(a);
+	return 0;
 }
 
 /* The records in @p (@len bytes): *used, those whole. 1: stop. */
@@ -193,10 +207,11 @@ static int same_note(const struct slot *s, const void *note, size_t nlen)
 int wb_ahead_read(struct wb_ahead *a, const void *note, size_t nlen,
 		  void *buf, size_t len, uint64_t off)
 {
+	const struct slot *s;
 	size_t have = 0;
 
 	pthread_mutex_lock(&a->mu);
-	while (!a->have_cur || !same_note(&a->cur, note, nlen)) {
+	while (!a->have_cur || !same_note(&a->ring[a->cur], note, nlen)) {
 		if (!a->n) {
 			a->want_more = 1;
 			while (a->n < BATCH && !a->done)
@@ -208,28 +223,30 @@ int wb_ahead_read(struct wb_ahead *a, const void *note, size_t nlen,
 			pthread_mutex_unlock(&a->mu);
 			return 0;
 		}
-		if (a->have_cur)
-			slot_free(&a->cur);
-		a->cur = a->ring[a->head];
+		/* the slot held until now goes back to the reader */
+		a->cur = a->head;
 		a->have_cur = 1;
 		a->head = (a->head + 1) % SLOTS;
 		a->n--;
-		if (a->want_room && a->n <= SLOTS - BATCH)
+		if (a->want_room && a->n + 1 <= SLOTS - BATCH)
 			pthread_cond_signal(&a->room);
 	}
 	pthread_mutex_unlock(&a->mu);
-	/* the taken slot is the writeback's own from here on */
-	if (!a->cur.data)
+	/* the held slot is the writeback's own until it takes the next */
+	s = &a->ring[a->cur];
+	if (!s->read)
 		return 0;
-	if (off < a->cur.size)
-		have = a->cur.size - off < len ? (size_t)(a->cur.size - off) : len;
-	memcpy(buf, a->cur.data + (have ? off : 0), have);
+	if (off < s->size)
+		have = s->size - off < len ? (size_t)(s->size - off) : len;
+	memcpy(buf, s->data + (have ? off : 0), have);
 	memset((unsigned char *)buf + have, 0, len - have);
 	return 1;
 }
 
 void wb_ahead_stop(struct wb_ahead *a)
 {
+	size_t i;
+
 	if (!a)
 		return;
 	pthread_mutex_lock(&a->mu);
@@ -237,13 +254,8 @@ void wb_ahead_stop(struct wb_ahead *a)
 	pthread_cond_signal(&a->room);
 	pthread_mutex_unlock(&a->mu);
 	pthread_join(a->th, NULL);
-	while (a->n) {
-		slot_free(&a->ring[a->head]);
-		a->head = (a->head + 1) % SLOTS;
-		a->n--;
-	}
-	if (a->have_cur)
-		slot_free(&a->cur);
+	for (i = 0; i < SLOTS; i++)
+		slot_free(&a->ring[i]);
 	pthread_cond_destroy(&a->more);
 	pthread_cond_destroy(&a->room);
 	pthread_mutex_destroy(&a->mu);
