@@ -4,9 +4,10 @@
  * files' records in the writeback's order and reads the small files'
  * data from the source (source/reread.h), while the writeback maps the
  * files before them.  Each such file costs four system calls (open,
- * fstat, pread, close) that the writeback then leaves to the other CPU.
- * Only an optimisation: what it has not read, or could not, the
- * writeback reads itself (and reports any error there).
+ * fstat, pread, close) that the writeback then leaves to the other CPU;
+ * while the reader is behind, wb_ahead_read reads the files after it
+ * rather than wait.  Only an optimisation: what it has not read, or
+ * could not, the writeback reads itself (and reports any error there).
  */
 #ifndef ORLOV_POPULATE_WB_AHEAD_H
 #define ORLOV_POPULATE_WB_AHEAD_H
