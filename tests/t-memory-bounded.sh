@@ -56,3 +56,11 @@ cmp "$T_TMP/spilled.img" "$T_TMP/memory.img" ||
 cmp "$T_TMP/delalloc.img" "$T_TMP/memory.img" ||
 	t_fail "the image made with the default budgets differs"
 echo "--delalloc: the same image with the records spilled and in memory"
+
+# the writeback's reader ahead (populate/wb_ahead.c) hands over what it
+# read of each file: the image the writeback makes reading every file
+# itself, with one thread, must be the same
+run onejob 1 --delalloc --jobs 1
+cmp "$T_TMP/onejob.img" "$T_TMP/spilled.img" ||
+	t_fail "the image made with --jobs 1 differs from the one read ahead"
+echo "--delalloc: the same image read ahead and with --jobs 1"

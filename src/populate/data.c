@@ -213,8 +213,9 @@ static errcode_t writeback_all(struct pop_ctx *c, struct ifile *cur,
 	errcode_t err;
 
 	ext4_writeback_begin(&c->fs);
-	/* without the thread (it could not start) the writeback is the same */
-	if (c->mode != RUN_DRY &&
+	/* without the thread (--jobs 1, or it could not start) the
+	 * writeback is the same */
+	if (c->mode != RUN_DRY && c->o->jobs > 1 &&
 	    wb_ahead_start(&c->data.ahead, &c->in->src,
 			   c->data.rec_open ? c->data.rec_fd : -1,
 			   c->data.rec_len, da->rec, da->rec_len))
