@@ -38,6 +38,14 @@ errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data);
 
+/* Before the write pass: where the image's journal is too short for a
+ * commit of @inodes new inodes, whose inode-table blocks alone it could
+ * not hold, the run writes a copy of the image from here on, as it does
+ * an image without a journal, rather than copy at the commit every
+ * block the run wrote.  Only a choice of where to write: an error to
+ * tell is one that stops the run (out of memory). */
+errcode_t image_plan_commit(struct image *img, const struct fs_state *fs,
+			    uint64_t inodes);
 /* Write inodes, bitmaps, counters and the superblock, and close; @img is
  * gone either way.  Ordered so that an interruption leaves the old
  * filesystem or one e2fsck repairs without loss (commit.c); a failed

@@ -258,6 +258,36 @@ static errcode_t commit_steps(struct image *img, const struct fs_state *fs,
 	return err;
 }
 
+errcode_t image_plan_commit(struct image *img, const struct fs_state *fs,
+			    uint64_t inodes)
+{
+	ext2_filsys e = img->fs;
+	uint64_t ipb = e->blocksize / EXT2_INODE_SIZE(e->super);
+	enum temp_step step;
+	errcode_t err;
+	int takes;
+
+	if (img->dry || img->shadow || !img->copy_at_commit)
+		return 0;
+	/* a bound the commit's can only pass: today's, and a table block
+	 * for every ipb new inodes */
+	err = journal_takes(img, fs, commit_bound(img, fs) +
+			    (size_t)((inodes + ipb - 1) / ipb), &takes);
+	if (err || takes)
+		return err == ENOMEM ? err : 0;
+	err = make_shadow(img, 1, &img->shadow_fd, &step);
+	if (!err)
+		err = io_guard_switch(e->io, img->shadow);
+	if (err) {
+		/* the commit copies then, or tells why it cannot */
+		drop_shadow(img);
+		return err == ENOMEM ? err : 0;
+	}
+	img->copy_at_commit = 0;
+	io_guard_write_behind(e->io, img->shadow_fd);
+	return 0;
+}
+
 errcode_t image_commit(struct image *img, const struct fs_state *fs,
 		       struct errctx *ec)
 {

@@ -137,6 +137,9 @@ errcode_t journal_open(struct image *img, const struct fs_state *fs,
 		       size_t need, struct journal *j);
 void journal_free(struct journal *j);
 size_t commit_bound(const struct image *img, const struct fs_state *fs);
+/* Would journal_open take a transaction of @need blocks (*takes)? */
+errcode_t journal_takes(struct image *img, const struct fs_state *fs,
+			size_t need, int *takes);
 errcode_t journal_commit(struct image *img, const struct journal *j,
 			 struct io_capture *c, const char **what);
 

@@ -669,6 +669,31 @@ static void untrack(struct holes *t)
 	t->fd = -1;
 }
 
+errcode_t io_guard_switch(io_channel ch, const char *path)
+{
+	struct guard *g = guard_of(ch);
+	io_channel to = NULL;
+	errcode_t err = io_channel_flush(g->real);
+
+	if (!err)
+		err = unix_io_manager->open(path, IO_FLAG_RW, &to);
+	if (!err)
+		err = io_channel_set_blksize(to, g->real->block_size);
+	/* as the image's own channel: every read from the file (open.c) */
+	if (!err)
+		err = io_channel_set_options(to, "cache=off");
+	if (err) {
+		if (to)
+			io_channel_close(to);
+		return err;
+	}
+	io_channel_close(g->real);
+	g->real = to;
+	/* the image file is no longer written: no hole of it to give back */
+	untrack(&g->holes);
+	return 0;
+}
+
 void io_guard_keep(io_channel ch)
 {
 	if (ch && ch->manager == &guard_manager)

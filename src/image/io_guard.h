@@ -58,6 +58,9 @@ errcode_t io_guard_tick(io_channel ch);
  * holes of file bytes [off, off + len) a fallocate is about to fill.
  */
 errcode_t io_guard_track_holes(io_channel ch, int fd, unsigned long long base);
+/* From here on the channel reads and writes the file @path (a copy of
+ * the image, made before the run wrote anything) instead. */
+errcode_t io_guard_switch(io_channel ch, const char *path);
 /* Every few MiB the run writes through the channel, their writeback to
  * the disk under @fd (the image file) is started, not waited for. */
 void io_guard_write_behind(io_channel ch, int fd);

@@ -158,8 +158,8 @@ size_t commit_bound(const struct image *img, const struct fs_state *fs)
  * journal's superblock given them here if need be), and long enough.  0
  * with j->map NULL when not.
  */
-errcode_t journal_open(struct image *img, const struct fs_state *fs,
-		       size_t need, struct journal *j)
+static errcode_t journal_check(struct image *img, const struct fs_state *fs,
+			       size_t need, struct journal *j, int map)
 {
 	ext2_filsys e = img->fs;
 	struct ext2_inode inode;
@@ -211,6 +211,8 @@ errcode_t journal_open(struct image *img, const struct fs_state *fs,
 		memset(j, 0, sizeof(*j));
 		return 0;
 	}
+	if (!map)
+		return 0;
 	free(j->map);
 	j->map = calloc(j->first + need, sizeof(*j->map));
 	if (!j->map)
@@ -221,6 +223,23 @@ errcode_t journal_open(struct image *img, const struct fs_state *fs,
 		if (!err && !j->map[i])
 			err = ORLOV_ERR_CORRUPT;
 	}
+	return err;
+}
+
+errcode_t journal_open(struct image *img, const struct fs_state *fs,
+		       size_t need, struct journal *j)
+{
+	return journal_check(img, fs, need, j, 1);
+}
+
+errcode_t journal_takes(struct image *img, const struct fs_state *fs,
+			size_t need, int *takes)
+{
+	struct journal j;
+	errcode_t err = journal_check(img, fs, need, &j, 0);
+
+	*takes = !err && j.sb;
+	journal_free(&j);
 	return err;
 }
 

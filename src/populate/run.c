@@ -294,6 +294,12 @@ errcode_t populate_run(const struct populate_opts *given, struct populate_result
 		err = open_target(&c);
 	if (!err)
 		err = first_pass(&c);
+	if (!err && mode == RUN_WRITE) {
+		err = image_plan_commit(c.img, &c.fs, c.scan.need_inodes);
+		if (err)
+			err = pop_fail_at(&c, err, "copying for the commit",
+					  o->image);
+	}
 	if (!err && mode != RUN_CHECK)
 		err = write_pass(&c);
 	/* the staged inodes' spill file in TMPDIR failed, not the entry */
