@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 
+#include "model/quota_tree.h"
 #include "image/partition.h"
 #include "lib/errctx.h"
 #include "lib/names.h"
@@ -164,5 +165,24 @@ int image_posix_acl(const struct image *img);
 /* user_xattr among the default mount options: user.* can be set */
 int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint64_t blk, void *buf);
+
+/* The quota feature (image/quota.c): does the image keep usage of quota
+ * type @type (QT_USR, QT_GRP) in a hidden quota inode? */
+int image_quota_on(const struct image *img, int type);
+/* The quota file of @type into @q; *room: the bytes its blocks hold,
+ * what the file may grow to without a new block. */
+errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
+			   uint64_t *room);
+/* @q back into the quota file's blocks (held until the commit: they are
+ * in use), its i_size grown to the tree's blocks. */
+errcode_t image_write_quota(struct image *img, int type, const struct qtree *q);
+/* What the staged inodes changed in each owner's usage since the image
+ * was opened: inodes and bytes, by quota type and id. */
+struct quota_charge {
+	uint32_t type, id;
+	int64_t inodes, space;
+};
+const struct quota_charge *image_quota_charges(const struct image *img,
+					       size_t *n);
 
 #endif

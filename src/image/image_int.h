@@ -84,6 +84,11 @@ struct image {
 	struct held_writes held;
 	char *buf;		/* one block, for reads */
 	unsigned char *ibuf;	/* one whole inode, for writes */
+	struct quota_charges {	/* image_quota_charges, by (type, id) */
+		struct quota_charge *v;
+		size_t n, cap;
+		struct keymap map;
+	} qc;
 };
 
 /* Why an image file is written in place rather than through a copy. */
@@ -91,6 +96,13 @@ struct image {
 /* ... or a partition of it: a copy of the whole disk is not made */
 #define REGION_WHY "it holds the filesystem at an offset (a partition): " \
 	"no copy of a whole disk image is made"
+
+/* quota.c: the staged inode @ino changes from @old (NULL: as on disk,
+ * or none) to @in: its owners' usage moves with it. */
+errcode_t quota_charge_staged(struct image *img, uint32_t ino,
+			      const struct ext2_inode_large *old,
+			      const struct ext2_inode_large *in);
+void quota_charges_free(struct quota_charges *qc);
 
 /* lock.c */
 errcode_t lock_image(const char *path, int dry, int held, int *fd);

@@ -154,6 +154,14 @@ struct progress {
 	uint8_t *group_used;
 };
 
+/* The quota files' trees (the quota feature): the write pass's, or the
+ * first pass's, which only checks that they fit their blocks. */
+struct pop_quota {
+	struct qtree t[QT_NTYPES];
+	int on[QT_NTYPES];
+	uint64_t room[QT_NTYPES];	/* bytes their blocks hold */
+};
+
 struct pop_ctx {
 	const struct populate_opts *o;
 	struct populate_result *res;
@@ -172,6 +180,7 @@ struct pop_ctx {
 	struct pop_data data;
 	struct pop_dirspill dspill;	/* directories' blocks past budget */
 	struct progress pr;
+	struct pop_quota quota;
 	unsigned char *xblock;	/* a block to build in */
 };
 
