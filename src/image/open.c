@@ -66,7 +66,8 @@ static const struct gate_line {
 	 * folds, as the kernel's mount needs one it knows */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, 1 },
 	/* usage kept in the hidden quota inodes (image/quota.c): the ext2
-	 * driver cannot write such an image */
+	 * driver cannot write such an image.  project (project ids,
+	 * PROJINHERIT, a third quota file) stays refused */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_QUOTA, 1 },
 };
 
@@ -154,12 +155,6 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 		bit = EXT4_FEATURE_RO_COMPAT_EXTRA_ISIZE;
 	if (bit) {
 		*feature = e2p_feature2string(E2P_FEATURE_RO_INCOMPAT, bit);
-		return ORLOV_ERR_UNSUPP_FEATURE;
-	}
-	/* project ids (PROJINHERIT, i_projid) are not modelled */
-	if (ext2fs_has_feature_quota(sb) &&
-	    (ext2fs_has_feature_project(sb) || sb->s_prj_quota_inum)) {
-		*feature = "quota with project";
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
 	if (fs->blocksize != 1024 && fs->blocksize != 2048 && fs->blocksize != 4096)

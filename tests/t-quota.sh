@@ -1,0 +1,101 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# quota: an image with the quota feature gets each owner's entry in the
+# hidden quota files, in the order the kernel makes them (the first
+# chown to an id), and the usage the kernel keeps (e2fsck -fn compares
+# it with what it counts), with and without delayed allocation, and in a
+# second run into an image that has usage already.  Refused, in one line
+# and with the image unchanged: the ext2 driver (it cannot write the
+# feature), project quota, and owners whose entries would need a new
+# block of a quota file.
+export SOURCE_DATE_EPOCH=1700000000
+. "$(dirname "$0")/lib.sh"
+
+src=$T_TMP/src
+mkdir -p "$src/a/b" "$src/c" || t_fail "mkdir"
+i=1
+while [ $i -le 6 ]; do
+	head -c $((i * 5000)) /dev/zero | tr '\0' x >"$src/a/f$i"
+	printf '%s' "$i" >"$src/a/b/g$i"
+	printf '%s' "$i" >"$src/c/h$i"
+	i=$((i + 1))
+done
+ln -s "/a/target/longer/than/the/sixty/bytes/that/i_block/holds/in/place" \
+	"$src/c/slow" || t_fail "ln"
+t_pin_times "$src"
+# owners from a device table (the rest root's, --all-root): anyone can
+# run the test
+cat >"$T_TMP/table" <<'TABLE'
+/a		d	755	1000	100
+/a/f1		f	644	1000	100
+/a/f2		f	644	1000	100
+/a/f3		f	600	2000	50
+/a/b		d	750	1001	100
+/a/b/g1		f	644	1001	50
+/a/b/g2		f	644	1002	100
+/c		d	755	0	200
+/c/h1		f	644	2000	200
+TABLE
+img=$T_TMP/img
+
+# lq TYPE: "ID SPACE INODES" for each entry of the quota file, in its order
+lq() {
+	debugfs -R "lq $1" "$img" 2>/dev/null | awk 'NR > 1 { print $1, $2, $5 }'
+}
+
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+	"$ORLOV_POPULATE" -q $da --all-root --devtable "$T_TMP/table" "$img" "$src" ||
+		t_fail "$da: refused"
+	t_fsck "$img"
+	[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 " ] ||
+		t_fail "$da: user entries $(lq user | tr '\n' ' ')"
+	[ "$(lq group | awk '{ printf "%s ", $1 }')" = "0 100 50 200 " ] ||
+		t_fail "$da: group entries $(lq group | tr '\n' ' ')"
+	echo "$da: quota entries in chown order, e2fsck clean"
+done
+
+# a second run, into an image with usage: old owners' entries updated, a
+# new owner's added after them
+mkdir -p "$T_TMP/more/d" && printf 'more' >"$T_TMP/more/d/m" || t_fail "more"
+cat >"$T_TMP/table2" <<'TABLE'
+/d		d	755	1000	100
+/d/m		f	644	1003	101
+TABLE
+debugfs -w -R "mkdir /more" "$img" >/dev/null 2>&1 || t_fail "mkdir /more"
+e2fsck -fy "$img" >/dev/null 2>&1	# debugfs charged /more to nobody
+t_fsck "$img"
+"$ORLOV_POPULATE" -q -t /more --all-root --devtable "$T_TMP/table2" "$img" "$T_TMP/more" ||
+	t_fail "second run refused"
+t_fsck "$img"
+[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 1003 " ] ||
+	t_fail "second run: user entries $(lq user | tr '\n' ' ')"
+echo "second run: usage added to the image's, e2fsck clean"
+
+# refused before anything is written, in one line naming the feature
+refused() { # WHAT WANT-LINE ARGS...
+	what=$1 want=$2
+	shift 2
+	cp "$img" "$T_TMP/before.img"
+	"$ORLOV_POPULATE" -q "$@" "$img" "$src" 2>"$T_TMP/err" &&
+		t_fail "$what: accepted"
+	[ "$(cat "$T_TMP/err")" = "$want" ] || t_fail "$what: $(cat "$T_TMP/err")"
+	cmp -s "$img" "$T_TMP/before.img" || t_fail "$what: the image changed"
+	echo "$what: refused"
+}
+t_mkimage "$img" 64M -t ext3 -b 4096 -O quota
+refused "--driver ext2" \
+	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature quota)" \
+	--driver ext2 --all-root --devtable "$T_TMP/table"
+"$ORLOV_POPULATE" -q --all-root --devtable "$T_TMP/table" "$img" "$src" ||
+	t_fail "ext3 with quota under the ext4 driver refused"
+t_fsck "$img"
+t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
+refused "project" \
+	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \
+	--all-root --devtable "$T_TMP/table"
+# 1 KiB blocks: uid 1000's tree block is past the file's six
+t_mkimage "$img" 64M -t ext4 -b 1024 -O quota
+refused "a quota file's new block" \
+	"orlov-populate: The quota file would need a block more for the tree's new owners (not modelled: ext4 would allocate it) while charging the owners of $src/a" \
+	--all-root --devtable "$T_TMP/table"
