@@ -13,6 +13,7 @@
 #include <et/com_err.h>
 
 #include "model/dir.h"
+#include "model/quota_tree.h"
 #include "lib/errctx.h"
 
 struct image;
@@ -34,6 +35,13 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f);
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d);
+/* The quota file of @type (image/quota.c) into @q; *room: the bytes its
+ * blocks hold, what the file may grow to without a new block. */
+errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
+			   uint64_t *room);
+/* @q back into the quota file's blocks (held until the commit: they are
+ * in use), its i_size grown to the tree's blocks. */
+errcode_t image_write_quota(struct image *img, int type, const struct qtree *q);
 /* An attribute block, its checksum set (metadata_csum). */
 errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data);

@@ -14,7 +14,6 @@
 #include <sys/stat.h>
 #include <ext2fs/ext2_fs.h>
 
-#include "model/quota_tree.h"
 #include "image/partition.h"
 #include "lib/errctx.h"
 #include "lib/names.h"
@@ -166,16 +165,10 @@ int image_posix_acl(const struct image *img);
 int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint64_t blk, void *buf);
 
-/* The quota feature (image/quota.c): does the image keep usage of quota
- * type @type (QT_USR, QT_GRP) in a hidden quota inode? */
+/* The quota feature (image/quota_usage.c): does the image keep usage of
+ * quota type @type (0 user, 1 group: model/quota_tree.h's QT_USR,
+ * QT_GRP) in a hidden quota inode? */
 int image_quota_on(const struct image *img, int type);
-/* The quota file of @type into @q; *room: the bytes its blocks hold,
- * what the file may grow to without a new block. */
-errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
-			   uint64_t *room);
-/* @q back into the quota file's blocks (held until the commit: they are
- * in use), its i_size grown to the tree's blocks. */
-errcode_t image_write_quota(struct image *img, int type, const struct qtree *q);
 /* What the staged inodes changed in each owner's usage since the image
  * was opened: inodes and bytes, by quota type and id. */
 struct quota_charge {

@@ -97,7 +97,9 @@ struct image {
 #define REGION_WHY "it holds the filesystem at an offset (a partition): " \
 	"no copy of a whole disk image is made"
 
-/* quota.c: the staged inode @ino changes from @old (NULL: as on disk,
+/* quota_usage.c: the quota inode of @type, 0 when none */
+uint32_t quota_inum(struct ext2_super_block *sb, int type);
+/* the staged inode @ino changes from @old (NULL: as on disk,
  * or none) to @in: its owners' usage moves with it. */
 errcode_t quota_charge_staged(struct image *img, uint32_t ino,
 			      const struct ext2_inode_large *old,
