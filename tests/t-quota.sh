@@ -4,10 +4,9 @@
 # hidden quota files, in the order the kernel makes them (the first
 # chown to an id), and the usage the kernel keeps (e2fsck -fn compares
 # it with what it counts), with and without delayed allocation, and in a
-# second run into an image that has usage already.  Refused, in one line
-# and with the image unchanged: the ext2 driver (it cannot write the
-# feature), project quota, and owners whose entries would need a new
-# block of a quota file.
+# second run into an image that has usage already, and where the files
+# grow by new blocks.  Refused, in one line and with the image unchanged:
+# the ext2 driver (it cannot write the feature) and project quota.
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -94,8 +93,26 @@ t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
 refused "project" \
 	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \
 	--all-root --devtable "$T_TMP/table"
-# 1 KiB blocks: uid 1000's tree block is past the file's six
-t_mkimage "$img" 64M -t ext4 -b 1024 -O quota
-refused "a quota file's new block" \
-	"orlov-populate: The quota file would need a block more for the tree's new owners (not modelled: ext4 would allocate it) while charging the owners of $src/a" \
-	--all-root --devtable "$T_TMP/table"
+
+# 1 KiB blocks: the trees grow past the files' six blocks, each new
+# block mapped at the chown that needs it (from the locality group's
+# preallocation, between the data of the files before and after it
+# without delalloc: the user file's extents then need a tree block)
+printf '/c/h2\t\tf\t644\t70000\t70000\n' >>"$T_TMP/table"
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 1024 -O quota
+	"$ORLOV_POPULATE" -q $da --all-root --devtable "$T_TMP/table" \
+		"$img" "$src" || t_fail "1 KiB, $da: refused"
+	t_fsck "$img"
+	debugfs -R "stat <3>" "$img" 2>/dev/null | grep -q "Size: 10240\$" ||
+		t_fail "1 KiB, $da: user quota file not grown to 10 quota blocks"
+	# under delalloc no data block is taken between them: one extent
+	ext=$(debugfs -R "stat <3>" "$img" 2>/dev/null | sed -n '/EXTENTS/,$p' | tr '\n' ' ')
+	case $da:$ext in
+	--delalloc:*"(6-9):"*|--no-delalloc:*ETB0*) ;;
+	*) t_fail "1 KiB, $da: the user quota file's extents: $ext" ;;
+	esac
+	[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 70000 " ] ||
+		t_fail "1 KiB, $da: user entries $(lq user | tr '\n' ' ')"
+	echo "1 KiB blocks, $da: the quota files grown, e2fsck clean"
+done

@@ -35,13 +35,16 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f);
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d);
-/* The quota file of @type (image/quota.c) into @q; *room: the bytes its
- * blocks hold, what the file may grow to without a new block. */
-errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
-			   uint64_t *room);
-/* @q back into the quota file's blocks (held until the commit: they are
- * in use), its i_size grown to the tree's blocks. */
-errcode_t image_write_quota(struct image *img, int type, const struct qtree *q);
+/* The quota file of @type (image/quota.c) into @q, its block map into
+ * @f (NULL: not wanted), as ext4 holds the quota inode: i_size, closed. */
+errcode_t image_read_quota(struct image *img, const struct fs_state *fs,
+			   int type, struct qtree *q, struct ifile *f);
+/* @q back into the blocks @f maps (held until the commit: they are in
+ * use); the inode's size, and its map where the tree grew into new
+ * blocks. */
+errcode_t image_write_quota(struct image *img, const struct fs_state *fs,
+			    int type, const struct qtree *q,
+			    const struct ifile *f);
 /* An attribute block, its checksum set (metadata_csum). */
 errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data);

@@ -14,6 +14,7 @@
 #include "lib/keymap.h"
 
 struct fs_state;
+struct ifile;
 
 /* A write to a block in use on disk before this run, held until commit. */
 struct late {
@@ -96,6 +97,11 @@ struct image {
 /* ... or a partition of it: a copy of the whole disk is not made */
 #define REGION_WHY "it holds the filesystem at an offset (a partition): " \
 	"no copy of a whole disk image is made"
+
+/* bridge.c: the block map of an existing inode into @f (ifile_init'ed):
+ * extents or indirect blocks */
+errcode_t load_map(struct image *img, const struct fs_state *fs,
+		   const struct ext2_inode_large *inode, struct ifile *f);
 
 /* quota_usage.c: the quota inode of @type, 0 when none */
 uint32_t quota_inum(struct ext2_super_block *sb, int type);

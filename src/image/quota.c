@@ -13,16 +13,15 @@
 #include "image/bridge.h"
 #include "lib/orlov_err.h"
 
-errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
-			   uint64_t *room)
+errcode_t image_read_quota(struct image *img, const struct fs_state *fs,
+			   int type, struct qtree *q, struct ifile *f)
 {
 	ext2_filsys e = img->fs;
 	uint32_t ino = quota_inum(e->super, type);
 	struct ext2_inode_large in;
-	ext2_file_t f = NULL;
+	ext2_file_t file = NULL;
 	unsigned char *data = NULL;
 	uint64_t size;
-	blk64_t lb, phys;
 	unsigned int got;
 	errcode_t err = ext2fs_read_inode_full(e, ino, (struct ext2_inode *)&in,
 					      sizeof(in));
@@ -32,65 +31,75 @@ errcode_t image_read_quota(struct image *img, int type, struct qtree *q,
 	size = EXT2_I_SIZE(&in);
 	/* a quota file of more than a few MiB is not one mke2fs or the
 	 * kernel made for an image's owners */
-	if (!LINUX_S_ISREG(in.i_mode) || size > (64u << 20))
+	if (!LINUX_S_ISREG(in.i_mode) || size > (64u << 20) || in.i_file_acl)
 		return ORLOV_ERR_QUOTA_FILE;
 	data = malloc(size ? size : 1);
 	if (!data)
 		return ENOMEM;
-	err = ext2fs_file_open2(e, ino, (struct ext2_inode *)&in, 0, &f);
+	err = ext2fs_file_open2(e, ino, (struct ext2_inode *)&in, 0, &file);
 	if (!err)
-		err = ext2fs_file_read(f, data, (unsigned int)size, &got);
-	if (f)
-		ext2fs_file_close(f);
+		err = ext2fs_file_read(file, data, (unsigned int)size, &got);
+	if (file)
+		ext2fs_file_close(file);
 	if (!err && got != size)
 		err = ORLOV_ERR_QUOTA_FILE;
 	if (!err)
 		err = qtree_load(q, type, data, size);
 	free(data);
-	/* the bytes its mapped blocks hold from the start: what the tree
-	 * may grow into without an allocation */
-	for (lb = 0, *room = 0; !err; lb++, *room += e->blocksize) {
-		err = ext2fs_bmap2(e, ino, (struct ext2_inode *)&in, NULL, 0,
-				   lb, NULL, &phys);
-		if (err || !phys)
-			break;
-	}
-	if (err)
+	if (err || !f)
+		return err;
+	ifile_init(f, ino, fs->g.inodes_per_group);
+	err = load_map(img, fs, &in, f);
+	/* its blocks (tree blocks too), as the writes that grow it count
+	 * them; the kernel holds the file, no writer has it open */
+	f->nblocks = in.i_blocks / (e->blocksize / 512);
+	f->extents = (in.i_flags & EXT4_EXTENTS_FL) != 0;
+	f->mb.i_size = size;
+	f->mb.closed = 1;
+	f->mb.quota_file = 1;
+	f->ext.is_reg = 1;	/* its blocks are data requests */
+	if (err) {
+		ifile_release(fs, f);
 		qtree_free(q);
+	}
 	return err;
 }
 
-errcode_t image_write_quota(struct image *img, int type, const struct qtree *q)
+errcode_t image_write_quota(struct image *img, const struct fs_state *fs,
+			    int type, const struct qtree *q,
+			    const struct ifile *f)
 {
 	ext2_filsys e = img->fs;
 	uint32_t ino = quota_inum(e->super, type), bs = e->blocksize;
 	uint64_t size = (uint64_t)qtree_blocks(q) << QT_BLKSIZE_BITS, off;
 	struct ext2_inode_large in;
-	blk64_t phys;
+	fsblk_t phys;
 	errcode_t err = ext2fs_read_inode_full(e, ino, (struct ext2_inode *)&in,
 					      sizeof(in));
 
 	for (off = 0; !err && off < size; off += bs) {
 		uint64_t n = size - off < bs ? size - off : bs;
 
-		err = ext2fs_bmap2(e, ino, (struct ext2_inode *)&in, NULL, 0,
-				   off / bs, NULL, &phys);
-		if (!err && !phys)
-			err = ORLOV_ERR_QUOTA_GROWS;
+		bmap_lookup(fs, f, (uint32_t)(off / bs), &phys);
+		if (!phys)
+			return ORLOV_ERR_QUOTA_FILE;
 		/* past the file's end the block keeps what it has */
-		if (!err && n < bs)
+		if (n < bs)
 			err = image_read_block(img, phys, img->buf);
 		if (!err) {
 			memcpy(img->buf, q->buf + off, n);
 			err = put_blocks(img, phys, 1, img->buf, 0);
 		}
 	}
-	/* ext4_quota_write: i_size follows the last block written */
-	if (!err && size > EXT2_I_SIZE(&in)) {
-		in.i_size = (uint32_t)size;
-		in.i_size_high = (uint32_t)(size >> 32);
-		err = image_stage_inode(img, ino, &in);
-	}
-	return err;
+	if (err || (size <= EXT2_I_SIZE(&in) &&
+		    f->nblocks == in.i_blocks / (bs / 512)))
+		return err;
+	/* ext4_quota_write: i_size follows the last block written; the
+	 * blocks it mapped (ext4_bread) in the map */
+	in.i_size = (uint32_t)size;
+	in.i_size_high = (uint32_t)(size >> 32);
+	in.i_blocks = (uint32_t)(f->nblocks * (bs / 512));
+	ifile_i_block(f, in.i_block);
+	err = image_write_indirect(img, fs, f);
+	return err ? err : image_stage_inode(img, ino, &in);
 }
-

@@ -42,7 +42,7 @@ void ctx_free(struct pop_ctx *c)
 
 	if (c->img)
 		image_abort(c->img);
-	quota_free(&c->quota);
+	quota_free(c);
 	while (c->st.depth > 0) {
 		dirbuf_release(&c->fs, &pop_top(c)->d);
 		dir_names_free(&pop_top(c)->old_names);

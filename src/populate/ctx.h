@@ -158,7 +158,9 @@ struct progress {
  * first pass's, which only checks that they fit their blocks. */
 struct pop_quota {
 	struct qtree t[QT_NTYPES];
-	int on[QT_NTYPES];
+	struct ifile f[QT_NTYPES];	/* the write pass's: their maps */
+	int on[QT_NTYPES];		/* 1; 2 in the first pass (no map) */
+	int write_pass;
 	uint64_t room[QT_NTYPES];	/* bytes their blocks hold */
 };
 

@@ -5,24 +5,78 @@
 
 #include "populate/quota.h"
 #include "populate/report.h"
+#include "model/ext4/mballoc.h"
 #include "lib/orlov_err.h"
 
-errcode_t quota_begin(struct pop_ctx *c)
+/* The bytes the blocks @f maps from the file's start hold. */
+static uint64_t mapped_room(const struct pop_ctx *c, const struct ifile *f)
 {
+	uint32_t lb = 0;
+	fsblk_t phys;
+
+	for (;; lb++) {
+		bmap_lookup(&c->fs, f, lb, &phys);
+		if (!phys)
+			return (uint64_t)lb * c->fs.g.block_size;
+	}
+}
+
+errcode_t quota_begin(struct pop_ctx *c, int write_pass)
+{
+	struct pop_quota *pq = &c->quota;
 	errcode_t err = 0;
 	int t;
 
-	quota_free(&c->quota);
+	quota_free(c);
+	pq->write_pass = write_pass;
 	for (t = QT_USR; !err && t <= QT_GRP; t++) {
-		c->quota.on[t] = image_quota_on(c->img, t);
-		if (c->quota.on[t])
-			err = image_read_quota(c->img, t, &c->quota.t[t],
-					       &c->quota.room[t]);
+		pq->on[t] = image_quota_on(c->img, t);
+		if (!pq->on[t])
+			continue;
+		err = image_read_quota(c->img, &c->fs, t, &pq->t[t], &pq->f[t]);
+		if (!err)
+			pq->room[t] = mapped_room(c, &pq->f[t]);
+		/* the first pass only counts the blocks the files grow by */
+		if (!err && !write_pass) {
+			pq->on[t] = 2;
+			ifile_release(&c->fs, &pq->f[t]);
+		}
 	}
 	if (err) {
-		quota_free(&c->quota);
+		quota_free(c);
 		return pop_fail_at(c, err, "reading the quota files of",
 				   c->o->image);
+	}
+	return 0;
+}
+
+/*
+ * ext4_quota_write of the blocks the tree grew by (get_free_dqblk writes
+ * each at the file's end at once): a block of the file not mapped yet is
+ * mapped as a one-block write of a regular file (ext4_bread with
+ * EXT4_GET_BLOCKS_CREATE: mballoc's data request, the locality group's
+ * preallocation while the file is small), then and there, between the
+ * data blocks of the files before and after the chown.
+ */
+static errcode_t grow(struct pop_ctx *c, int t)
+{
+	struct pop_quota *pq = &c->quota;
+	uint64_t end = (uint64_t)qtree_blocks(&pq->t[t]) << QT_BLKSIZE_BITS;
+	uint32_t bs = c->fs.g.block_size;
+	fsblk_t phys;
+	errcode_t err;
+
+	for (; pq->room[t] < end; pq->room[t] += bs) {
+		if (!pq->write_pass) {
+			c->scan.need_blocks++;
+			continue;
+		}
+		/* i_size where the writes before this one left it */
+		pq->f[t].mb.i_size = pq->room[t];
+		err = bmap_get_block(&c->fs, &pq->f[t], 1,
+				     (uint32_t)(pq->room[t] / bs), &phys);
+		if (err)
+			return err;
 	}
 	return 0;
 }
@@ -36,12 +90,7 @@ static errcode_t dqget(struct pop_ctx *c, int t, uint32_t id, uint32_t *off)
 	if (err || *off)
 		return err;
 	err = qtree_insert(q, id, off);
-	/* ext4_quota_write would map a new block of the quota file here,
-	 * in the middle of the data's allocation: not modelled */
-	if (!err && (uint64_t)qtree_blocks(q) << QT_BLKSIZE_BITS >
-		    c->quota.room[t])
-		err = ORLOV_ERR_QUOTA_GROWS;
-	return err;
+	return err ? err : grow(c, t);
 }
 
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e)
@@ -73,8 +122,8 @@ errcode_t quota_commit(struct pop_ctx *c)
 		if (!c->quota.on[ch[i].type] ||
 		    (!ch[i].inodes && !ch[i].space))
 			continue;
-		/* an owner only the staged inodes' old selves had: the
-		 * tree has it already, as its usage did */
+		/* every owner got its entry at its chown; one only an old
+		 * inode had is in the tree already */
 		err = dqget(c, (int)ch[i].type, ch[i].id, &off);
 		if (err)
 			break;
@@ -83,18 +132,27 @@ errcode_t quota_commit(struct pop_ctx *c)
 				inodes + (uint64_t)ch[i].inodes,
 				space + (uint64_t)ch[i].space);
 	}
-	for (t = QT_USR; !err && t <= QT_GRP; t++)
-		if (c->quota.on[t])
-			err = image_write_quota(c->img, t, &c->quota.t[t]);
+	for (t = QT_USR; !err && t <= QT_GRP; t++) {
+		if (!c->quota.on[t])
+			continue;
+		/* the quota inode's preallocation goes at the unmount
+		 * (ext4_discard_preallocations at its eviction) */
+		ext4_discard_preallocations(&c->fs, &c->quota.f[t].mb);
+		err = image_write_quota(c->img, &c->fs, t, &c->quota.t[t],
+					&c->quota.f[t]);
+	}
 	return err ? pop_fail_at(c, err, "writing the quota files of",
 				 c->o->image) : 0;
 }
 
-void quota_free(struct pop_quota *q)
+void quota_free(struct pop_ctx *c)
 {
 	int t;
 
-	for (t = 0; t < QT_NTYPES; t++)
-		qtree_free(&q->t[t]);
-	memset(q, 0, sizeof(*q));
+	for (t = 0; t < QT_NTYPES; t++) {
+		qtree_free(&c->quota.t[t]);
+		if (c->quota.on[t] == 1)
+			ifile_release(&c->fs, &c->quota.f[t]);
+	}
+	memset(&c->quota, 0, sizeof(c->quota));
 }

@@ -9,21 +9,21 @@
 
 #include "populate/ctx.h"
 
-/* The quota files as the image has them (again, for the write pass):
+/* The quota files as the image has them (again, for the @write_pass,
+ * which maps the blocks they grow by; the first pass counts them):
  * nothing without the quota feature. */
-errcode_t quota_begin(struct pop_ctx *c);
+errcode_t quota_begin(struct pop_ctx *c, int write_pass);
 
 /* The replay's chown of a new inode, or cp -a's of a directory merged
  * into, to @e's owners: dquot_transfer takes a dquot for each, and the
  * first one an id gets is written into the tree at once
- * (dquot_acquire).  ORLOV_ERR_QUOTA_GROWS when the file would need a
- * block it does not have (the first pass says so before any write). */
+ * (dquot_acquire), the file growing if it must. */
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e);
 
 /* Before the commit: each owner's entry given its usage (what it had,
  * and what the staged inodes moved), the files written back. */
 errcode_t quota_commit(struct pop_ctx *c);
 
-void quota_free(struct pop_quota *q);
+void quota_free(struct pop_ctx *c);
 
 #endif

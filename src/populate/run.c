@@ -297,12 +297,12 @@ errcode_t populate_run(const struct populate_opts *given, struct populate_result
 	if (!err)
 		err = open_target(&c);
 	if (!err)
-		err = quota_begin(&c);
+		err = quota_begin(&c, 0);
 	if (!err)
 		err = first_pass(&c);
 	/* the trees again as the image has them: the first pass's grew */
 	if (!err && mode != RUN_CHECK)
-		err = quota_begin(&c);
+		err = quota_begin(&c, 1);
 	if (!err && mode != RUN_CHECK)
 		err = write_pass(&c);
 	/* the staged inodes' spill file in TMPDIR failed, not the entry */
