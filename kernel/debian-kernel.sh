@@ -39,7 +39,9 @@
 #                every module modules.dep lists for them, and crc32c_generic
 #                (ext4's and jbd2's soft dependency crypto-crc32c; the
 #                crc32c-intel alternative needs SSE4.2, which QEMU's default
-#                TCG CPU lacks).  Modules that the kernel has built in are
+#                TCG CPU lacks), and quota_v2 (the quota files' format,
+#                which ext4 loads to mount an image with the quota
+#                feature).  Modules that the kernel has built in are
 #                left out.  Compressed modules (.ko.xz/.zst/.gz) are
 #                decompressed here: busybox insmod loads plain ELF files.
 #   load-order   the file names in modules/, one a line, every module after
