@@ -6,7 +6,8 @@
 # it with what it counts), with and without delayed allocation, and in a
 # second run into an image that has usage already, and where the files
 # grow by new blocks.  Refused, in one line and with the image unchanged:
-# the ext2 driver (it cannot write the feature) and project quota.
+# the ext2 driver (it cannot write the feature), project quota, and a
+# run that leaves an owner with nothing (its entry deleted by ext4).
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -89,6 +90,16 @@ refused "--driver ext2" \
 "$ORLOV_POPULATE" -q --all-root --devtable "$T_TMP/table" "$img" "$src" ||
 	t_fail "ext3 with quota under the ext4 driver refused"
 t_fsck "$img"
+# a directory merged into, chowned away from an owner that had only it:
+# ext4 deletes that owner's entry, which is not modelled
+t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+debugfs -w -R "mkdir /a" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif /a uid 4242" "$img" >/dev/null 2>&1 || t_fail "/a"
+e2fsck -fy "$img" >/dev/null 2>&1
+t_fsck "$img"
+refused "an owner left with nothing" \
+	"orlov-populate: An owner would be left with no inode (ext4 then deletes its quota entry: not modelled) while charging user 4242 in $img" \
+	--merge --all-root --devtable "$T_TMP/table"
 t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
 refused "project" \
 	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \

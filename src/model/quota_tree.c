@@ -34,7 +34,9 @@
 #define DH_ENTRIES 8
 /* v2r1_disk_dqblk */
 #define D_ID 0
+#define D_IHARDLIMIT 8
 #define D_CURINODES 24
+#define D_BHARDLIMIT 32
 #define D_CURSPACE 48
 #define D_ITIME 64
 
@@ -300,6 +302,15 @@ void qtree_usage(const struct qtree *q, uint32_t off, uint64_t *inodes,
 {
 	*inodes = get64(q->buf + off + D_CURINODES);
 	*space = get64(q->buf + off + D_CURSPACE);
+}
+
+int qtree_has_limits(const struct qtree *q, uint32_t off)
+{
+	static const unsigned char zero[32];
+
+	/* dqb_ihardlimit, isoftlimit, then bhardlimit, bsoftlimit */
+	return memcmp(q->buf + off + D_IHARDLIMIT, zero, 16) ||
+	       memcmp(q->buf + off + D_BHARDLIMIT, zero, 16);
 }
 
 void qtree_set_usage(struct qtree *q, uint32_t off, uint32_t id,

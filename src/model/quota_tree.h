@@ -50,6 +50,11 @@ errcode_t qtree_insert(struct qtree *q, uint32_t id, uint32_t *off);
 void qtree_usage(const struct qtree *q, uint32_t off, uint64_t *inodes,
 		 uint64_t *space);
 
+/* Has the entry a limit (DQ_FAKE_B clear)?  One without, left with no
+ * usage, the kernel deletes when its dquot is released
+ * (qtree_release_dquot). */
+int qtree_has_limits(const struct qtree *q, uint32_t off);
+
 /* v2r1_mem2diskdqb for an entry whose usage is now @inodes and @space:
  * its limits and grace times stay. */
 void qtree_set_usage(struct qtree *q, uint32_t off, uint32_t id,

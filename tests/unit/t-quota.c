@@ -102,6 +102,9 @@ int main(void)
 	qtree_set_usage(&q, off, 0x11170, 3, 12288);
 	qtree_usage(&q, off, &ino, &space);
 	is_int(ino * 100000 + space, 3 * 100000 + 12288, "usage written and read");
+	is_int(qtree_has_limits(&q, off), 0, "no limit");
+	q.buf[off + 40] = 1;	/* dqb_bsoftlimit */
+	is_int(qtree_has_limits(&q, off), 1, "a block soft limit");
 	qtree_find(&q, 0, &off);
 	qtree_set_usage(&q, off, 0, 0, 0);
 	is_int(q.buf[off + 64], 1, "id 0 with nothing charged: itime 1");
