@@ -374,6 +374,7 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 	struct mb_request ar = {
 		.mi = mi, .logical = logical, .len = len, .goal = goal,
 		.ino = ino, .indirect = 1,
+		.quota_file = mi && mi->quota_file,
 	};
 	uint64_t b;
 	errcode_t err = ext4_mb_new_blocks_ar(fs, &ar, &b, got);
