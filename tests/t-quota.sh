@@ -6,8 +6,9 @@
 # it with what it counts), with and without delayed allocation, and in a
 # second run into an image that has usage already, and where the files
 # grow by new blocks.  Refused, in one line and with the image unchanged:
-# the ext2 driver (it cannot write the feature), project quota, and a
-# run that leaves an owner with nothing (its entry deleted by ext4).
+# the ext2 driver (it cannot write the feature), project quota, a
+# damaged quota file, and a run that leaves an owner with nothing (its
+# entry deleted by ext4).
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -100,6 +101,12 @@ t_fsck "$img"
 refused "an owner left with nothing" \
 	"orlov-populate: An owner would be left with no inode (ext4 then deletes its quota entry: not modelled) while charging user 4242 in $img" \
 	--merge --all-root --devtable "$T_TMP/table"
+# a quota file whose header is gone (e2fsck's run skipped): refused
+t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+debugfs -w -R "zap_block -f <3> 0" "$img" >/dev/null 2>&1 || t_fail "zap"
+refused "a damaged quota file" \
+	"orlov-populate: The image's quota file (a hidden quota inode) is damaged or not of the vfsv1 format while reading the quota files of $img" \
+	--no-fsck --all-root --devtable "$T_TMP/table"
 t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
 refused "project" \
 	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \

@@ -35,7 +35,9 @@ errcode_t quota_begin(struct pop_ctx *c, int write_pass)
 		if (!pq->on[t])
 			continue;
 		err = image_read_quota(c->img, &c->fs, t, &pq->t[t], &pq->f[t]);
-		if (!err)
+		if (err)
+			pq->on[t] = 0;	/* image_read_quota freed what it had */
+		else
 			pq->room[t] = mapped_room(c, &pq->f[t]);
 		/* the first pass only counts the blocks the files grow by */
 		if (!err && !write_pass) {
