@@ -162,6 +162,10 @@ struct pop_quota {
 	int on[QT_NTYPES];		/* 1; 2 in the first pass (no map) */
 	int write_pass;
 	uint64_t room[QT_NTYPES];	/* bytes their blocks hold */
+	struct {			/* the entries the write pass made */
+		uint32_t type, id;
+	} *made;
+	size_t nmade, made_cap;
 };
 
 struct pop_ctx {

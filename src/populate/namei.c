@@ -46,8 +46,13 @@ static errcode_t new_inode(struct pop_ctx *c, const struct src_entry *e,
 	};
 	struct orlov_figures f;
 	int group;
-	errcode_t err;
+	/* inode_init_owner: root's, or a setgid parent's group, whose
+	 * dquots come before the group is chosen */
+	errcode_t err = quota_new_inode(c, e, (p->inode.i_mode & S_ISGID) ?
+					      inode_gid(p->inode) : 0);
 
+	if (err)
+		return err;
 	group = c->drv->find_group(&c->fs, &c->ia, &par, is_dir, e->name,
 			      (int)e->name_len, &f);
 	/* ext4_new_inode: the parent remembers the group chosen */

@@ -2,11 +2,13 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "populate/quota.h"
 #include "populate/report.h"
 #include "model/ext4/mballoc.h"
+#include "lib/util.h"
 #include "lib/orlov_err.h"
 
 /* The bytes the blocks @f maps from the file's start hold. */
@@ -84,30 +86,51 @@ static errcode_t grow(struct pop_ctx *c, int t)
 	return 0;
 }
 
-/* dqget of (@t, @id): the entry, made if the tree has none. */
+/* dqget of (@t, @id): the entry, made if the tree has none (and the
+ * write pass remembers it, to be checked at the commit). */
 static errcode_t dqget(struct pop_ctx *c, int t, uint32_t id, uint32_t *off)
 {
-	struct qtree *q = &c->quota.t[t];
-	errcode_t err = qtree_find(q, id, off);
+	struct pop_quota *pq = &c->quota;
+	errcode_t err = qtree_find(&pq->t[t], id, off);
 
 	if (err || *off)
 		return err;
-	err = qtree_insert(q, id, off);
+	if (pq->write_pass) {
+		if (grow_array(&pq->made, &pq->made_cap, pq->nmade + 1,
+			       sizeof(*pq->made), 16))
+			return ENOMEM;
+		pq->made[pq->nmade].type = (uint32_t)t;
+		pq->made[pq->nmade++].id = id;
+	}
+	err = qtree_insert(&pq->t[t], id, off);
 	return err ? err : grow(c, t);
+}
+
+/* The dquots of @uid and @gid, user first, then group. */
+static errcode_t dqget_owners(struct pop_ctx *c, uint32_t uid, uint32_t gid,
+			      const char *path)
+{
+	uint32_t id[2] = { uid, gid }, off;
+	errcode_t err = 0;
+	int t;
+
+	for (t = QT_USR; !err && t <= QT_GRP; t++)
+		if (c->quota.on[t])
+			err = dqget(c, t, id[t], &off);
+	return err ? pop_fail(c, err, "charging the owners of", path) : 0;
+}
+
+errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
+			  uint32_t gid)
+{
+	return dqget_owners(c, 0, gid, e->path);
 }
 
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e)
 {
-	uint32_t id[2] = { (uint32_t)e->st.st_uid, (uint32_t)e->st.st_gid };
-	uint32_t off;
-	errcode_t err = 0;
-	int t;
-
-	/* user first, then group, as dquot_transfer takes them */
-	for (t = QT_USR; !err && t <= QT_GRP; t++)
-		if (c->quota.on[t])
-			err = dqget(c, t, id[t], &off);
-	return err ? pop_fail(c, err, "charging the owners of", e->path) : 0;
+	/* as dquot_transfer takes them */
+	return dqget_owners(c, (uint32_t)e->st.st_uid, (uint32_t)e->st.st_gid,
+			    e->path);
 }
 
 static errcode_t released(struct pop_ctx *c, int t, uint32_t id)
@@ -149,6 +172,19 @@ errcode_t quota_commit(struct pop_ctx *c)
 			return released(c, (int)ch[i].type, ch[i].id);
 		qtree_set_usage(q, off, ch[i].id, inodes, space);
 	}
+	/* an entry made for an id only a new inode had at its creation (a
+	 * setgid directory's group it was chowned away from) goes too */
+	for (i = 0; !err && i < c->quota.nmade; i++) {
+		struct qtree *q = &c->quota.t[c->quota.made[i].type];
+
+		err = qtree_find(q, c->quota.made[i].id, &off);
+		if (err)
+			break;
+		qtree_usage(q, off, &inodes, &space);
+		if (!inodes && !space && !qtree_has_limits(q, off))
+			return released(c, (int)c->quota.made[i].type,
+					c->quota.made[i].id);
+	}
 	for (t = QT_USR; !err && t <= QT_GRP; t++) {
 		if (!c->quota.on[t])
 			continue;
@@ -171,5 +207,6 @@ void quota_free(struct pop_ctx *c)
 		if (c->quota.on[t] == 1)
 			ifile_release(&c->fs, &c->quota.f[t]);
 	}
+	free(c->quota.made);
 	memset(&c->quota, 0, sizeof(c->quota));
 }

@@ -14,6 +14,12 @@
  * nothing without the quota feature. */
 errcode_t quota_begin(struct pop_ctx *c, int write_pass);
 
+/* __ext4_new_inode's dquot_initialize: a new inode's dquots, of its
+ * creator (the replay runs as root) and group @gid (0, or a setgid
+ * parent's), taken before anything is written to it. */
+errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
+			  uint32_t gid);
+
 /* The replay's chown of a new inode, or cp -a's of a directory merged
  * into, to @e's owners: dquot_transfer takes a dquot for each, and the
  * first one an id gets is written into the tree at once
