@@ -39,12 +39,17 @@
 #                every module modules.dep lists for them, and crc32c_generic
 #                (ext4's and jbd2's soft dependency crypto-crc32c; the
 #                crc32c-intel alternative needs SSE4.2, which QEMU's default
-#                TCG CPU lacks).  Modules that the kernel has built in are
+#                TCG CPU lacks), and quota_v2 (the quota files' format,
+#                which ext4 loads to mount an image with the quota
+#                feature).  Modules that the kernel has built in are
 #                left out.  Compressed modules (.ko.xz/.zst/.gz) are
 #                decompressed here: busybox insmod loads plain ELF files.
 #   load-order   the file names in modules/, one a line, every module after
 #                the modules it depends on (run-guest.sh -M DIR insmods them
 #                in this order)
+#   roots        the modules the closure was made from, one line: a
+#                finished directory made from other roots is made again
+#                (quota_v2 came later, for images with the quota feature)
 #
 # Stdout: exactly one line, the absolute path of that directory.
 # Stderr: progress.
@@ -67,8 +72,10 @@ export LC_ALL=C TZ=UTC
 arch=amd64
 line=6.1
 package=
-# the modules the harness needs, roots of the dependency closure
-roots=(crc32c_generic ext4 virtio_pci virtio_blk)
+# the modules the harness needs, roots of the dependency closure;
+# quota_v2 (and quota_tree under it): ext4 mounts an image with the quota
+# feature only once it can load the quota files' format (QFMT_VFS_V1)
+roots=(crc32c_generic ext4 virtio_pci virtio_blk quota_v2)
 
 while [ $# -gt 0 ]; do
 	case "$1" in
@@ -172,7 +179,9 @@ fi
 [[ $ver =~ ^[A-Za-z0-9.+~:-]+$ ]] || die "odd version '$ver' of $pkg"
 
 dir=$cache/$prefix${ver//:/_}
-if [ -f "$dir/.done" ]; then
+# finished, and from these roots
+current() { [ -f "$dir/.done" ] && [ "$(cat "$dir/roots" 2>/dev/null)" = "${roots[*]}" ]; }
+if current; then
 	echo "$dir"
 	exit 0
 fi
@@ -183,7 +192,7 @@ if ! flock -n 9; then
 	log "waiting for another caller preparing $dir"
 	flock 9
 fi
-if [ -f "$dir/.done" ]; then
+if current; then
 	echo "$dir"
 	exit 0
 fi
@@ -280,6 +289,7 @@ cp "$vmlinuz" "$dir/vmlinuz"
 cp "$config" "$dir/config"
 echo "$rel" >"$dir/release"
 echo "$pkg $ver" >"$dir/package"
+echo "${roots[*]}" >"$dir/roots"
 rm -rf "$scratch"
 trap - EXIT
 touch "$dir/.done"

@@ -234,8 +234,8 @@ static errcode_t load_extents(struct image *img, const struct fs_state *fs,
 }
 
 /* The block map of an existing inode into @f: extents or indirect. */
-static errcode_t load_map(struct image *img, const struct fs_state *fs,
-			  const struct ext2_inode_large *inode, struct ifile *f)
+errcode_t load_map(struct image *img, const struct fs_state *fs,
+		   const struct ext2_inode_large *inode, struct ifile *f)
 {
 	uint32_t path[3];
 	errcode_t err;

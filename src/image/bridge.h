@@ -13,6 +13,7 @@
 #include <et/com_err.h>
 
 #include "model/dir.h"
+#include "model/quota_tree.h"
 #include "lib/errctx.h"
 
 struct image;
@@ -34,6 +35,16 @@ errcode_t image_write_indirect(struct image *img, const struct fs_state *fs,
 			       const struct ifile *f);
 errcode_t image_write_dir(struct image *img, const struct fs_state *fs,
 			  const struct dirbuf *d);
+/* The quota file of @type (image/quota.c) into @q, its block map into
+ * @f (NULL: not wanted), as ext4 holds the quota inode: i_size, closed. */
+errcode_t image_read_quota(struct image *img, const struct fs_state *fs,
+			   int type, struct qtree *q, struct ifile *f);
+/* @q back into the blocks @f maps (held until the commit: they are in
+ * use); the inode's size, and its map where the tree grew into new
+ * blocks. */
+errcode_t image_write_quota(struct image *img, const struct fs_state *fs,
+			    int type, const struct qtree *q,
+			    const struct ifile *f);
 /* An attribute block, its checksum set (metadata_csum). */
 errcode_t image_write_xattr_block(struct image *img, blk64_t blk,
 				  const void *data);

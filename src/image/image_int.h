@@ -14,6 +14,7 @@
 #include "lib/keymap.h"
 
 struct fs_state;
+struct ifile;
 
 /* A write to a block in use on disk before this run, held until commit. */
 struct late {
@@ -84,6 +85,11 @@ struct image {
 	struct held_writes held;
 	char *buf;		/* one block, for reads */
 	unsigned char *ibuf;	/* one whole inode, for writes */
+	struct quota_charges {	/* image_quota_charges, by (type, id) */
+		struct quota_charge *v;
+		size_t n, cap;
+		struct keymap map;
+	} qc;
 };
 
 /* Why an image file is written in place rather than through a copy. */
@@ -91,6 +97,20 @@ struct image {
 /* ... or a partition of it: a copy of the whole disk is not made */
 #define REGION_WHY "it holds the filesystem at an offset (a partition): " \
 	"no copy of a whole disk image is made"
+
+/* bridge.c: the block map of an existing inode into @f (ifile_init'ed):
+ * extents or indirect blocks */
+errcode_t load_map(struct image *img, const struct fs_state *fs,
+		   const struct ext2_inode_large *inode, struct ifile *f);
+
+/* quota_usage.c: the quota inode of @type, 0 when none */
+uint32_t quota_inum(struct ext2_super_block *sb, int type);
+/* the staged inode @ino changes from @old (NULL: as on disk,
+ * or none) to @in: its owners' usage moves with it. */
+errcode_t quota_charge_staged(struct image *img, uint32_t ino,
+			      const struct ext2_inode_large *old,
+			      const struct ext2_inode_large *in);
+void quota_charges_free(struct quota_charges *qc);
 
 /* lock.c */
 errcode_t lock_image(const char *path, int dry, int held, int *fd);

@@ -65,6 +65,10 @@ static const struct gate_line {
 	 * casefolded (model/casefold.h); the encoding must be one libext2fs
 	 * folds, as the kernel's mount needs one it knows */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, 1 },
+	/* usage kept in the hidden quota inodes (image/quota.c): the ext2
+	 * driver cannot write such an image.  project (project ids,
+	 * PROJINHERIT, a third quota file) stays refused */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_QUOTA, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */
@@ -506,6 +510,7 @@ void image_abort(struct image *img)
 		ext2fs_free(img->fs);
 	}
 	free_held(img);
+	quota_charges_free(&img->qc);
 	free(img->buf);
 	free(img->ibuf);
 	unlock_image(img);

@@ -313,6 +313,15 @@ errcode_t image_stage_inode(struct image *img, uint32_t ino,
 
 	if (err)
 		return err;
+	if (ext2fs_has_feature_quota(img->fs->super)) {
+		struct ext2_inode_large old;
+
+		memcpy(&old, rec, sizeof(old));
+		err = quota_charge_staged(img, ino, (ch->staged & bit) ?
+					  &old : NULL, inode);
+		if (err)
+			return err;
+	}
 	memcpy(rec, inode, sizeof(*inode));
 	if (ch->staged & bit)
 		return 0;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "populate/quota.h"
 #include "populate/attrs.h"
 #include "populate/report.h"
 #include "lib/orlov_err.h"
@@ -99,7 +100,11 @@ errcode_t write_xattrs(struct pop_ctx *c, const struct src_entry *e,
 errcode_t set_attrs(struct pop_ctx *c, const struct src_entry *e, struct ifile *f,
 		    fsblk_t *file_acl)
 {
-	errcode_t err = chmod_acl(c, f, e, file_acl);
+	/* the chown before the chmod, where the owners' dquots come */
+	errcode_t err = quota_chown(c, e);
+
+	if (!err)
+		err = chmod_acl(c, f, e, file_acl);
 
 	if (!err)
 		err = write_xattrs(c, e, f, file_acl);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "populate/quota.h"
 #include "populate/ctx.h"
 #include "populate/hardlinks.h"
 #include "model/ext4/ialloc.h"
@@ -41,6 +42,7 @@ void ctx_free(struct pop_ctx *c)
 
 	if (c->img)
 		image_abort(c->img);
+	quota_free(c);
 	while (c->st.depth > 0) {
 		dirbuf_release(&c->fs, &pop_top(c)->d);
 		dir_names_free(&pop_top(c)->old_names);

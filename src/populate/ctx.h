@@ -154,6 +154,20 @@ struct progress {
 	uint8_t *group_used;
 };
 
+/* The quota files' trees (the quota feature): the write pass's, or the
+ * first pass's, which only checks that they fit their blocks. */
+struct pop_quota {
+	struct qtree t[QT_NTYPES];
+	struct ifile f[QT_NTYPES];	/* the write pass's: their maps */
+	int on[QT_NTYPES];		/* 1; 2 in the first pass (no map) */
+	int write_pass;
+	uint64_t room[QT_NTYPES];	/* bytes their blocks hold */
+	struct {			/* the entries the write pass made */
+		uint32_t type, id;
+	} *made;
+	size_t nmade, made_cap;
+};
+
 struct pop_ctx {
 	const struct populate_opts *o;
 	struct populate_result *res;
@@ -172,6 +186,7 @@ struct pop_ctx {
 	struct pop_data data;
 	struct pop_dirspill dspill;	/* directories' blocks past budget */
 	struct progress pr;
+	struct pop_quota quota;
 	unsigned char *xblock;	/* a block to build in */
 };
 

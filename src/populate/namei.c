@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 
 #include "lib/ftype.h"
+#include "populate/quota.h"
 #include "populate/namei.h"
 #include "populate/attrs.h"
 #include "populate/casefold.h"
@@ -45,8 +46,13 @@ static errcode_t new_inode(struct pop_ctx *c, const struct src_entry *e,
 	};
 	struct orlov_figures f;
 	int group;
-	errcode_t err;
+	/* inode_init_owner: root's, or a setgid parent's group, whose
+	 * dquots come before the group is chosen */
+	errcode_t err = quota_new_inode(c, e, (p->inode.i_mode & S_ISGID) ?
+					      inode_gid(p->inode) : 0);
 
+	if (err)
+		return err;
 	group = c->drv->find_group(&c->fs, &c->ia, &par, is_dir, e->name,
 			      (int)e->name_len, &f);
 	/* ext4_new_inode: the parent remembers the group chosen */
@@ -176,10 +182,12 @@ static errcode_t do_merge(struct pop_ctx *c, const struct src_entry *e,
 		err = dir_names_load(&n->old_names, &c->fs, &n->d);
 	if (!err)
 		err = load_existing(c, n, ino, &in);
+	if (err)
+		return pop_fail(c, err, "merging", e->path);
 	/* cp -a then gives it the source's mode, owners and times
 	 * (and so does mke2fs -d); its attributes stay */
 	take_attrs(c, e, &n->inode);
-	return err ? pop_fail(c, err, "merging", e->path) : 0;
+	return quota_chown(c, e);
 }
 
 /* ext2_mkdir: a new inode and its first block, then the entry in the

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <ext2fs/ext2fs.h>
 
+#include "populate/quota.h"
 #include "populate/run.h"
 #include "populate/digest.h"
 #include "populate/inode.h"
@@ -81,6 +82,9 @@ static errcode_t commit(struct pop_ctx *c)
 		err = stage_inode(c, &t->d.map, &t->inode);
 	if (err)
 		return pop_fail_at(c, err, "writing target directory", c->o->target);
+	err = quota_commit(c);
+	if (err)
+		return err;
 	err = image_commit(c->img, &c->fs, &c->res->ec);
 	c->img = NULL;
 	return err;
@@ -293,6 +297,8 @@ errcode_t populate_run(const struct populate_opts *given, struct populate_result
 	if (!err)
 		err = open_target(&c);
 	if (!err)
+		err = quota_begin(&c, 0);
+	if (!err)
 		err = first_pass(&c);
 	if (!err && mode == RUN_WRITE) {
 		err = image_plan_commit(c.img, &c.fs, c.scan.need_inodes);
@@ -300,6 +306,9 @@ errcode_t populate_run(const struct populate_opts *given, struct populate_result
 			err = pop_fail_at(&c, err, "copying for the commit",
 					  o->image);
 	}
+	/* the trees again as the image has them: the first pass's grew */
+	if (!err && mode != RUN_CHECK)
+		err = quota_begin(&c, 1);
 	if (!err && mode != RUN_CHECK)
 		err = write_pass(&c);
 	/* the staged inodes' spill file in TMPDIR failed, not the entry */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "populate/quota.h"
 #include "populate/scan.h"
 #include "populate/attrs.h"
 #include "populate/check.h"
@@ -218,6 +219,12 @@ static errcode_t scan_enter(void *ctx, const struct src_entry *e)
 		if (err)
 			return err;
 	}
+	/* chowned, whether made or merged into */
+	if (c->scan.dirs.depth) {
+		err = quota_chown(c, e);
+		if (err)
+			return err;
+	}
 	if (merged) {
 		/* like the target: its links, new entries in new blocks */
 		d->existing = merged;
@@ -332,6 +339,9 @@ static errcode_t scan_leaf(void *ctx, const struct src_entry *e)
 			return err;
 	}
 	c->scan.need_inodes++;
+	err = quota_chown(c, e);
+	if (err)
+		return err;
 	if (c->scan.dirs.depth && c->scan.dirs.v[c->scan.dirs.depth - 1].defacl && !S_ISLNK(e->st.st_mode))
 		c->scan.need_blocks++;	/* an inherited access ACL */
 	err = check_xattrs(c, e);

@@ -694,6 +694,7 @@ static errcode_t mb_data(void *ctx, const struct ext_alloc_req *ar,
 		.logical = ar->logical, .len = ar->len, .goal = ar->goal,
 		.lleft = ar->lleft, .pleft = ar->pleft,
 		.lright = ar->lright, .pright = ar->pright, .ino = m->ino,
+		.quota_file = m->mi && m->mi->quota_file,
 	};
 
 	return ext4_mb_new_blocks_ar(m->fs, &r, blk, got);
@@ -706,6 +707,7 @@ static errcode_t ext4_new_meta_blocks(void *ctx, uint64_t goal, int try_goal,
 {
 	struct ext_mb *m = ctx;
 	struct mb_request r = { .len = 1, .goal = goal, .try_goal = try_goal,
+				.quota_file = m->mi && m->mi->quota_file,
 				.ino = m->ino };
 	uint32_t got;
 

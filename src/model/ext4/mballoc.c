@@ -185,7 +185,7 @@ static void show_mballoc_flags(FILE *f, unsigned int flags)
 		{ HINT_GROUP_ALLOC, "HINT_GRP_ALLOC" },
 		{ 0x100, "HINT_GOAL_ONLY" }, { HINT_TRY_GOAL, "HINT_TRY_GOAL" },
 		{ DELALLOC_RESV, "DELALLOC_RESV" },
-		{ STREAM_ALLOC, "STREAM_ALLOC" }, { 0x1000, "USE_ROOT_BLKS" },
+		{ STREAM_ALLOC, "STREAM_ALLOC" }, { USE_ROOT_BLKS, "USE_ROOT_BLKS" },
 		{ USE_RESV, "USE_RESV" }, { 0x4000, "STRICT_CHECK" },
 	};
 	const char *sep = "";
@@ -248,7 +248,9 @@ static void trace_mballoc(const struct alloc_ctx *ac, int prealloc)
 
 /* The caller's ar->flags: data of a regular file, at writeback with
  * delayed allocation its reservation (ext4_ext_map_blocks,
- * ext4_ind_map_blocks), TRY_GOAL for a new tree root. */
+ * ext4_ind_map_blocks), TRY_GOAL for a new tree root; a quota file's
+ * block may take the root's reserve (ext4_mb_new_blocks) and the
+ * reserved clusters (ext4_quota_write's METADATA_NOFAIL). */
 static unsigned int ar_flags(const struct fs_state *fs,
 			     const struct mb_request *ar)
 {
@@ -257,6 +259,10 @@ static unsigned int ar_flags(const struct fs_state *fs,
 	if (ar->mi)
 		flags |= HINT_DATA |
 			 (fs->mb->writeback ? DELALLOC_RESV | USE_RESV : 0);
+	if (ar->quota_file)
+		flags |= USE_ROOT_BLKS;
+	if (ar->quota_file && ar->mi)
+		flags = (flags & ~DELALLOC_RESV) | USE_RESV;
 	return flags;
 }
 
@@ -368,6 +374,7 @@ errcode_t ext4_mb_new_blocks(struct fs_state *fs, struct mb_inode *mi,
 	struct mb_request ar = {
 		.mi = mi, .logical = logical, .len = len, .goal = goal,
 		.ino = ino, .indirect = 1,
+		.quota_file = mi && mi->quota_file,
 	};
 	uint64_t b;
 	errcode_t err = ext4_mb_new_blocks_ar(fs, &ar, &b, got);

@@ -70,6 +70,7 @@ struct mb_inode {
 	struct mb_pa_list pas;	/* i_prealloc_list, most recently used first */
 	uint64_t i_size;	/* i_size when the block is asked for */
 	int closed;		/* written back after the last close */
+	int quota_file;		/* a hidden quota inode (ext4_is_quota_file) */
 };
 
 struct mb_group {
@@ -164,6 +165,7 @@ struct mb_request {
 	uint64_t pleft, pright;
 	int try_goal;
 	int indirect;
+	int quota_file;	/* for a quota inode: EXT4_MB_USE_ROOT_BLOCKS */
 	uint32_t ino;	/* ar->inode, for --trace only; 0: not said */
 };
 

@@ -1,0 +1,136 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
+# quota: an image with the quota feature gets each owner's entry in the
+# hidden quota files, in the order the kernel makes them (the first
+# chown to an id), and the usage the kernel keeps (e2fsck -fn compares
+# it with what it counts), with and without delayed allocation, and in a
+# second run into an image that has usage already, and where the files
+# grow by new blocks.  Refused, in one line and with the image unchanged:
+# the ext2 driver (it cannot write the feature), project quota, a
+# damaged quota file, and a run that leaves an owner with nothing (its
+# entry deleted by ext4).
+export SOURCE_DATE_EPOCH=1700000000
+. "$(dirname "$0")/lib.sh"
+
+src=$T_TMP/src
+mkdir -p "$src/a/b" "$src/c" || t_fail "mkdir"
+i=1
+while [ $i -le 6 ]; do
+	head -c $((i * 5000)) /dev/zero | tr '\0' x >"$src/a/f$i"
+	printf '%s' "$i" >"$src/a/b/g$i"
+	printf '%s' "$i" >"$src/c/h$i"
+	i=$((i + 1))
+done
+ln -s "/a/target/longer/than/the/sixty/bytes/that/i_block/holds/in/place" \
+	"$src/c/slow" || t_fail "ln"
+t_pin_times "$src"
+# owners from a device table (the rest root's, --all-root): anyone can
+# run the test
+cat >"$T_TMP/table" <<'TABLE'
+/a		d	755	1000	100
+/a/f1		f	644	1000	100
+/a/f2		f	644	1000	100
+/a/f3		f	600	2000	50
+/a/b		d	750	1001	100
+/a/b/g1		f	644	1001	50
+/a/b/g2		f	644	1002	100
+/c		d	755	0	200
+/c/h1		f	644	2000	200
+TABLE
+img=$T_TMP/img
+
+# lq TYPE: "ID SPACE INODES" for each entry of the quota file, in its order
+lq() {
+	debugfs -R "lq $1" "$img" 2>/dev/null | awk 'NR > 1 { print $1, $2, $5 }'
+}
+
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+	"$ORLOV_POPULATE" -q $da --all-root --devtable "$T_TMP/table" "$img" "$src" ||
+		t_fail "$da: refused"
+	t_fsck "$img"
+	[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 " ] ||
+		t_fail "$da: user entries $(lq user | tr '\n' ' ')"
+	[ "$(lq group | awk '{ printf "%s ", $1 }')" = "0 100 50 200 " ] ||
+		t_fail "$da: group entries $(lq group | tr '\n' ' ')"
+	echo "$da: quota entries in chown order, e2fsck clean"
+done
+
+# a second run, into an image with usage: old owners' entries updated, a
+# new owner's added after them
+mkdir -p "$T_TMP/more/d" && printf 'more' >"$T_TMP/more/d/m" || t_fail "more"
+cat >"$T_TMP/table2" <<'TABLE'
+/d		d	755	1000	100
+/d/m		f	644	1003	101
+TABLE
+debugfs -w -R "mkdir /more" "$img" >/dev/null 2>&1 || t_fail "mkdir /more"
+e2fsck -fy "$img" >/dev/null 2>&1	# debugfs charged /more to nobody
+t_fsck "$img"
+"$ORLOV_POPULATE" -q -t /more --all-root --devtable "$T_TMP/table2" "$img" "$T_TMP/more" ||
+	t_fail "second run refused"
+t_fsck "$img"
+[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 1003 " ] ||
+	t_fail "second run: user entries $(lq user | tr '\n' ' ')"
+echo "second run: usage added to the image's, e2fsck clean"
+
+# refused before anything is written, in one line naming the feature
+refused() { # WHAT WANT-LINE ARGS...
+	what=$1 want=$2
+	shift 2
+	cp "$img" "$T_TMP/before.img"
+	"$ORLOV_POPULATE" -q "$@" "$img" "$src" 2>"$T_TMP/err" &&
+		t_fail "$what: accepted"
+	[ "$(cat "$T_TMP/err")" = "$want" ] || t_fail "$what: $(cat "$T_TMP/err")"
+	cmp -s "$img" "$T_TMP/before.img" || t_fail "$what: the image changed"
+	echo "$what: refused"
+}
+t_mkimage "$img" 64M -t ext3 -b 4096 -O quota
+refused "--driver ext2" \
+	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature quota)" \
+	--driver ext2 --all-root --devtable "$T_TMP/table"
+"$ORLOV_POPULATE" -q --all-root --devtable "$T_TMP/table" "$img" "$src" ||
+	t_fail "ext3 with quota under the ext4 driver refused"
+t_fsck "$img"
+# a directory merged into, chowned away from an owner that had only it:
+# ext4 deletes that owner's entry, which is not modelled
+t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+debugfs -w -R "mkdir /a" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif /a uid 4242" "$img" >/dev/null 2>&1 || t_fail "/a"
+e2fsck -fy "$img" >/dev/null 2>&1
+t_fsck "$img"
+refused "an owner left with nothing" \
+	"orlov-populate: An owner would be left with no inode (ext4 then deletes its quota entry: not modelled) while charging user 4242 in $img" \
+	--merge --all-root --devtable "$T_TMP/table"
+# a quota file whose header is gone (e2fsck's run skipped): refused
+t_mkimage "$img" 64M -t ext4 -b 4096 -O quota
+debugfs -w -R "zap_block -f <3> 0" "$img" >/dev/null 2>&1 || t_fail "zap"
+refused "a damaged quota file" \
+	"orlov-populate: The image's quota file (a hidden quota inode) is damaged or not of the vfsv1 format while reading the quota files of $img" \
+	--no-fsck --all-root --devtable "$T_TMP/table"
+t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
+refused "project" \
+	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \
+	--all-root --devtable "$T_TMP/table"
+
+# 1 KiB blocks: the trees grow past the files' six blocks, each new
+# block mapped at the chown that needs it (from the locality group's
+# preallocation, between the data of the files before and after it
+# without delalloc: the user file's extents then need a tree block)
+printf '/c/h2\t\tf\t644\t70000\t70000\n' >>"$T_TMP/table"
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 1024 -O quota
+	"$ORLOV_POPULATE" -q $da --all-root --devtable "$T_TMP/table" \
+		"$img" "$src" || t_fail "1 KiB, $da: refused"
+	t_fsck "$img"
+	debugfs -R "stat <3>" "$img" 2>/dev/null | grep -q "Size: 10240\$" ||
+		t_fail "1 KiB, $da: user quota file not grown to 10 quota blocks"
+	# under delalloc no data block is taken between them: one extent
+	ext=$(debugfs -R "stat <3>" "$img" 2>/dev/null | sed -n '/EXTENTS/,$p' | tr '\n' ' ')
+	case $da:$ext in
+	--delalloc:*"(6-9):"*|--no-delalloc:*ETB0*) ;;
+	*) t_fail "1 KiB, $da: the user quota file's extents: $ext" ;;
+	esac
+	[ "$(lq user | awk '{ printf "%s ", $1 }')" = "0 1000 1001 1002 2000 70000 " ] ||
+		t_fail "1 KiB, $da: user entries $(lq user | tr '\n' ' ')"
+	echo "1 KiB blocks, $da: the quota files grown, e2fsck clean"
+done
