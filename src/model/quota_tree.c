@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model/quota_tree.h"
+#include "lib/util.h"
 #include "lib/orlov_err.h"
 
 #define QT_TREEOFF 1		/* the root's block */
@@ -44,40 +45,15 @@ static const uint32_t v2_magic[QT_NTYPES] = {
 	0xd9c01f11, 0xd9c01927, 0xd9c03f14	/* INITQMAGICS */
 };
 
-static uint32_t get32(const unsigned char *p)
+static uint64_t get_le64(const unsigned char *p)
 {
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
-	       (uint32_t)p[3] << 24;
+	return get_le32(p) | (uint64_t)get_le32(p + 4) << 32;
 }
 
-static void put32(unsigned char *p, uint32_t v)
+static void put_le64(unsigned char *p, uint64_t v)
 {
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-	p[2] = (unsigned char)(v >> 16);
-	p[3] = (unsigned char)(v >> 24);
-}
-
-static uint16_t get16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] | p[1] << 8);
-}
-
-static void put16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)v;
-	p[1] = (unsigned char)(v >> 8);
-}
-
-static uint64_t get64(const unsigned char *p)
-{
-	return get32(p) | (uint64_t)get32(p + 4) << 32;
-}
-
-static void put64(unsigned char *p, uint64_t v)
-{
-	put32(p, (uint32_t)v);
-	put32(p + 4, (uint32_t)(v >> 32));
+	put_le32(p, (uint32_t)v);
+	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
 static unsigned char *blk_of(const struct qtree *q, uint32_t blk)
@@ -87,12 +63,12 @@ static unsigned char *blk_of(const struct qtree *q, uint32_t blk)
 
 static uint32_t info(const struct qtree *q, size_t field)
 {
-	return get32(q->buf + field);
+	return get_le32(q->buf + field);
 }
 
 static void set_info(struct qtree *q, size_t field, uint32_t v)
 {
-	put32(q->buf + field, v);
+	put_le32(q->buf + field, v);
 }
 
 uint32_t qtree_blocks(const struct qtree *q)
@@ -120,10 +96,10 @@ errcode_t qtree_load(struct qtree *q, int type, const void *data, size_t len)
 	uint32_t n;
 
 	memset(q, 0, sizeof(*q));
-	if (len < QT_BLKSIZE || get32(d) != v2_magic[type] ||
-	    get32(d + 4) != V2_VERSION_R1)
+	if (len < QT_BLKSIZE || get_le32(d) != v2_magic[type] ||
+	    get_le32(d + 4) != V2_VERSION_R1)
 		return ORLOV_ERR_QUOTA_FILE;
-	n = get32(d + INFO_BLOCKS);
+	n = get_le32(d + INFO_BLOCKS);
 	/* the header and the root at least, all inside the file */
 	if (n <= QT_TREEOFF || (uint64_t)n << QT_BLKSIZE_BITS > len)
 		return ORLOV_ERR_QUOTA_FILE;
@@ -154,7 +130,7 @@ errcode_t qtree_find(const struct qtree *q, uint32_t id, uint32_t *off)
 
 	*off = 0;
 	for (depth = 0; depth < QT_DEPTH; depth++) {
-		blk = get32(blk_of(q, blk) + 4 * get_index(id, depth));
+		blk = get_le32(blk_of(q, blk) + 4 * get_index(id, depth));
 		if (!blk)
 			return 0;
 		if (check_blk(q, blk))
@@ -165,7 +141,7 @@ errcode_t qtree_find(const struct qtree *q, uint32_t id, uint32_t *off)
 	for (i = 0; i < DQSTR_IN_BLK; i++, b += DQENTRY) {
 		static const unsigned char zero[DQENTRY];
 
-		if (memcmp(b, zero, DQENTRY) && get32(b + D_ID) == id) {
+		if (memcmp(b, zero, DQENTRY) && get_le32(b + D_ID) == id) {
 			*off = (blk << QT_BLKSIZE_BITS) + DQDBHEADER +
 			       i * DQENTRY;
 			return 0;
@@ -182,7 +158,7 @@ static errcode_t get_free_dqblk(struct qtree *q, uint32_t *blk)
 
 	if (info(q, INFO_FREE_BLK)) {
 		*blk = info(q, INFO_FREE_BLK);
-		set_info(q, INFO_FREE_BLK, get32(blk_of(q, *blk) + DH_NEXT));
+		set_info(q, INFO_FREE_BLK, get_le32(blk_of(q, *blk) + DH_NEXT));
 		if (check_blk(q, info(q, INFO_FREE_BLK)))
 			return ORLOV_ERR_QUOTA_FILE;
 	} else {
@@ -211,16 +187,16 @@ static errcode_t get_free_dqblk(struct qtree *q, uint32_t *blk)
 static void remove_free_dqentry(struct qtree *q, uint32_t blk)
 {
 	unsigned char *dh = blk_of(q, blk);
-	uint32_t next = get32(dh + DH_NEXT), prev = get32(dh + DH_PREV);
+	uint32_t next = get_le32(dh + DH_NEXT), prev = get_le32(dh + DH_PREV);
 
 	if (next)
-		put32(blk_of(q, next) + DH_PREV, prev);
+		put_le32(blk_of(q, next) + DH_PREV, prev);
 	if (prev)
-		put32(blk_of(q, prev) + DH_NEXT, next);
+		put_le32(blk_of(q, prev) + DH_NEXT, next);
 	else
 		set_info(q, INFO_FREE_ENTRY, next);
-	put32(dh + DH_NEXT, 0);
-	put32(dh + DH_PREV, 0);
+	put_le32(dh + DH_NEXT, 0);
+	put_le32(dh + DH_PREV, 0);
 }
 
 /* find_free_dqentry: a slot in the first data block with free entries,
@@ -243,9 +219,9 @@ static errcode_t find_free_dqentry(struct qtree *q, uint32_t *blk,
 	}
 	dh = blk_of(q, *blk);
 	/* Block will be full? */
-	if (get16(dh + DH_ENTRIES) + 1u >= DQSTR_IN_BLK)
+	if (get_le16(dh + DH_ENTRIES) + 1u >= DQSTR_IN_BLK)
 		remove_free_dqentry(q, *blk);
-	put16(dh + DH_ENTRIES, (uint16_t)(get16(dh + DH_ENTRIES) + 1));
+	put_le16(dh + DH_ENTRIES, (uint16_t)(get_le16(dh + DH_ENTRIES) + 1));
 	for (i = 0, e = dh + DQDBHEADER; i < DQSTR_IN_BLK; i++, e += DQENTRY)
 		if (!memcmp(e, zero, DQENTRY))
 			break;
@@ -270,7 +246,7 @@ static errcode_t do_insert_tree(struct qtree *q, uint32_t id, uint32_t *blks,
 		if (err)
 			return err;
 	}
-	newblk = get32(blk_of(q, blks[depth]) + 4 * idx);
+	newblk = get_le32(blk_of(q, blks[depth]) + 4 * idx);
 	if (check_blk(q, newblk))
 		return ORLOV_ERR_QUOTA_FILE;
 	blks[depth + 1] = newblk;
@@ -282,7 +258,7 @@ static errcode_t do_insert_tree(struct qtree *q, uint32_t id, uint32_t *blks,
 		err = do_insert_tree(q, id, blks, depth + 1, off);
 	}
 	if (!err && !newblk)
-		put32(blk_of(q, blks[depth]) + 4 * idx, blks[depth + 1]);
+		put_le32(blk_of(q, blks[depth]) + 4 * idx, blks[depth + 1]);
 	return err;
 }
 
@@ -300,8 +276,8 @@ errcode_t qtree_insert(struct qtree *q, uint32_t id, uint32_t *off)
 void qtree_usage(const struct qtree *q, uint32_t off, uint64_t *inodes,
 		 uint64_t *space)
 {
-	*inodes = get64(q->buf + off + D_CURINODES);
-	*space = get64(q->buf + off + D_CURSPACE);
+	*inodes = get_le64(q->buf + off + D_CURINODES);
+	*space = get_le64(q->buf + off + D_CURSPACE);
 }
 
 int qtree_has_limits(const struct qtree *q, uint32_t off)
@@ -319,11 +295,11 @@ void qtree_set_usage(struct qtree *q, uint32_t off, uint32_t id,
 	static const unsigned char zero[DQENTRY];
 	unsigned char *d = q->buf + off;
 
-	put32(d + D_ID, id);
-	put64(d + D_CURINODES, inodes);
-	put64(d + D_CURSPACE, space);
+	put_le32(d + D_ID, id);
+	put_le64(d + D_CURINODES, inodes);
+	put_le64(d + D_CURSPACE, space);
 	/* v2r1_mem2diskdqb: an entry that would read as unused (id 0,
 	 * nothing charged, no limit) is marked by itime 1 */
 	if (!memcmp(d, zero, DQENTRY))
-		put64(d + D_ITIME, 1);
+		put_le64(d + D_ITIME, 1);
 }
