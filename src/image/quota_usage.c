@@ -53,20 +53,6 @@ static errcode_t charge_of(struct quota_charges *qc, int type, uint32_t id,
 	return 0;
 }
 
-/* i_blocks in bytes, as inode_get_bytes gives it to the quota code */
-static uint64_t inode_bytes(struct ext2_super_block *sb,
-			    const struct ext2_inode_large *in)
-{
-	uint64_t b = in->i_blocks;
-
-	if (ext2fs_has_feature_huge_file(sb)) {
-		b |= (uint64_t)in->osd2.linux2.l_i_blocks_hi << 32;
-		if (in->i_flags & EXT4_HUGE_FILE_FL)
-			b *= EXT2_BLOCK_SIZE(sb) / 512;
-	}
-	return b * 512;
-}
-
 /* One inode's charge, @sign 1 (added) or -1 (taken off). */
 static errcode_t charge(struct image *img, const struct ext2_inode_large *in,
 			int sign)
@@ -83,7 +69,10 @@ static errcode_t charge(struct image *img, const struct ext2_inode_large *in,
 		if (err)
 			return err;
 		c->inodes += sign;
-		c->space += sign * (int64_t)inode_bytes(img->fs->super, in);
+		/* i_blocks in bytes, as inode_get_bytes gives it to the
+		 * quota code (huge_file's units included) */
+		c->space += sign * (int64_t)(512 *
+			ext2fs_get_stat_i_blocks(img->fs, (struct ext2_inode *)in));
 	}
 	return 0;
 }
