@@ -159,8 +159,8 @@ struct progress {
 struct pop_quota {
 	struct qtree t[QT_NTYPES];
 	struct ifile f[QT_NTYPES];	/* the write pass's: their maps */
-	int on[QT_NTYPES];		/* 1; 2 in the first pass (no map) */
-	int write_pass;
+	int on[QT_NTYPES];
+	int write_pass;			/* else no map in f */
 	uint64_t room[QT_NTYPES];	/* bytes their blocks hold */
 	struct {			/* the entries the write pass made */
 		uint32_t type, id;

@@ -42,10 +42,8 @@ errcode_t quota_begin(struct pop_ctx *c, int write_pass)
 		else
 			pq->room[t] = mapped_room(c, &pq->f[t]);
 		/* the first pass only counts the blocks the files grow by */
-		if (!err && !write_pass) {
-			pq->on[t] = 2;
+		if (!err && !write_pass)
 			ifile_release(&c->fs, &pq->f[t]);
-		}
 	}
 	if (err) {
 		quota_free(c);
@@ -204,7 +202,7 @@ void quota_free(struct pop_ctx *c)
 
 	for (t = 0; t < QT_NTYPES; t++) {
 		qtree_free(&c->quota.t[t]);
-		if (c->quota.on[t] == 1)
+		if (c->quota.on[t] && c->quota.write_pass)
 			ifile_release(&c->fs, &c->quota.f[t]);
 	}
 	free(c->quota.made);
