@@ -380,7 +380,11 @@ static errcode_t open_fs(struct image *img, const char *fsname,
 	    img->commit != IMAGE_COMMIT_UNSEEN && image_is_file(img))
 		err = io_guard_track_holes(guard, img->lock_fd,
 					   img->region.offset);
-	if (!err && !img->dry && !img->shadow && image_is_file(img))
+	/* the file the run writes: the image, or the copy of it it writes
+	 * instead (ext2's, --atomic's) */
+	if (!err && !img->dry && img->shadow)
+		io_guard_write_behind(guard, img->shadow_fd);
+	else if (!err && !img->dry && image_is_file(img))
 		io_guard_write_behind(guard, img->lock_fd);
 	/* whole superblocks also through the undo manager at an offset:
 	 * its write_byte (e2fsprogs 1.47) adds the offset twice and saves
