@@ -166,8 +166,8 @@ int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint64_t blk, void *buf);
 
 /* The quota feature (image/quota_usage.c): does the image keep usage of
- * quota type @type (0 user, 1 group: model/quota_tree.h's QT_USR,
- * QT_GRP) in a hidden quota inode? */
+ * quota type @type (0 user, 1 group, 2 project: model/quota_tree.h's
+ * QT_USR, QT_GRP, QT_PRJ) in a hidden quota inode? */
 int image_quota_on(const struct image *img, int type);
 /* What the staged inodes changed in each owner's usage since the image
  * was opened: inodes and bytes, by quota type and id. */

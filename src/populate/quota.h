@@ -26,6 +26,12 @@ errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
  * (dquot_acquire), the file growing if it must. */
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e);
 
+/* A directory the image has that entries are created in (@in its
+ * inode): ORLOV_ERR_PROJINHERIT (for the caller to report) when the
+ * ext4 driver would pass its PROJINHERIT and project id on. */
+errcode_t quota_check_dir(const struct pop_ctx *c,
+			  const struct ext2_inode_large *in);
+
 /* Before the commit: each owner's entry given its usage (what it had,
  * and what the staged inodes moved), the files written back. */
 errcode_t quota_commit(struct pop_ctx *c);
