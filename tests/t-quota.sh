@@ -6,10 +6,11 @@
 # it with what it counts), with and without delayed allocation, and in a
 # second run into an image that has usage already, and where the files
 # grow by new blocks; with the project feature, a third quota file, every
-# new inode of project 0.  Refused, in one line and with the image
-# unchanged: the ext2 driver (it cannot write the feature), a directory
-# to create in with PROJINHERIT, a damaged quota file, and a run that
-# leaves an owner with nothing (its entry deleted by ext4).
+# new inode of project 0, or of its PROJINHERIT parent's.  Refused, in
+# one line and with the image unchanged: the ext2 driver (it cannot write
+# the feature), a damaged quota file, a run that leaves an owner with
+# nothing (its entry deleted by ext4), and a hard link across projects
+# into a PROJINHERIT directory.
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -154,22 +155,49 @@ debugfs -R "stat /more/d" "$img" 2>/dev/null | grep -q 'Project: *0 ' ||
 after=$(lq project | awk '$1 == 7 { print $2 }')
 [ "$after" -gt "$before" ] || t_fail "project 7: /more's usage $before, then $after"
 echo "project 7: /more's usage $before, then $after, e2fsck clean"
-# PROJINHERIT on a directory created in (chattr +P; debugfs here): its
-# project id and flag passed on are not modelled, refused on both
+# PROJINHERIT (chattr +P; debugfs here) on the target, of project 5:
+# every new inode gets project 5 and is charged to it, new directories
+# take the flag, files and symlinks do not (EXT4_REG_FLMASK,
+# EXT4_OTHER_FLMASK)
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
+	debugfs -w -R "mkdir /p" "$img" >/dev/null 2>&1 &&
+		debugfs -w -R "sif /p flags 0x20080000" "$img" >/dev/null 2>&1 &&
+		debugfs -w -R "sif /p projid 5" "$img" >/dev/null 2>&1 || t_fail "/p +P"
+	e2fsck -fy "$img" >/dev/null 2>&1
+	t_fsck "$img"
+	"$ORLOV_POPULATE" -q $da -t /p --all-root --devtable "$T_TMP/table" \
+		"$img" "$src" || t_fail "PROJINHERIT, $da: refused"
+	t_fsck "$img"
+	[ "$(lq project | awk '{ printf "%s ", $1 }')" = "0 5 " ] ||
+		t_fail "PROJINHERIT, $da: entries $(lq project | tr '\n' ' ')"
+	for p in /p/a:0x20080000 /p/a/b:0x20080000 /p/c:0x20080000 \
+		/p/a/f3:0x80000 /p/c/slow:0x80000 /p/a/b/g2:0x80000; do
+		debugfs -R "stat ${p%:*}" "$img" 2>/dev/null >"$T_TMP/stat"
+		grep -q "Flags: ${p#*:}\$" "$T_TMP/stat" &&
+			grep -q 'Project: *5 ' "$T_TMP/stat" ||
+			t_fail "PROJINHERIT, $da: ${p%:*}: $(grep -E 'Flags|Project' "$T_TMP/stat" | tr '\n' ' ')"
+	done
+	echo "PROJINHERIT, $da: project 5 charged with $(lq project | awk '$1 == 5 { print $2, $3 }'), e2fsck clean"
+done
+# a hard link into a PROJINHERIT directory of another project (its
+# inode made in a directory merged into, without the flag): ext4_link
+# refuses it (EXDEV), and so is it here, the image unchanged
+mkdir -p "$T_TMP/hl/m" "$T_TMP/hl/n" && printf 'x' >"$T_TMP/hl/m/f" &&
+	ln "$T_TMP/hl/m/f" "$T_TMP/hl/n/f" || t_fail "hl"
 t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
-debugfs -w -R "sif / flags 0x20080000" "$img" >/dev/null 2>&1 || t_fail "+P"
-refused "PROJINHERIT on the target" \
-	"orlov-populate: A directory to create in has PROJINHERIT (chattr +P): passing its project id and flag on is not modelled while creating in /" \
-	--all-root --devtable "$T_TMP/table"
-t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
-debugfs -w -R "mkdir /a" "$img" >/dev/null 2>&1 &&
-	debugfs -w -R "sif /a flags 0x20080000" "$img" >/dev/null 2>&1 &&
-	debugfs -w -R "sif /a projid 5" "$img" >/dev/null 2>&1 || t_fail "/a +P"
+debugfs -w -R "mkdir /m" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif / flags 0x20080000" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif / projid 3" "$img" >/dev/null 2>&1 || t_fail "/ +P"
 e2fsck -fy "$img" >/dev/null 2>&1
 t_fsck "$img"
-refused "PROJINHERIT on a directory merged into" \
-	"orlov-populate: A directory to create in has PROJINHERIT (chattr +P): passing its project id and flag on is not modelled while merging into $src/a" \
-	--merge --all-root --devtable "$T_TMP/table"
+cp "$img" "$T_TMP/before.img"
+"$ORLOV_POPULATE" -q --merge --all-root "$img" "$T_TMP/hl" 2>"$T_TMP/err" &&
+	t_fail "a link across projects: accepted"
+[ "$(cat "$T_TMP/err")" = "orlov-populate: A hard link into a PROJINHERIT directory of another project (ext4_link refuses it: EXDEV) while linking $T_TMP/hl/n/f" ] ||
+	t_fail "a link across projects: $(cat "$T_TMP/err")"
+cmp -s "$img" "$T_TMP/before.img" || t_fail "a link across projects: the image changed"
+echo "a link across projects: refused"
 
 # 1 KiB blocks: the trees grow past the files' six blocks, each new
 # block mapped at the chown that needs it (from the locality group's

@@ -122,6 +122,9 @@ int image_has_journal(const struct image *img);
 /* huge_file: i_blocks in filesystem blocks past 2^32 sectors, and so
  * ext4_max_size's larger bound for extent-mapped files */
 int image_has_huge_file(const struct image *img);
+/* project: inodes keep a project id (i_projid), new ones get their
+ * parent's under PROJINHERIT */
+int image_has_project(const struct image *img);
 /* The dir_index feature; the default hash and the unsigned adjustment. */
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
 /* The casefold feature's encoding (NULL without the feature), and

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -120,11 +121,10 @@ static errcode_t dqget_owners(struct pop_ctx *c, const uint32_t *id,
 }
 
 errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
-			  uint32_t gid)
+			  uint32_t gid, uint32_t projid)
 {
-	/* i_projid is set before dquot_initialize: EXT4_DEF_PROJID, the
-	 * parent having no PROJINHERIT (quota_check_dir) */
-	uint32_t id[QT_NTYPES] = { 0, gid, 0 };
+	/* i_projid is set before dquot_initialize */
+	uint32_t id[QT_NTYPES] = { 0, gid, projid };
 
 	return dqget_owners(c, id, QT_NTYPES, e->path);
 }
@@ -138,14 +138,27 @@ errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e)
 	return dqget_owners(c, id, QT_PRJ, e->path);
 }
 
-errcode_t quota_check_dir(const struct pop_ctx *c,
-			  const struct ext2_inode_large *in)
+uint32_t quota_projid(const struct pop_ctx *c, const struct ext2_inode_large *in)
 {
-	/* __ext4_new_inode gives a new inode the parent's i_projid and a
-	 * new directory the flag (EXT4_FL_INHERITED): not modelled */
-	if (c->o->driver != DRIVER_EXT4 || !(in->i_flags & EXT4_PROJINHERIT_FL))
+	/* ext4_iget: the field where the inode has room for it (mke2fs
+	 * gives project images 256-byte inodes), else EXT4_DEF_PROJID */
+	size_t end = offsetof(struct ext2_inode_large, i_projid) +
+		     sizeof(in->i_projid);
+
+	if (!image_has_project(c->img) ||
+	    c->fs.g.inode_size <= EXT2_GOOD_OLD_INODE_SIZE ||
+	    EXT2_GOOD_OLD_INODE_SIZE + (size_t)in->i_extra_isize < end)
 		return 0;
-	return ORLOV_ERR_PROJINHERIT;
+	return in->i_projid;
+}
+
+uint32_t quota_new_projid(const struct pop_ctx *c, const struct frame *p)
+{
+	/* __ext4_new_inode: the parent's under PROJINHERIT on a project
+	 * image, else EXT4_DEF_PROJID */
+	if (!(p->flags & EXT4_PROJINHERIT_FL))
+		return 0;
+	return quota_projid(c, &p->inode);
 }
 
 static errcode_t released(struct pop_ctx *c, int t, uint32_t id)

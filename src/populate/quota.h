@@ -15,10 +15,11 @@
 errcode_t quota_begin(struct pop_ctx *c, int write_pass);
 
 /* __ext4_new_inode's dquot_initialize: a new inode's dquots, of its
- * creator (the replay runs as root) and group @gid (0, or a setgid
- * parent's), taken before anything is written to it. */
+ * creator (the replay runs as root), group @gid (0, or a setgid
+ * parent's) and project @projid (quota_new_projid), taken before
+ * anything is written to it. */
 errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
-			  uint32_t gid);
+			  uint32_t gid, uint32_t projid);
 
 /* The replay's chown of a new inode, or cp -a's of a directory merged
  * into, to @e's owners: dquot_transfer takes a dquot for each, and the
@@ -26,11 +27,13 @@ errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
  * (dquot_acquire), the file growing if it must. */
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e);
 
-/* A directory the image has that entries are created in (@in its
- * inode): ORLOV_ERR_PROJINHERIT (for the caller to report) when the
- * ext4 driver would pass its PROJINHERIT and project id on. */
-errcode_t quota_check_dir(const struct pop_ctx *c,
-			  const struct ext2_inode_large *in);
+/* The project id ext4 reads from inode @in (ext4_iget: 0 without the
+ * project feature or where the large inode has no room for it). */
+uint32_t quota_projid(const struct pop_ctx *c, const struct ext2_inode_large *in);
+
+/* __ext4_new_inode's i_projid for an inode made in @p: @p's when it
+ * has PROJINHERIT (chattr +P), else EXT4_DEF_PROJID, 0. */
+uint32_t quota_new_projid(const struct pop_ctx *c, const struct frame *p);
 
 /* Before the commit: each owner's entry given its usage (what it had,
  * and what the staged inodes moved), the files written back. */

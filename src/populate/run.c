@@ -41,9 +41,6 @@ static errcode_t open_target(struct pop_ctx *c)
 		err = image_read_inode(c->img, c->target.ino, &in);
 	if (err)
 		return pop_fail_at(c, err, "looking up target directory", c->o->target);
-	err = quota_check_dir(c, &in);
-	if (err)
-		return pop_fail_at(c, err, "creating in", c->o->target);
 	c->target.links = in.i_links_count;
 	c->target.d = calloc(1, sizeof(*c->target.d));
 	if (!c->target.d)

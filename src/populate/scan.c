@@ -56,9 +56,6 @@ static errcode_t check_name(struct pop_ctx *c, const struct src_entry *e,
 			return pop_fail(c, err, "checking", e->path);
 		if (!merges(c, e, c->scan.dirs.depth) || !S_ISDIR(in.i_mode))
 			return pop_fail(c, ORLOV_ERR_EXISTS, "checking", e->path);
-		err = quota_check_dir(c, &in);
-		if (err)
-			return pop_fail(c, err, "merging into", e->path);
 		d = calloc(1, sizeof(*d));
 		if (!d)
 			return ENOMEM;
