@@ -68,9 +68,9 @@ static const struct gate_line {
 	/* usage kept in the hidden quota inodes (image/quota.c): the ext2
 	 * driver cannot write such an image */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_QUOTA, 1 },
-	/* project ids in the large inode (new inodes get 0: a directory
-	 * with PROJINHERIT to create in is refused, populate/quota.c), a
-	 * third quota file when quota is on */
+	/* project ids in the large inode (a new inode's 0, or its
+	 * PROJINHERIT parent's: populate/quota.c), a third quota file when
+	 * quota is on */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_PROJECT, 1 },
 };
 
