@@ -122,9 +122,11 @@ int image_has_journal(const struct image *img);
 /* huge_file: i_blocks in filesystem blocks past 2^32 sectors, and so
  * ext4_max_size's larger bound for extent-mapped files */
 int image_has_huge_file(const struct image *img);
-/* project: inodes keep a project id (i_projid), new ones get their
- * parent's under PROJINHERIT */
-int image_has_project(const struct image *img);
+/* The project feature: the project id ext4_iget reads from @in (new
+ * inodes get their parent's under PROJINHERIT); 0 (EXT4_DEF_PROJID)
+ * without the feature or where the inode has no room for the field. */
+uint32_t image_inode_projid(const struct image *img,
+			    const struct ext2_inode_large *in);
 /* The dir_index feature; the default hash and the unsigned adjustment. */
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
 /* The casefold feature's encoding (NULL without the feature), and

@@ -54,11 +54,11 @@ static errcode_t charge_of(struct quota_charges *qc, int type, uint32_t id,
 	return 0;
 }
 
-/* ext4_iget's i_projid: the field where the inode has room for it,
- * else EXT4_DEF_PROJID (0), as e2fsck counts it too. */
-static uint32_t inode_projid_of(const struct image *img,
-				const struct ext2_inode_large *in)
+uint32_t image_inode_projid(const struct image *img,
+			    const struct ext2_inode_large *in)
 {
+	/* the field where the inode has room for it, as e2fsck counts it
+	 * too (mke2fs gives project images 256-byte inodes) */
 	size_t end = offsetof(struct ext2_inode_large, i_projid) +
 		     sizeof(in->i_projid);
 
@@ -74,7 +74,7 @@ static errcode_t charge(struct image *img, const struct ext2_inode_large *in,
 			int sign)
 {
 	uint32_t id[QT_NTYPES] = { inode_uid(*in), inode_gid(*in),
-				   inode_projid_of(img, in) };
+				   image_inode_projid(img, in) };
 	struct quota_charge *c;
 	errcode_t err;
 	int t;

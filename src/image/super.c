@@ -38,11 +38,6 @@ int image_has_huge_file(const struct image *img)
 	return ext2fs_has_feature_huge_file(img->fs->super);
 }
 
-int image_has_project(const struct image *img)
-{
-	return ext2fs_has_feature_project(img->fs->super);
-}
-
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj)
 {
 	struct ext2_super_block *sb = img->fs->super;

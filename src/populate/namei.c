@@ -313,7 +313,7 @@ static errcode_t do_link(struct pop_ctx *c, const struct src_entry *e,
 	/* ext4_link: into a PROJINHERIT directory only of the same project
 	 * (a file made in a directory merged into, without the flag) */
 	if (staged && (pop_top(c)->flags & FS_PROJINHERIT_FL) &&
-	    quota_projid(c, &old) != quota_new_projid(c, pop_top(c)))
+	    image_inode_projid(c->img, &old) != quota_new_projid(c, pop_top(c)))
 		return pop_fail(c, ORLOV_ERR_PROJECT_LINK, "linking", e->path);
 	err = add_link(c, e, ino);
 	if (err)

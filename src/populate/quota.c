@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "config.h"
 
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -138,27 +137,13 @@ errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e)
 	return dqget_owners(c, id, QT_PRJ, e->path);
 }
 
-uint32_t quota_projid(const struct pop_ctx *c, const struct ext2_inode_large *in)
-{
-	/* ext4_iget: the field where the inode has room for it (mke2fs
-	 * gives project images 256-byte inodes), else EXT4_DEF_PROJID */
-	size_t end = offsetof(struct ext2_inode_large, i_projid) +
-		     sizeof(in->i_projid);
-
-	if (!image_has_project(c->img) ||
-	    c->fs.g.inode_size <= EXT2_GOOD_OLD_INODE_SIZE ||
-	    EXT2_GOOD_OLD_INODE_SIZE + (size_t)in->i_extra_isize < end)
-		return 0;
-	return in->i_projid;
-}
-
 uint32_t quota_new_projid(const struct pop_ctx *c, const struct frame *p)
 {
 	/* __ext4_new_inode: the parent's under PROJINHERIT on a project
 	 * image, else EXT4_DEF_PROJID */
 	if (!(p->flags & EXT4_PROJINHERIT_FL))
 		return 0;
-	return quota_projid(c, &p->inode);
+	return image_inode_projid(c->img, &p->inode);
 }
 
 static errcode_t released(struct pop_ctx *c, int t, uint32_t id)

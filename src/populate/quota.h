@@ -27,10 +27,6 @@ errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
  * (dquot_acquire), the file growing if it must. */
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e);
 
-/* The project id ext4 reads from inode @in (ext4_iget: 0 without the
- * project feature or where the large inode has no room for it). */
-uint32_t quota_projid(const struct pop_ctx *c, const struct ext2_inode_large *in);
-
 /* __ext4_new_inode's i_projid for an inode made in @p: @p's when it
  * has PROJINHERIT (chattr +P), else EXT4_DEF_PROJID, 0. */
 uint32_t quota_new_projid(const struct pop_ctx *c, const struct frame *p);
