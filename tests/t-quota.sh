@@ -5,10 +5,12 @@
 # chown to an id), and the usage the kernel keeps (e2fsck -fn compares
 # it with what it counts), with and without delayed allocation, and in a
 # second run into an image that has usage already, and where the files
-# grow by new blocks.  Refused, in one line and with the image unchanged:
-# the ext2 driver (it cannot write the feature), project quota, a
-# damaged quota file, and a run that leaves an owner with nothing (its
-# entry deleted by ext4).
+# grow by new blocks; with the project feature, a third quota file, every
+# new inode of project 0, or of its PROJINHERIT parent's.  Refused, in
+# one line and with the image unchanged: the ext2 driver (it cannot write
+# the feature), a damaged quota file, a run that leaves an owner with
+# nothing (its entry deleted by ext4), and a hard link across projects
+# into a PROJINHERIT directory.
 export SOURCE_DATE_EPOCH=1700000000
 . "$(dirname "$0")/lib.sh"
 
@@ -107,10 +109,95 @@ debugfs -w -R "zap_block -f <3> 0" "$img" >/dev/null 2>&1 || t_fail "zap"
 refused "a damaged quota file" \
 	"orlov-populate: The image's quota file (a hidden quota inode) is damaged or not of the vfsv1 format while reading the quota files of $img" \
 	--no-fsck --all-root --devtable "$T_TMP/table"
-t_mkimage "$img" 64M -t ext4 -I 256 -O quota,project
-refused "project" \
-	"orlov-populate: Filesystem feature not supported while checking filesystem $img (feature project)" \
-	--all-root --devtable "$T_TMP/table"
+
+# project quota: every new inode of project 0 (__ext4_new_inode's
+# EXT4_DEF_PROJID, the parent without PROJINHERIT) and charged to it, so
+# project 0's usage is every owner's together; the project quota file is
+# an ordinary inode (mke2fs's first free, 12), charged to nobody
+# sum TYPE: "SPACE INODES" of all the entries of TYPE's quota file
+sum() {
+	lq "$1" | awk '{ s += $2; i += $3 } END { print s, i }'
+}
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
+	"$ORLOV_POPULATE" -q $da --all-root --devtable "$T_TMP/table" "$img" "$src" ||
+		t_fail "project, $da: refused"
+	t_fsck "$img"
+	[ "$(lq project | awk '{ printf "%s ", $1 }')" = "0 " ] ||
+		t_fail "project, $da: entries $(lq project | tr '\n' ' ')"
+	[ "$(sum project)" = "$(sum user)" ] && [ "$(sum user)" = "$(sum group)" ] ||
+		t_fail "project, $da: usage $(sum project), users' $(sum user)"
+	for p in /a /a/f3 /a/b/g2 /c/slow; do
+		debugfs -R "stat $p" "$img" 2>/dev/null | grep -q 'Project: *0 ' ||
+			t_fail "project, $da: $p's project id"
+	done
+	echo "project, $da: project 0 charged with $(sum project), e2fsck clean"
+done
+# a directory merged into that has project 7 (no PROJINHERIT) keeps it:
+# its new blocks are charged to project 7, the new entries to project 0
+debugfs -w -R "mkdir /more" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif /more projid 7" "$img" >/dev/null 2>&1 || t_fail "/more"
+e2fsck -fy "$img" >/dev/null 2>&1
+t_fsck "$img"
+i=1
+while [ $i -le 200 ]; do
+	: >"$T_TMP/more/name-long-enough-to-fill-a-block-$i"
+	i=$((i + 1))
+done
+before=$(lq project | awk '$1 == 7 { print $2 }')
+"$ORLOV_POPULATE" -q -t /more --all-root "$img" "$T_TMP/more" ||
+	t_fail "project 7: refused"
+t_fsck "$img"
+[ "$(lq project | awk '{ printf "%s ", $1 }')" = "0 7 " ] ||
+	t_fail "project 7: entries $(lq project | tr '\n' ' ')"
+debugfs -R "stat /more/d" "$img" 2>/dev/null | grep -q 'Project: *0 ' ||
+	t_fail "project 7: /more/d's project id"
+after=$(lq project | awk '$1 == 7 { print $2 }')
+[ "$after" -gt "$before" ] || t_fail "project 7: /more's usage $before, then $after"
+echo "project 7: /more's usage $before, then $after, e2fsck clean"
+# PROJINHERIT (chattr +P; debugfs here) on the target, of project 5:
+# every new inode gets project 5 and is charged to it, new directories
+# take the flag, files and symlinks do not (EXT4_REG_FLMASK,
+# EXT4_OTHER_FLMASK)
+for da in --delalloc --no-delalloc; do
+	t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
+	debugfs -w -R "mkdir /p" "$img" >/dev/null 2>&1 &&
+		debugfs -w -R "sif /p flags 0x20080000" "$img" >/dev/null 2>&1 &&
+		debugfs -w -R "sif /p projid 5" "$img" >/dev/null 2>&1 || t_fail "/p +P"
+	e2fsck -fy "$img" >/dev/null 2>&1
+	t_fsck "$img"
+	"$ORLOV_POPULATE" -q $da -t /p --all-root --devtable "$T_TMP/table" \
+		"$img" "$src" || t_fail "PROJINHERIT, $da: refused"
+	t_fsck "$img"
+	[ "$(lq project | awk '{ printf "%s ", $1 }')" = "0 5 " ] ||
+		t_fail "PROJINHERIT, $da: entries $(lq project | tr '\n' ' ')"
+	for p in /p/a:0x20080000 /p/a/b:0x20080000 /p/c:0x20080000 \
+		/p/a/f3:0x80000 /p/c/slow:0x80000 /p/a/b/g2:0x80000; do
+		debugfs -R "stat ${p%:*}" "$img" 2>/dev/null >"$T_TMP/stat"
+		grep -q "Flags: ${p#*:}\$" "$T_TMP/stat" &&
+			grep -q 'Project: *5 ' "$T_TMP/stat" ||
+			t_fail "PROJINHERIT, $da: ${p%:*}: $(grep -E 'Flags|Project' "$T_TMP/stat" | tr '\n' ' ')"
+	done
+	echo "PROJINHERIT, $da: project 5 charged with $(lq project | awk '$1 == 5 { print $2, $3 }'), e2fsck clean"
+done
+# a hard link into a PROJINHERIT directory of another project (its
+# inode made in a directory merged into, without the flag): ext4_link
+# refuses it (EXDEV), and so is it here, the image unchanged
+mkdir -p "$T_TMP/hl/m" "$T_TMP/hl/n" && printf 'x' >"$T_TMP/hl/m/f" &&
+	ln "$T_TMP/hl/m/f" "$T_TMP/hl/n/f" || t_fail "hl"
+t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
+debugfs -w -R "mkdir /m" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif / flags 0x20080000" "$img" >/dev/null 2>&1 &&
+	debugfs -w -R "sif / projid 3" "$img" >/dev/null 2>&1 || t_fail "/ +P"
+e2fsck -fy "$img" >/dev/null 2>&1
+t_fsck "$img"
+cp "$img" "$T_TMP/before.img"
+"$ORLOV_POPULATE" -q --merge --all-root "$img" "$T_TMP/hl" 2>"$T_TMP/err" &&
+	t_fail "a link across projects: accepted"
+[ "$(cat "$T_TMP/err")" = "orlov-populate: A hard link into a PROJINHERIT directory of another project (ext4_link refuses it: EXDEV) while linking $T_TMP/hl/n/f" ] ||
+	t_fail "a link across projects: $(cat "$T_TMP/err")"
+cmp -s "$img" "$T_TMP/before.img" || t_fail "a link across projects: the image changed"
+echo "a link across projects: refused"
 
 # 1 KiB blocks: the trees grow past the files' six blocks, each new
 # block mapped at the chown that needs it (from the locality group's

@@ -122,6 +122,11 @@ int image_has_journal(const struct image *img);
 /* huge_file: i_blocks in filesystem blocks past 2^32 sectors, and so
  * ext4_max_size's larger bound for extent-mapped files */
 int image_has_huge_file(const struct image *img);
+/* The project feature: the project id ext4_iget reads from @in (new
+ * inodes get their parent's under PROJINHERIT); 0 (EXT4_DEF_PROJID)
+ * without the feature or where the inode has no room for the field. */
+uint32_t image_inode_projid(const struct image *img,
+			    const struct ext2_inode_large *in);
 /* The dir_index feature; the default hash and the unsigned adjustment. */
 int image_dir_hash(const struct image *img, int *def_version, int *unsigned_adj);
 /* The casefold feature's encoding (NULL without the feature), and
@@ -166,8 +171,8 @@ int image_user_xattr(const struct image *img);
 errcode_t image_read_block(struct image *img, uint64_t blk, void *buf);
 
 /* The quota feature (image/quota_usage.c): does the image keep usage of
- * quota type @type (0 user, 1 group: model/quota_tree.h's QT_USR,
- * QT_GRP) in a hidden quota inode? */
+ * quota type @type (0 user, 1 group, 2 project: model/quota_tree.h's
+ * QT_USR, QT_GRP, QT_PRJ) in a hidden quota inode? */
 int image_quota_on(const struct image *img, int type);
 /* What the staged inodes changed in each owner's usage since the image
  * was opened: inodes and bytes, by quota type and id. */

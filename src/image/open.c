@@ -66,9 +66,12 @@ static const struct gate_line {
 	 * folds, as the kernel's mount needs one it knows */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, 1 },
 	/* usage kept in the hidden quota inodes (image/quota.c): the ext2
-	 * driver cannot write such an image.  project (project ids,
-	 * PROJINHERIT, a third quota file) stays refused */
+	 * driver cannot write such an image */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_QUOTA, 1 },
+	/* project ids in the large inode (a new inode's 0, or its
+	 * PROJINHERIT parent's: populate/quota.c), a third quota file when
+	 * quota is on */
+	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_PROJECT, 1 },
 };
 
 /* The first bit of @have of kind @type that the gate refuses, or 0. */

@@ -9,6 +9,7 @@
  */
 #include "config.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,16 +54,32 @@ static errcode_t charge_of(struct quota_charges *qc, int type, uint32_t id,
 	return 0;
 }
 
+uint32_t image_inode_projid(const struct image *img,
+			    const struct ext2_inode_large *in)
+{
+	/* the field where the inode has room for it, as e2fsck counts it
+	 * too (mke2fs gives project images 256-byte inodes) */
+	size_t end = offsetof(struct ext2_inode_large, i_projid) +
+		     sizeof(in->i_projid);
+
+	if (!ext2fs_has_feature_project(img->fs->super) ||
+	    EXT2_INODE_SIZE(img->fs->super) <= EXT2_GOOD_OLD_INODE_SIZE ||
+	    EXT2_GOOD_OLD_INODE_SIZE + (size_t)in->i_extra_isize < end)
+		return 0;
+	return in->i_projid;
+}
+
 /* One inode's charge, @sign 1 (added) or -1 (taken off). */
 static errcode_t charge(struct image *img, const struct ext2_inode_large *in,
 			int sign)
 {
-	uint32_t id[QT_NTYPES] = { inode_uid(*in), inode_gid(*in), 0 };
+	uint32_t id[QT_NTYPES] = { inode_uid(*in), inode_gid(*in),
+				   image_inode_projid(img, in) };
 	struct quota_charge *c;
 	errcode_t err;
 	int t;
 
-	for (t = QT_USR; t <= QT_GRP; t++) {
+	for (t = QT_USR; t < QT_NTYPES; t++) {
 		if (!image_quota_on(img, t))
 			continue;
 		err = charge_of(&img->qc, t, id[t], &c);
@@ -84,10 +101,12 @@ errcode_t quota_charge_staged(struct image *img, uint32_t ino,
 	struct ext2_inode_large disk;
 	errcode_t err;
 
-	/* the quota files themselves and the other reserved inodes are
+	/* the quota files themselves (the project one an ordinary inode
+	 * number, mke2fs's first free) and the other reserved inodes are
 	 * charged to nobody (S_NOQUOTA, and e2fsck skips them) */
 	if (!ext2fs_has_feature_quota(img->fs->super) ||
-	    (ino < EXT2_FIRST_INO(img->fs->super) && ino != EXT2_ROOT_INO))
+	    (ino < EXT2_FIRST_INO(img->fs->super) && ino != EXT2_ROOT_INO) ||
+	    ino == quota_inum(img->fs->super, QT_PRJ))
 		return 0;
 	if (!old && ext2fs_test_inode_bitmap2(img->fs->inode_map, ino)) {
 		err = ext2fs_read_inode_full(img->fs, ino,

@@ -49,7 +49,8 @@ static errcode_t new_inode(struct pop_ctx *c, const struct src_entry *e,
 	/* inode_init_owner: root's, or a setgid parent's group, whose
 	 * dquots come before the group is chosen */
 	errcode_t err = quota_new_inode(c, e, (p->inode.i_mode & S_ISGID) ?
-					      inode_gid(p->inode) : 0);
+					      inode_gid(p->inode) : 0,
+					quota_new_projid(c, p));
 
 	if (err)
 		return err;
@@ -206,8 +207,11 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 	if (err)
 		return err;
 	p = pop_top(c);
+	/* ext4 passes PROJINHERIT on to directories (EXT4_FL_INHERITED;
+	 * not to files: EXT4_REG_FLMASK, EXT4_OTHER_FLMASK) */
 	flags = mask_flags(e->st.st_mode, p->flags & FL_INHERITED) |
-		(e->fsflags & FS_TOPDIR_FL) | casefold_flag(c, e);
+		(e->fsflags & FS_TOPDIR_FL) | casefold_flag(c, e) |
+		(c->o->driver == DRIVER_EXT4 ? p->flags & FS_PROJINHERIT_FL : 0);
 	err = frame_push(c);
 	if (err)
 		return err;
@@ -221,6 +225,8 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 	/* chattr +F on the empty directory, before anything goes in */
 	n->d.cf = (flags & FS_CASEFOLD_FL) ? c->fs.dx.encoding : NULL;
 	fill_inode(c, e, flags, &n->inode);
+	if (n->inode.i_extra_isize)
+		n->inode.i_projid = quota_new_projid(c, p);
 	n->inode.i_links_count = 2;
 	err = init_acl(c, p, &n->d.map, e, &n->xblk);
 	if (err)
@@ -302,8 +308,14 @@ static errcode_t do_link(struct pop_ctx *c, const struct src_entry *e,
 {
 	struct ext2_inode_large old;
 	int staged = !image_read_staged(c->img, ino, &old);
-	errcode_t err = add_link(c, e, ino);
+	errcode_t err;
 
+	/* ext4_link: into a PROJINHERIT directory only of the same project
+	 * (a file made in a directory merged into, without the flag) */
+	if (staged && (pop_top(c)->flags & FS_PROJINHERIT_FL) &&
+	    image_inode_projid(c->img, &old) != quota_new_projid(c, pop_top(c)))
+		return pop_fail(c, ORLOV_ERR_PROJECT_LINK, "linking", e->path);
+	err = add_link(c, e, ino);
 	if (err)
 		return err;
 	if (!staged || old.i_links_count >= c->drv->link_max)
@@ -338,6 +350,8 @@ static errcode_t inode_begin(struct pop_ctx *c, const struct src_entry *e,
 		return err;
 	flags = mask_flags(e->st.st_mode, pop_top(c)->flags & FL_INHERITED);
 	fill_inode(c, e, flags, &n->in);
+	if (n->in.i_extra_isize)
+		n->in.i_projid = quota_new_projid(c, pop_top(c));
 	ifile_init(&n->f, ino, c->fs.g.inodes_per_group);
 	err = ibody_new(c, &n->f);
 	if (err)

@@ -32,7 +32,7 @@ errcode_t quota_begin(struct pop_ctx *c, int write_pass)
 
 	quota_free(c);
 	pq->write_pass = write_pass;
-	for (t = QT_USR; !err && t <= QT_GRP; t++) {
+	for (t = QT_USR; !err && t < QT_NTYPES; t++) {
 		pq->on[t] = image_quota_on(c->img, t);
 		if (!pq->on[t])
 			continue;
@@ -104,31 +104,46 @@ static errcode_t dqget(struct pop_ctx *c, int t, uint32_t id, uint32_t *off)
 	return err ? err : grow(c, t);
 }
 
-/* The dquots of @uid and @gid, user first, then group. */
-static errcode_t dqget_owners(struct pop_ctx *c, uint32_t uid, uint32_t gid,
-			      const char *path)
+/* The dquots of the ids @id of the first @ntypes types, in the order
+ * of the quota types (__dquot_initialize's and dquot_transfer's). */
+static errcode_t dqget_owners(struct pop_ctx *c, const uint32_t *id,
+			      int ntypes, const char *path)
 {
-	uint32_t id[2] = { uid, gid }, off;
+	uint32_t off;
 	errcode_t err = 0;
 	int t;
 
-	for (t = QT_USR; !err && t <= QT_GRP; t++)
+	for (t = QT_USR; !err && t < ntypes; t++)
 		if (c->quota.on[t])
 			err = dqget(c, t, id[t], &off);
 	return err ? pop_fail(c, err, "charging the owners of", path) : 0;
 }
 
 errcode_t quota_new_inode(struct pop_ctx *c, const struct src_entry *e,
-			  uint32_t gid)
+			  uint32_t gid, uint32_t projid)
 {
-	return dqget_owners(c, 0, gid, e->path);
+	/* i_projid is set before dquot_initialize */
+	uint32_t id[QT_NTYPES] = { 0, gid, projid };
+
+	return dqget_owners(c, id, QT_NTYPES, e->path);
 }
 
 errcode_t quota_chown(struct pop_ctx *c, const struct src_entry *e)
 {
-	/* as dquot_transfer takes them */
-	return dqget_owners(c, (uint32_t)e->st.st_uid, (uint32_t)e->st.st_gid,
-			    e->path);
+	/* as dquot_transfer takes them: a chown moves no project */
+	uint32_t id[QT_NTYPES] = { (uint32_t)e->st.st_uid,
+				   (uint32_t)e->st.st_gid, 0 };
+
+	return dqget_owners(c, id, QT_PRJ, e->path);
+}
+
+uint32_t quota_new_projid(const struct pop_ctx *c, const struct frame *p)
+{
+	/* __ext4_new_inode: the parent's under PROJINHERIT on a project
+	 * image, else EXT4_DEF_PROJID */
+	if (!(p->flags & EXT4_PROJINHERIT_FL))
+		return 0;
+	return image_inode_projid(c->img, &p->inode);
 }
 
 static errcode_t released(struct pop_ctx *c, int t, uint32_t id)
@@ -136,7 +151,7 @@ static errcode_t released(struct pop_ctx *c, int t, uint32_t id)
 	char what[64];
 
 	snprintf(what, sizeof(what), "charging %s %u in",
-		 t == QT_USR ? "user" : "group", id);
+		 t == QT_USR ? "user" : t == QT_GRP ? "group" : "project", id);
 	return pop_fail_at(c, ORLOV_ERR_QUOTA_RELEASE, what, c->o->image);
 }
 
@@ -183,7 +198,7 @@ errcode_t quota_commit(struct pop_ctx *c)
 			return released(c, (int)c->quota.made[i].type,
 					c->quota.made[i].id);
 	}
-	for (t = QT_USR; !err && t <= QT_GRP; t++) {
+	for (t = QT_USR; !err && t < QT_NTYPES; t++) {
 		if (!c->quota.on[t])
 			continue;
 		/* the quota inode's preallocation goes at the unmount

@@ -265,6 +265,7 @@ for variant in "${variants[@]}"; do
 		ext4s+=("${ext4s[$i]}"); measureds+=("${measureds[$i]}")
 		rotationals+=("${vrot:-${rotationals[$i]}}")
 		shms+=("${shms[$i]}"); topdirs+=("${topdirs[$i]}")
+		projinherits+=("${projinherits[$i]}")
 		kopts[${#names[@]} - 1]=$vmo tkernels[${#names[@]} - 1]=$vkern
 		topts[${#names[@]} - 1]=$vtopts cfs[${#names[@]} - 1]=${vfs:-$fstype}
 	done

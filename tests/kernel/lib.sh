@@ -294,14 +294,16 @@ kt_letters=abcdefghijklmnopqrstuvwxyz
 # kt_read_cases FILE ONLY_REGEX HEAVY(yes|no): fill the arrays names sizes
 # gargs (gentree arguments) margs (mke2fs options) colours prefills
 # targetacls merges (the options the tool and the replay both take:
-# --merge, --casefold=PATH) ext4s measureds rotationals shms topdirs, and nheavy (heavy cases left out) and next4
+# --merge, --casefold=PATH) ext4s measureds rotationals shms topdirs
+# projinherits, and nheavy (heavy cases left out) and next4
 # (cases left out that only the ext4 driver writes: kept when kt_driver
 # is ext4).  Line format: see cases.list.
 kt_read_cases() {
 	local line left right opts n sz rest o colour prefill isheavy targetacl merge
-	local isext4 shm topdir
+	local isext4 shm topdir projinherit
 	names=() sizes=() gargs=() margs=() colours=() prefills=() targetacls=()
 	merges=() ext4s=() measureds=() rotationals=() shms=() topdirs=()
+	projinherits=()
 	nheavy=0 next4=0
 	while IFS= read -r line || [ -n "$line" ]; do
 		line=${line%%#*}
@@ -313,7 +315,7 @@ kt_read_cases() {
 			continue
 		fi
 		colour=0 prefill=0 isheavy=false targetacl= merge= isext4=false
-		measured= rotational= shm=false topdir=false
+		measured= rotational= shm=false topdir=false projinherit=
 		for o in $opts; do
 			case $o in
 			merge) merge="$merge --merge" ;;
@@ -334,6 +336,9 @@ kt_read_cases() {
 			rotational=no) rotational=no ;;
 			shm) shm=true ;;
 			topdir) topdir=true ;;
+			projinherit=*) projinherit=${o#projinherit=}
+				[[ $projinherit =~ ^[0-9]+$ ]] ||
+					kt_die "$n: bad $o" ;;
 			*) kt_die "$n: unknown case option $o" ;;
 			esac
 		done
@@ -351,6 +356,7 @@ kt_read_cases() {
 		colours+=("$colour"); prefills+=("$prefill"); targetacls+=("$targetacl")
 		merges+=("$merge"); ext4s+=("$isext4"); measureds+=("$measured")
 		rotationals+=("$rotational"); shms+=("$shm"); topdirs+=("$topdir")
+		projinherits+=("$projinherit")
 	done <"$1"
 }
 
@@ -486,6 +492,22 @@ kt_base_image() {
 		flags=$(kt_inode_flags "$base" "${target:-/}")
 		[ -n "$flags" ] && [ $((flags & 0x20000)) != 0 ] ||
 			kt_die "$n: setting TOPDIR on ${target:-/} failed"
+	fi
+	# projinherit=ID: EXT4_PROJINHERIT_FL (0x20000000) on the target and
+	# its project id ID: __ext4_new_inode gives every inode made below it
+	# that id, and new directories the flag (the usage: e2fsck below)
+	if [ -n "${projinherits[$i]}" ]; then
+		flags=$(kt_inode_flags "$base" "${target:-/}")
+		[ -n "$flags" ] || kt_die "$n: no flags of ${target:-/}"
+		debugfs -w -R "set_inode_field ${target:-/} flags $(printf '0x%x' $((flags | 0x20000000)))" \
+			"$base" >>"$log" 2>&1
+		debugfs -w -R "set_inode_field ${target:-/} projid ${projinherits[$i]}" \
+			"$base" >>"$log" 2>&1
+		flags=$(kt_inode_flags "$base" "${target:-/}")
+		[ -n "$flags" ] && [ $((flags & 0x20000000)) != 0 ] &&
+			debugfs -R "stat ${target:-/}" "$base" 2>/dev/null |
+			grep -q "Project: *${projinherits[$i]} " ||
+			kt_die "$n: setting PROJINHERIT on ${target:-/} failed"
 	fi
 	if [ -n "${targetacls[$i]}" ]; then
 		kt_target_acl "$base" "${target:-/}" "${targetacls[$i]}" "$log" ||

@@ -55,6 +55,12 @@ int main(void)
 	mke2fs_file(f);
 	is_int(qtree_load(&q, QT_GRP, f, sizeof(f)), ORLOV_ERR_QUOTA_FILE,
 	       "a user quota file is no group one (magic)");
+	is_int(qtree_load(&q, QT_PRJ, f, sizeof(f)), ORLOV_ERR_QUOTA_FILE,
+	       "nor a project one");
+	put32(f, 0xd9c03f14);	/* the project file's magic (mke2fs -O project) */
+	is_int(qtree_load(&q, QT_PRJ, f, sizeof(f)), 0, "a project file loads");
+	qtree_free(&q);
+	put32(f, 0xd9c01f11);
 	is_int(qtree_load(&q, QT_USR, f, 5 * QT_BLKSIZE), ORLOV_ERR_QUOTA_FILE,
 	       "dqi_blocks past the file's end refused");
 	is_int(qtree_load(&q, QT_USR, f, sizeof(f)), 0, "mke2fs's file loads");
