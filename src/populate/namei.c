@@ -402,6 +402,9 @@ static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 		goto out;
 	/* Attributes are set on the open file (fsetxattr, as cp -a
 	 * does), so their block may use its window too. */
+	/* inline_data: the bytes in the inode when the first write fits
+	 * there; then no block, nothing delayed, and delalloc_cur is still
+	 * the last file that had some */
 	err = write_inline(c, e, &n.f, &n.in, &inl);
 	if (!err && !inl)
 		err = copy_data(c, e, &n.f);
