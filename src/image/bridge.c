@@ -142,6 +142,7 @@ errcode_t image_load_state(struct image *img, struct fs_state *fs)
 				 e->super->s_log_groups_per_flex : 0;
 	g.metadata_csum = ext2fs_has_feature_metadata_csum(e->super);
 	g.extents = ext2fs_has_feature_extents(e->super);
+	g.inline_data = ext2fs_has_feature_inline_data(e->super);
 	err = fs_state_init(fs, &g);
 	/* the descriptors' lazy init, as the ext4 driver keeps it */
 	if (!err && ext2fs_has_group_desc_csum(e))
@@ -257,14 +258,40 @@ errcode_t load_map(struct image *img, const struct fs_state *fs,
 	return 0;
 }
 
+/* An inline directory (debugfs's mkdir makes one on an image with
+ * inline_data): i_block's entries, and system.data in the inode's
+ * attribute space, read now; once converted its block is mapped by
+ * extents (ext4_destroy_inline_data_nolock). */
+static errcode_t load_inline_dir(struct image *img, const struct fs_state *fs,
+				 const struct ext2_inode_large *inode,
+				 struct dirbuf *d)
+{
+	size_t n = image_inode_tail_size(img);
+
+	if (n < 8 || inode->i_extra_isize != 32)
+		return ORLOV_ERR_CORRUPT;
+	d->map.ibody = calloc(1, n);
+	if (!d->map.ibody)
+		return ENOMEM;
+	d->map.ibody_size = n;
+	memcpy(d->inl, inode->i_block, sizeof(d->inl));
+	d->inline_dir = 1;
+	if (fs->g.extents)
+		ifile_use_extents(fs, &d->map, 0);
+	return image_read_inode_tail(img, d->map.ino, d->map.ibody);
+}
+
 errcode_t image_load_dir(struct image *img, const struct fs_state *fs,
 			 const struct ext2_inode_large *inode,
 			 struct dirbuf *d)
 {
 	uint32_t bs = fs->g.block_size, nblocks, lb;
 	fsblk_t phys;
-	errcode_t err = load_map(img, fs, inode, &d->map);
+	errcode_t err;
 
+	if (inode->i_flags & EXT4_INLINE_DATA_FL)
+		return load_inline_dir(img, fs, inode, d);
+	err = load_map(img, fs, inode, &d->map);
 	if (err)
 		return err;
 	nblocks = (uint32_t)(EXT2_I_SIZE(inode) / bs);

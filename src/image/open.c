@@ -65,6 +65,9 @@ static const struct gate_line {
 	 * casefolded (model/casefold.h); the encoding must be one libext2fs
 	 * folds, as the kernel's mount needs one it knows */
 	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_CASEFOLD, 1 },
+	/* small files and directories in the inode (model/ext4/inline.h):
+	 * the ext2 driver cannot mount such an image */
+	{ E2P_FEATURE_INCOMPAT, EXT4_FEATURE_INCOMPAT_INLINE_DATA, 1 },
 	/* usage kept in the hidden quota inodes (image/quota.c): the ext2
 	 * driver cannot write such an image */
 	{ E2P_FEATURE_RO_INCOMPAT, EXT4_FEATURE_RO_COMPAT_QUOTA, 1 },
@@ -144,6 +147,13 @@ static errcode_t check_features(ext2_filsys fs, int ext4, const char **feature)
 	}
 	if (ext2fs_has_feature_casefold(sb) && !fs->encoding) {
 		*feature = "casefold with an unknown encoding";
+		return ORLOV_ERR_UNSUPP_FEATURE;
+	}
+	/* inline directories with casefolded names: not checked against
+	 * the kernel */
+	if (ext4 && ext2fs_has_feature_casefold(sb) &&
+	    ext2fs_has_feature_inline_data(sb)) {
+		*feature = "inline_data with casefold";
 		return ORLOV_ERR_UNSUPP_FEATURE;
 	}
 	/* past 2^32 blocks only extent-mapped files can reach every block

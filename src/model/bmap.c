@@ -116,6 +116,18 @@ static errcode_t ext_map(struct fs_state *fs, struct ifile *f, int is_reg,
 	return err;
 }
 
+/* A block the conversion frees: once the I/O completes. */
+static void release_at_io_end(void *ctx, uint64_t blk, uint32_t count,
+			      int meta)
+{
+	struct ext_mb *m = ctx;
+	uint32_t i;
+
+	(void)meta;
+	for (i = 0; i < count; i++)
+		ext4_free_block_at_io_end(m->fs, m->ino, blk + i);
+}
+
 errcode_t bmap_writes_done(struct fs_state *fs, struct ifile *f)
 {
 	struct ext_mb m = { fs, &f->mb, f->ino };
@@ -125,6 +137,9 @@ errcode_t bmap_writes_done(struct fs_state *fs, struct ifile *f)
 	if (!f->extents || fs->driver != ALLOC_EXT4)
 		return 0;
 	ext_mb_ops(&m, &ops);
+	/* ext4 converts when the I/O completes (ext4_end_io_rsv_work):
+	 * a leaf the merges give back is freed then */
+	ops.release = release_at_io_end;
 	f->ext.nblocks = f->nblocks;
 	err = ext4_ext_convert_unwritten(&f->ext, &ops);
 	f->nblocks = f->ext.nblocks;

@@ -10,6 +10,7 @@
 #include "model/dirblocks.h"
 #include "model/dirleaf.h"
 #include "model/ext4/namei_dx.h"
+#include "model/ext4/inline.h"
 #include "lib/orlov_err.h"
 #include "lib/util.h"
 #include "model/dirent.h"
@@ -75,6 +76,14 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 
 	if (len > EXT2_NAME_LEN)
 		return ORLOV_ERR_NAME_TOO_LONG;
+	/* ext4_add_entry: an inline directory first, which may convert it
+	 * to its first block, where the name then goes as in any */
+	if (d->inline_dir) {
+		err = ext4_try_add_inline_entry(fs, d, name, len, ino, ftype,
+						&added);
+		if (err || added)
+			return err;
+	}
 	if (fs->dx.enabled && d->indexed)
 		return ext4_dx_add_entry(fs, d, name, len, ino, ftype);
 	if (fs->dx.enabled && dir_nblocks(d) == 1 &&
@@ -100,6 +109,13 @@ errcode_t dir_add_link(struct fs_state *fs, struct dirbuf *d,
 	return err ? err : added ? 0 : ORLOV_ERR_CORRUPT;
 }
 
+uint64_t dir_size(const struct dirbuf *d, uint32_t bs)
+{
+	if (d->inline_dir)
+		return ext4_inline_dir_size(d);
+	return (uint64_t)dir_nblocks(d) * bs;
+}
+
 errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 		       errcode_t (*fn)(void *arg, const char *name, size_t len,
 				       uint32_t ino),
@@ -109,6 +125,8 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 	unsigned char *copy = NULL;
 	errcode_t err = 0;
 
+	if (d->inline_dir)
+		return ext4_inline_for_each(d, fn, arg);
 	for (b = 0; !err && b < dir_nblocks(d); b++) {
 		const unsigned char *blk = d->b.blk[b];
 

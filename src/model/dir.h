@@ -29,6 +29,11 @@ struct dirbuf {
 	/* EXT4_CASEFOLD_FL: the superblock's encoding, which its names are
 	 * hashed and compared by (model/casefold.h); NULL: as bytes */
 	const struct ext2fs_nls_table *cf;
+	/* inline_data (model/ext4/inline.h): the entries are in the inode,
+	 * i_block's copy here (".."'s inode, then entries), the rest in
+	 * system.data in map.ibody; no block until converted */
+	int inline_dir;
+	unsigned char inl[60];
 };
 
 void dirbuf_init(struct dirbuf *d, uint32_t ino, uint32_t ipg, int filetype);
@@ -68,9 +73,6 @@ static inline uint32_t dir_nblocks(const struct dirbuf *d)
 }
 
 /* i_size in bytes */
-static inline uint64_t dir_size(const struct dirbuf *d, uint32_t bs)
-{
-	return (uint64_t)dir_nblocks(d) * bs;
-}
+uint64_t dir_size(const struct dirbuf *d, uint32_t bs);
 
 #endif

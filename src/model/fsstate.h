@@ -41,6 +41,8 @@ struct fs_geom {
 	int metadata_csum;	/* ext4_has_metadata_csum: directory tails */
 	int extents;		/* ext4_has_feature_extents: new inodes'
 				   blocks are mapped by extents */
+	int inline_data;	/* ext4_has_feature_inline_data: new inodes
+				   get EXT4_STATE_MAY_INLINE_DATA */
 };
 
 /* struct flex_groups of ext4.h: the sums over one flex group, kept by

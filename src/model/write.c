@@ -463,6 +463,7 @@ errcode_t delalloc_record_note(const unsigned char *p, size_t len,
 
 void ext4_writeback_end(struct fs_state *fs, struct delalloc *da)
 {
+	ext4_end_io_frees(fs);
 	fs->mb->writeback = 0;
 	kept_free(fs, da);
 	da->rec_len = 0;

@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "populate/data.h"
+#include "model/ext4/inline.h"
+#include "lib/orlov_err.h"
 #include "populate/inode.h"
 #include "populate/report.h"
 #include "populate/wb_ahead.h"
@@ -434,3 +436,65 @@ errcode_t copy_data(struct pop_ctx *c, const struct src_entry *e,
 	err = image_write_indirect(c->img, &c->fs, f);
 	return err ? pop_fail(c, err, "writing data of", e->path) : 0;
 }
+
+/*
+ * ext4_da_write_inline_data_begin (delalloc) and
+ * ext4_try_to_write_inline_data (nodelalloc): the first write_begin, the
+ * file's first page, goes into the inode when its end fits
+ * ext4_get_max_inline_size (the attributes already set, an inherited
+ * ACL, count); the data then never needs a block.  Otherwise the inode
+ * loses EXT4_STATE_MAY_INLINE_DATA and the file is written as any.  An
+ * empty file gets no system.data.  A file with holes whose first page
+ * would be inline is refused: its later writes (convert or grow) are not
+ * modelled.
+ */
+errcode_t write_inline(struct pop_ctx *c, const struct src_entry *e,
+		       struct ifile *f, struct ext2_inode_large *in, int *done)
+{
+	uint64_t size = (uint64_t)e->st.st_size, s = 0, t = 0, end;
+	size_t vsize = 0;
+	unsigned char *v;
+	errcode_t err;
+	int fits;
+
+	*done = 0;
+	if (!c->fs.g.inline_data || !f->ibody || !size)
+		return 0;
+	err = e->data->next_data(e, 0, &s, &t);
+	if (err)
+		return pop_fail(c, err, "reading", e->path);
+	if (s >= size || s >= t)
+		return 0;	/* no data at all: ftruncate alone */
+	if (t > size)
+		t = size;
+	/* the first write_begin ends with its page or the data range */
+	end = (s | (WRITE_PAGE - 1)) + 1;
+	if (end > t)
+		end = t;
+	if (end > ext4_get_max_inline_size(f->ibody, f->ibody_size))
+		return 0;
+	if (s || t < size)
+		return pop_fail(c, ORLOV_ERR_INLINE_SPARSE, "writing", e->path);
+	err = ext4_prepare_inline_data(f->ibody, f->ibody_size, (size_t)t,
+				       &fits);
+	if (err)
+		return pop_fail(c, err, "writing", e->path);
+	if (!fits)
+		return 0;
+	*done = 1;
+	if (c->mode == RUN_DRY)
+		return 0;	/* a dry run allocates by the ranges alone */
+	err = e->data->read(e, c->data.chunk, (size_t)t, 0);
+	if (err)
+		return pop_fail(c, err, "reading", e->path);
+	/* ext4_write_inline_data: i_block first, then the value */
+	memcpy(in->i_block, c->data.chunk,
+	       t < EXT4_MIN_INLINE_DATA_SIZE ? (size_t)t :
+					       EXT4_MIN_INLINE_DATA_SIZE);
+	v = ext4_inline_value(f->ibody, f->ibody_size, &vsize);
+	if (t > EXT4_MIN_INLINE_DATA_SIZE && v)
+		memcpy(v, c->data.chunk + EXT4_MIN_INLINE_DATA_SIZE,
+		       (size_t)t - EXT4_MIN_INLINE_DATA_SIZE);
+	return 0;
+}
+

@@ -81,6 +81,31 @@ void set_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
 	in->osd2.linux2.l_i_blocks_hi = (uint16_t)(sectors >> 32);
 }
 
+void set_inline_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
+		       fsblk_t xblk)
+{
+	inode_set_xattr_block(in, xblk);
+	/* ext4_create_inline_data: EXTENTS_FL off, INLINE_DATA_FL on */
+	in->i_flags = (in->i_flags & ~(uint32_t)EXT4_EXTENTS_FL) |
+		      EXT4_INLINE_DATA_FL;
+	in->i_blocks = xblk ? c->fs.g.block_size / 512 : 0;
+	in->osd2.linux2.l_i_blocks_hi = 0;
+}
+
+void set_dir_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
+		    const struct dirbuf *d, fsblk_t xblk)
+{
+	in->i_size = (uint32_t)dir_size(d, c->fs.g.block_size);
+	if (d->inline_dir) {
+		set_inline_blocks(c, in, xblk);
+		memcpy(in->i_block, d->inl, sizeof(d->inl));
+		return;
+	}
+	/* converted, or never inline */
+	in->i_flags &= ~(uint32_t)EXT4_INLINE_DATA_FL;
+	set_blocks(c, in, &d->map, xblk);
+}
+
 /* Mode bits, owners and times of @e onto an inode the image has. */
 void take_attrs(const struct pop_ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in)
@@ -114,6 +139,8 @@ errcode_t ibody_new(struct pop_ctx *c, struct ifile *f)
 {
 	size_t n = c->drv->xattr_ibody ? image_inode_tail_size(c->img) : 0;
 
+	if (f->ibody)
+		return 0;	/* an inline directory's, read with it */
 	/* EXT4_INODE_HAS_XATTR_SPACE: the header and a terminator fit */
 	if (n < 8)
 		return 0;

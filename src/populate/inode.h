@@ -28,6 +28,13 @@ void fill_inode(const struct pop_ctx *c, const struct src_entry *e,
  * into @in. */
 void set_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
 		const struct ifile *f, fsblk_t xblk);
+/* An inode whose data is inline (model/ext4/inline.h): no block map,
+ * only its attribute block @xblk (0: none) in i_blocks. */
+void set_inline_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
+		       fsblk_t xblk);
+/* A directory's i_size and blocks: @d's map, or its inline entries. */
+void set_dir_blocks(const struct pop_ctx *c, struct ext2_inode_large *in,
+		    const struct dirbuf *d, fsblk_t xblk);
 /* Mode bits, owners and times of @e onto an inode the image has. */
 void take_attrs(const struct pop_ctx *c, const struct src_entry *e,
 		struct ext2_inode_large *in);

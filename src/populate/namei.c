@@ -29,6 +29,7 @@
 #include "populate/inode.h"
 #include "populate/report.h"
 #include "model/ext4/mballoc.h"
+#include "model/ext4/inline.h"
 #include "lib/orlov_err.h"
 
 /* ext2_new_inode: choose the group by policy, take the inode.  The caller
@@ -198,6 +199,7 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 	struct frame *p, *n;
 	struct orlov_figures fig;
 	uint32_t ino, flags;
+	int inl = 0;
 	errcode_t err;
 
 	if (dir_links_full(c, pop_top(c)->inode.i_links_count, pop_top(c)->d.indexed))
@@ -237,7 +239,11 @@ static errcode_t do_mkdir(struct pop_ctx *c, const struct src_entry *e)
 	if (c->fs.g.extents)
 		ifile_use_extents(&c->fs, &n->d.map, 0);
 	new_inode_done(c, p, e, 1, &fig, ino);
-	err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
+	/* ext4_init_new_dir: inline while the inode has room */
+	if (c->fs.g.inline_data && n->d.map.ibody)
+		err = ext4_try_create_inline_dir(&n->d, p->d.map.ino, &inl);
+	if (!err && !inl)
+		err = dir_make_empty(&c->fs, &n->d, p->d.map.ino);
 	if (err)
 		return pop_fail(c, err, "creating directory", e->path);
 	err = dir_add_link(&c->fs, &p->d, e->name, e->name_len, ino, EXT2_FT_DIR);
@@ -287,8 +293,7 @@ static errcode_t leave_dir(void *ctx, const struct src_entry *e)
 	/* ext2_add_link clears the index flag ext2 does not use */
 	if (n->existing && !c->fs.dx.enabled)
 		n->inode.i_flags &= ~(uint32_t)EXT2_INDEX_FL;
-	n->inode.i_size = (uint32_t)dir_size(&n->d, c->fs.g.block_size);
-	set_blocks(c, &n->inode, &n->d.map, n->xblk);
+	set_dir_blocks(c, &n->inode, &n->d, n->xblk);
 	if (n->d.indexed)
 		n->inode.i_flags |= EXT2_INDEX_FL;
 	err = image_write_dir(c->img, &c->fs, &n->d);
@@ -402,6 +407,7 @@ static errcode_t keep_delayed(struct pop_ctx *c, const struct src_entry *e,
 static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 {
 	struct new_file n;
+	int inl = 0;
 	errcode_t err = inode_begin(c, e, &n);
 
 	if (!err)
@@ -410,11 +416,16 @@ static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 		goto out;
 	/* Attributes are set on the open file (fsetxattr, as cp -a
 	 * does), so their block may use its window too. */
-	err = copy_data(c, e, &n.f);
+	/* inline_data: the bytes in the inode when the first write fits
+	 * there; then no block, nothing delayed, and delalloc_cur is still
+	 * the last file that had some */
+	err = write_inline(c, e, &n.f, &n.in, &inl);
+	if (!err && !inl)
+		err = copy_data(c, e, &n.f);
 	if (!err)
 		err = set_attrs(c, e, &n.f, &n.xblk);
-	c->drv->release(&c->fs, &n.f,
-			c->data.delalloc && delalloc_cur(&c->data.da)->n);
+	c->drv->release(&c->fs, &n.f, !inl && c->data.delalloc &&
+			delalloc_cur(&c->data.da)->n);
 	if (err)
 		goto out;
 	c->res->bytes += (uint64_t)e->st.st_size;
@@ -422,9 +433,12 @@ static errcode_t do_create(struct pop_ctx *c, const struct src_entry *e)
 		image_set_large_file(c->img);
 	n.in.i_size = (uint32_t)e->st.st_size;
 	n.in.i_size_high = (uint32_t)((uint64_t)e->st.st_size >> 32);
-	set_blocks(c, &n.in, &n.f, n.xblk);
+	if (inl)
+		set_inline_blocks(c, &n.in, n.xblk);
+	else
+		set_blocks(c, &n.in, &n.f, n.xblk);
 	err = inode_finish(c, e, &n);
-	if (!err && c->data.delalloc)
+	if (!err && c->data.delalloc && !inl)
 		err = keep_delayed(c, e, &n.f);
 out:
 	ifile_release(&c->fs, &n.f);

@@ -61,8 +61,7 @@ static errcode_t commit(struct pop_ctx *c)
 
 	/* The target: new blocks, link count, size; ext2_add_link clears
 	 * the (unused by ext2) index flag, ext4 keeps or sets it. */
-	t->inode.i_size = (uint32_t)dir_size(&t->d, c->fs.g.block_size);
-	set_blocks(c, &t->inode, &t->d.map, t->xblk);
+	set_dir_blocks(c, &t->inode, &t->d, t->xblk);
 	if (c->o->root_owner) {
 		inode_set_uid(t->inode, c->o->root_uid);
 		inode_set_gid(t->inode, c->o->root_gid);

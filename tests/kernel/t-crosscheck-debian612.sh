@@ -45,7 +45,7 @@ if ! kdir=$("$top_srcdir/kernel/debian-kernel.sh" --line 6.12); then
 fi
 echo "# Debian kernel: $(cat "$kdir/package" 2>/dev/null) ($kdir)"
 
-only='^(b1k-big|b1k-fill|b2k-tacl-named|u1k-big-ext3|e1k-fill-ssd|e4k-quota|e1k-quota|e1k-quota-ext3|e4k-quota-prj|e1k-quota-prjinh)$'
+only='^(b1k-big|b1k-fill|b2k-tacl-named|u1k-big-ext3|e1k-fill-ssd|e4k-quota|e1k-quota|e1k-quota-ext3|e4k-quota-prj|e1k-quota-prjinh|e4k-inline|e1k-inline|e1k-inline-merge|u1k-inline-ext3|e4k-inline-i1k|e4k-inline-xattr)$'
 failed=0 skipped=0
 for fs in ext2 ext4; do
 	t1=$(date +%s)

@@ -440,11 +440,14 @@ static errcode_t make_room(struct ext_tree *t, const struct ext_fs *fs,
 	return ext4_ext_create_new_leaf(t, fs, ops, path, newext);
 }
 
+/* @pre_io: EXT4_GET_BLOCKS_PRE_IO (the writeback's unwritten extents
+ * with dioread_nolock): nothing merged, neither at insertion nor after;
+ * the conversion at the end of their I/O merges them. */
 static errcode_t ext4_ext_insert_extent(struct ext_tree *t,
 					const struct ext_fs *fs,
 					const struct ext_alloc_ops *ops,
 					struct ext_path *path,
-					const struct ext3_extent *newext)
+					const struct ext3_extent *newext, int pre_io)
 {
 	struct ext3_extent_header *eh;
 	struct ext3_extent *nearex;
@@ -452,7 +455,7 @@ static errcode_t ext4_ext_insert_extent(struct ext_tree *t,
 	long len;
 	errcode_t err;
 
-	nearex = merge_into(&path[depth], newext);
+	nearex = pre_io ? NULL : merge_into(&path[depth], newext);
 	if (!nearex) {
 		if (eh_entries(path[depth].hdr) >= eh_max(path[depth].hdr)) {
 			err = make_room(t, fs, ops, path, newext);
@@ -480,7 +483,8 @@ static errcode_t ext4_ext_insert_extent(struct ext_tree *t,
 		ee_store_pblock(nearex, ee_pblock(newext));
 		nearex->ee_len = newext->ee_len;
 	}
-	ext4_ext_try_to_merge(t, ops, path, nearex);
+	if (!pre_io)
+		ext4_ext_try_to_merge(t, ops, path, nearex);
 	return ext4_ext_correct_indexes(path);
 }
 
@@ -598,7 +602,7 @@ static errcode_t map_new(struct ext_tree *t, const struct ext_fs *fs,
 	ee_store_pblock(&newex, newblock);
 	set_len(&newex, n, uw);
 	t->nblocks += n;
-	err = ext4_ext_insert_extent(t, fs, ops, path, &newex);
+	err = ext4_ext_insert_extent(t, fs, ops, path, &newex, uw);
 	if (err) {
 		if (ops->release)
 			ops->release(ops->ctx, newblock, n, 0);

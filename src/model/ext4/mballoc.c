@@ -422,6 +422,36 @@ void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
 	fs_flex_add(fs, ex.group, 0, count, 0);
 }
 
+void ext4_free_block_at_io_end(struct fs_state *fs, uint32_t ino,
+			       fsblk_t block)
+{
+	struct mb_state *mb = fs->mb;
+
+	if (mb->nendio == mb->endio_cap) {
+		size_t cap = mb->endio_cap ? mb->endio_cap * 2 : 8;
+		void *p = realloc(mb->endio, cap * sizeof(*mb->endio));
+
+		if (!p) {
+			ext4_free_blocks(fs, ino, block, 1);
+			return;
+		}
+		mb->endio = p;
+		mb->endio_cap = cap;
+	}
+	mb->endio[mb->nendio].ino = ino;
+	mb->endio[mb->nendio++].block = block;
+}
+
+void ext4_end_io_frees(struct fs_state *fs)
+{
+	struct mb_state *mb = fs->mb;
+	size_t i;
+
+	for (i = 0; i < mb->nendio; i++)
+		ext4_free_blocks(fs, mb->endio[i].ino, mb->endio[i].block, 1);
+	mb->nendio = 0;
+}
+
 errcode_t mb_state_init_opt(struct fs_state *fs, int rotational,
 			    int optimize_scan)
 {
@@ -483,6 +513,7 @@ void mb_state_free(struct fs_state *fs)
 		free(mb->lg[i].pa);
 	free(mb->map);
 	free(mb->grp);
+	free(mb->endio);
 	free(mb);
 	fs->mb = NULL;
 }

@@ -111,6 +111,14 @@ struct mb_state {
 	/* a journal: freed blocks wait for the transaction's commit
 	 * before the buddy has them again (ext4_mb_free_metadata) */
 	int journal;
+	/* blocks the conversion of unwritten extents frees (a leaf merged
+	 * back into the inode): ext4 converts when their I/O completes,
+	 * which the writeback's end stands for here (ext4_end_io_frees) */
+	struct mb_endio_free {
+		uint32_t ino;
+		fsblk_t block;
+	} *endio;
+	size_t nendio, endio_cap;
 	struct percpu_counter dirty;	/* s_dirtyclusters_counter */
 	int optimize_scan;		/* MB_OPTIMIZE_SCAN */
 	unsigned int max_linear_groups;	/* s_mb_max_linear_groups */
@@ -195,5 +203,12 @@ void mb_inode_release(struct mb_inode *mi);
  * the journal's 5-second commit interval. */
 void ext4_free_blocks(struct fs_state *fs, uint32_t ino, fsblk_t block,
 		      uint32_t count);
+/* ext4_free_blocks of one block, once the writeback's I/O completes
+ * (ext4_end_io_rsv_work's conversion); at once if no room is left to
+ * remember it (only where the trace records it then differs). */
+void ext4_free_block_at_io_end(struct fs_state *fs, uint32_t ino,
+			       fsblk_t block);
+/* The writeback's I/O completed: those blocks freed, in order. */
+void ext4_end_io_frees(struct fs_state *fs);
 
 #endif
