@@ -121,7 +121,7 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 				       uint32_t ino),
 		       void *arg)
 {
-	uint32_t bs = fs->g.block_size, b, off;
+	uint32_t bs = fs->g.block_size, b;
 	unsigned char *copy = NULL;
 	errcode_t err = 0;
 
@@ -136,17 +136,7 @@ errcode_t dir_for_each(const struct fs_state *fs, const struct dirbuf *d,
 			err = dirb_copy(fs, &d->b, b, copy);
 			blk = copy;
 		}
-		for (off = 0; !err && off + DE_HEAD <= bs;) {
-			const unsigned char *de = blk + off;
-			uint32_t rl = rec_len(de, bs);
-
-			if (rl < DE_HEAD)
-				break;
-			if (de_inode(de))
-				err = fn(arg, (const char *)de + DE_OFF(name),
-					 de_name_len(de), de_inode(de));
-			off += rl;
-		}
+		err = dirleaf_for_each(blk, bs, fn, arg);
 	}
 	free(copy);
 	return err;

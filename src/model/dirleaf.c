@@ -182,3 +182,25 @@ errcode_t dirleaf_add(const struct fs_state *fs, struct dirbuf *d, uint32_t b,
 	*added = 1;
 	return 0;
 }
+
+errcode_t dirleaf_for_each(const unsigned char *buf, uint32_t size,
+			   errcode_t (*fn)(void *arg, const char *name,
+					   size_t len, uint32_t ino),
+			   void *arg)
+{
+	uint32_t off;
+	errcode_t err = 0;
+
+	for (off = 0; !err && off + DE_HEAD <= size;) {
+		const unsigned char *de = buf + off;
+		uint32_t rl = rec_len(de, size);
+
+		if (rl < DE_HEAD)
+			break;
+		if (de_inode(de))
+			err = fn(arg, (const char *)de + DE_OFF(name),
+				 de_name_len(de), de_inode(de));
+		off += rl;
+	}
+	return err;
+}

@@ -36,4 +36,11 @@ errcode_t dirleaf_add(const struct fs_state *fs, struct dirbuf *d, uint32_t b,
 		      const char *name, size_t len, uint32_t ino,
 		      unsigned int ftype, int *added);
 
+/* The live entries of the @size bytes of entries at @buf (a block, or
+ * an inline directory's i_block or system.data part), as dir_for_each (dir.h). */
+errcode_t dirleaf_for_each(const unsigned char *buf, uint32_t size,
+			   errcode_t (*fn)(void *arg, const char *name,
+					   size_t len, uint32_t ino),
+			   void *arg);
+
 #endif

@@ -325,28 +325,6 @@ errcode_t ext4_try_add_inline_entry(struct fs_state *fs, struct dirbuf *d,
 	return convert_inline_dir(fs, d);
 }
 
-/* The live entries of @size bytes at @buf. */
-static errcode_t walk(const unsigned char *buf, uint32_t size,
-		      errcode_t (*fn)(void *, const char *, size_t, uint32_t),
-		      void *arg)
-{
-	uint32_t off;
-	errcode_t err = 0;
-
-	for (off = 0; !err && off + DE_HEAD <= size;) {
-		const unsigned char *de = buf + off;
-		uint32_t rl = rec_len(de, size);
-
-		if (rl < DE_HEAD)
-			break;
-		if (de_inode(de))
-			err = fn(arg, (const char *)de + DE_OFF(name),
-				 de_name_len(de), de_inode(de));
-		off += rl;
-	}
-	return err;
-}
-
 errcode_t ext4_inline_for_each(const struct dirbuf *d,
 			       errcode_t (*fn)(void *arg, const char *name,
 					       size_t len, uint32_t ino),
@@ -355,12 +333,12 @@ errcode_t ext4_inline_for_each(const struct dirbuf *d,
 	size_t vsize = 0;
 	unsigned char *v = ext4_inline_value(d->map.ibody, d->map.ibody_size,
 					     &vsize);
-	errcode_t err = walk(d->inl + EXT4_INLINE_DOTDOT_SIZE,
-			     EXT4_MIN_INLINE_DATA_SIZE - EXT4_INLINE_DOTDOT_SIZE,
-			     fn, arg);
+	errcode_t err = dirleaf_for_each(d->inl + EXT4_INLINE_DOTDOT_SIZE,
+					 EXT4_MIN_INLINE_DATA_SIZE -
+					 EXT4_INLINE_DOTDOT_SIZE, fn, arg);
 
 	if (!err && v && vsize)
-		err = walk(v, (uint32_t)vsize, fn, arg);
+		err = dirleaf_for_each(v, (uint32_t)vsize, fn, arg);
 	return err;
 }
 
