@@ -41,22 +41,6 @@ static int is_system_data(const struct ext2_ext_attr_entry *e)
 	       !memcmp(e + 1, system_data, SYSTEM_DATA_LEN);
 }
 
-/* The system.data entry, or NULL. */
-static const struct ext2_ext_attr_entry *find_data(const unsigned char *tail,
-						   size_t tail_size)
-{
-	const struct ext2_ext_attr_entry *e;
-	const unsigned char *end = tail + tail_size;
-
-	if (!has_magic(tail, tail_size))
-		return NULL;
-	for (e = first_entry(tail); (const unsigned char *)e + 4 <= end &&
-	     !EXT2_EXT_IS_LAST_ENTRY(e); e = EXT2_EXT_ATTR_NEXT(e))
-		if (is_system_data(e))
-			return e;
-	return NULL;
-}
-
 size_t get_max_inline_xattr_value_size(const unsigned char *tail,
 				       size_t tail_size)
 {
@@ -108,13 +92,13 @@ size_t ext4_get_max_inline_size(const unsigned char *tail, size_t tail_size)
 unsigned char *ext4_inline_value(unsigned char *tail, size_t tail_size,
 				 size_t *size)
 {
-	const struct ext2_ext_attr_entry *e = find_data(tail, tail_size);
-
-	if (!e)
+	/* EXT4_INODE_HAS_XATTR_SPACE: none without the header and a
+	 * terminator (128-byte inodes have no tail at all) */
+	if (!has_magic(tail, tail_size))
 		return NULL;
-	*size = ext2fs_le32_to_cpu(e->e_value_size);
-	/* offsets count from the first entry, as in the kernel's IFIRST */
-	return tail + 4 + ext2fs_le16_to_cpu(e->e_value_offs);
+	return (unsigned char *)xattr_ibody_get(tail, tail_size, SYSTEM_INDEX,
+						system_data, SYSTEM_DATA_LEN,
+						size);
 }
 
 /* ext4_xattr_ibody_set of system.data with @size bytes of @value. */
