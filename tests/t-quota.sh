@@ -155,17 +155,23 @@ debugfs -R "stat /more/d" "$img" 2>/dev/null | grep -q 'Project: *0 ' ||
 after=$(lq project | awk '$1 == 7 { print $2 }')
 [ "$after" -gt "$before" ] || t_fail "project 7: /more's usage $before, then $after"
 echo "project 7: /more's usage $before, then $after, e2fsck clean"
+# chattr +P and project $2 on directory $1 of $img (debugfs), its usage
+# then counted into the quota files by e2fsck, which must leave it clean
+plus_p() {
+	debugfs -w -R "sif $1 flags 0x20080000" "$img" >/dev/null 2>&1 &&
+		debugfs -w -R "sif $1 projid $2" "$img" >/dev/null 2>&1 ||
+		t_fail "$1 +P"
+	e2fsck -fy "$img" >/dev/null 2>&1
+	t_fsck "$img"
+}
 # PROJINHERIT (chattr +P; debugfs here) on the target, of project 5:
 # every new inode gets project 5 and is charged to it, new directories
 # take the flag, files and symlinks do not (EXT4_REG_FLMASK,
 # EXT4_OTHER_FLMASK)
 for da in --delalloc --no-delalloc; do
 	t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
-	debugfs -w -R "mkdir /p" "$img" >/dev/null 2>&1 &&
-		debugfs -w -R "sif /p flags 0x20080000" "$img" >/dev/null 2>&1 &&
-		debugfs -w -R "sif /p projid 5" "$img" >/dev/null 2>&1 || t_fail "/p +P"
-	e2fsck -fy "$img" >/dev/null 2>&1
-	t_fsck "$img"
+	debugfs -w -R "mkdir /p" "$img" >/dev/null 2>&1 || t_fail "/p"
+	plus_p /p 5
 	"$ORLOV_POPULATE" -q $da -t /p --all-root --devtable "$T_TMP/table" \
 		"$img" "$src" || t_fail "PROJINHERIT, $da: refused"
 	t_fsck "$img"
@@ -186,11 +192,8 @@ done
 mkdir -p "$T_TMP/hl/m" "$T_TMP/hl/n" && printf 'x' >"$T_TMP/hl/m/f" &&
 	ln "$T_TMP/hl/m/f" "$T_TMP/hl/n/f" || t_fail "hl"
 t_mkimage "$img" 64M -t ext4 -b 4096 -I 256 -O quota,project
-debugfs -w -R "mkdir /m" "$img" >/dev/null 2>&1 &&
-	debugfs -w -R "sif / flags 0x20080000" "$img" >/dev/null 2>&1 &&
-	debugfs -w -R "sif / projid 3" "$img" >/dev/null 2>&1 || t_fail "/ +P"
-e2fsck -fy "$img" >/dev/null 2>&1
-t_fsck "$img"
+debugfs -w -R "mkdir /m" "$img" >/dev/null 2>&1 || t_fail "/m"
+plus_p / 3
 cp "$img" "$T_TMP/before.img"
 "$ORLOV_POPULATE" -q --merge --all-root "$img" "$T_TMP/hl" 2>"$T_TMP/err" &&
 	t_fail "a link across projects: accepted"
